@@ -1,0 +1,259 @@
+"""Rigorous ball arithmetic (python-flint ``arb``) with rising precision and three-valued comparisons.
+
+A comparison of two balls is ``True`` only when it is certainly true, ``False`` only when certainly false, and
+``None`` when the balls overlap. :func:`refine` re-runs a computation at doubling precision until it is decided and
+gives up, raising :class:`~dpcert.errors.PrecisionExhausted`, at a stated maximum (:data:`MAX_PREC` by default).
+Balls are always built from exact rationals (``arb(fmpq(1, 10))``), never from float literals.
+
+References:
+    F. Johansson, "Arb: efficient arbitrary-precision midpoint-radius interval arithmetic", IEEE TC 66(8), 2017.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, TypeVar
+
+from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
+
+from dpcert.arith.exact import Exact, RationalFunction, fraction_to_decimal
+from dpcert.errors import PrecisionExhausted
+
+__all__ = [
+    "START_PREC",
+    "MAX_PREC",
+    "ball",
+    "workprec",
+    "refine",
+    "lt",
+    "le",
+    "sign",
+    "sign_at_exp",
+    "Enclosure",
+]
+
+#: Precision (bits) of the first attempt.
+START_PREC = 64
+#: Default maximum precision (bits); past it a question is UNDECIDED.
+MAX_PREC = 8192
+
+T = TypeVar("T")
+
+
+def workprec(prec: int):
+    """Context manager running flint ball operations at ``prec`` bits (restores the previous precision)."""
+    return ctx.workprec(prec)
+
+
+def ball(x: Any) -> arb:
+    """A ball enclosing the exact rational ``x`` at the current working precision.
+
+    Accepts ``Fraction``, ``int``, :class:`~dpcert.arith.exact.Exact` and ``fmpq``; refuses ``float`` so that a
+    decimal literal can never slip in as its binary double.
+    """
+    if isinstance(x, arb):
+        return x
+    if isinstance(x, Exact):
+        x = x.value
+    if isinstance(x, bool):
+        raise TypeError("ball() refuses bool")
+    if isinstance(x, int):
+        return arb(x)
+    if isinstance(x, Fraction):
+        return arb(fmpq(x.numerator, x.denominator))
+    if isinstance(x, fmpq):
+        return arb(x)
+    raise TypeError(f"ball() takes exact rationals, not {type(x).__name__}")
+
+
+def refine(
+    step: Callable[[int], T | None],
+    *,
+    what: str,
+    start_prec: int = START_PREC,
+    max_prec: int = MAX_PREC,
+) -> tuple[T, int]:
+    """Run ``step(prec)`` at doubling precision until it returns something other than ``None``.
+
+    ``step`` is called inside :func:`workprec` for each precision.
+
+    Returns:
+        ``(result, prec)``: the first decided result and the precision that decided it.
+
+    Raises:
+        PrecisionExhausted: when ``step`` still returns ``None`` at ``max_prec``.
+    """
+    prec = start_prec
+    while True:
+        with workprec(prec):
+            result = step(prec)
+        if result is not None:
+            return result, prec
+        if prec >= max_prec:
+            raise PrecisionExhausted(what, max_prec)
+        prec = min(2 * prec, max_prec)
+
+
+def lt(a: arb, b: arb) -> bool | None:
+    """Three-valued ``a < b``: ``True``/``False`` when certain, ``None`` when the balls overlap."""
+    if a < b:
+        return True
+    if a >= b:
+        return False
+    return None
+
+
+def le(a: arb, b: arb) -> bool | None:
+    """Three-valued ``a <= b``."""
+    if a <= b:
+        return True
+    if a > b:
+        return False
+    return None
+
+
+def sign(a: arb) -> int | None:
+    """Sign of a ball: +1, −1, 0 for the exact zero ball, ``None`` when the ball straddles 0."""
+    if a > 0:
+        return 1
+    if a < 0:
+        return -1
+    if a.is_zero():
+        return 0
+    return None
+
+
+def _eval_poly(p: fmpq_poly, x: arb) -> arb:
+    return arb_poly([arb(c) for c in p.coeffs()])(x) if not p.is_zero() else arb(0)
+
+
+def sign_at_exp(
+    f: RationalFunction | fmpq_poly,
+    eps: Fraction | Exact,
+    *,
+    max_prec: int = MAX_PREC,
+) -> int:
+    """The sign of an exact rational function of x at x = e^ε, for rational ε.
+
+    An identically zero function gives 0: an exact equality, never "undecided". Otherwise the function cannot
+    vanish at e^ε for rational ε ≠ 0 (e^ε is transcendental, Lindemann 1882), so the ball is refined until its
+    sign is certain; for ε = 0 the value at x = 1 is computed exactly.
+
+    Raises:
+        PrecisionExhausted: if ``max_prec`` bits do not suffice (a pole or extreme cancellation).
+        ZeroDivisionError: if the denominator vanishes identically or at x = 1 when ε = 0.
+
+    >>> from dpcert.arith.exact import X
+    >>> sign_at_exp((X - 1) / (X + 1), Fraction(1, 10))
+    1
+    >>> sign_at_exp(X * X - X * X, Fraction(1, 10))
+    0
+    """
+    rf = f if isinstance(f, RationalFunction) else RationalFunction(f)
+    e = eps.value if isinstance(eps, Exact) else Fraction(eps)
+    if rf.is_zero():
+        return 0
+    if e == 0:
+        v = rf(Fraction(1))
+        return (v > 0) - (v < 0)
+
+    def step(prec: int) -> int | None:
+        x = ball(e).exp()
+        s_num, s_den = sign(_eval_poly(rf.num, x)), sign(_eval_poly(rf.den, x))
+        if s_num is None or s_den is None or s_den == 0:
+            return None
+        return s_num * s_den
+
+    result, _ = refine(step, what=f"sign of {rf!r} at x = e^{e}", max_prec=max_prec)
+    return result
+
+
+def _arb_endpoint(a: arb) -> Fraction | None:
+    if not a.is_finite():
+        return None
+    m, e = a.man_exp()
+    m, e = int(m), int(e)
+    return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2 ** (-e))
+
+
+@dataclass(frozen=True)
+class Enclosure:
+    """A rigorous enclosure [lo, hi] of a real number, with exact rational endpoints.
+
+    ``lo is None`` means −∞ and ``hi is None`` means +∞. An exact value has ``lo == hi``.
+    """
+
+    lo: Fraction | None
+    hi: Fraction | None
+
+    @classmethod
+    def from_ball(cls, a: arb) -> Enclosure:
+        if a.is_nan() or not a.is_finite():
+            return cls(None, None)
+        # mid and rad are exact binary numbers; combine them in exact rationals (a.lower() would round
+        # at the ambient precision).
+        mid, rad = _arb_endpoint(a.mid()), _arb_endpoint(a.rad())
+        if mid is None or rad is None:
+            return cls(None, None)
+        return cls(mid - rad, mid + rad)
+
+    @classmethod
+    def exact(cls, x: Fraction | int) -> Enclosure:
+        x = Fraction(x)
+        return cls(x, x)
+
+    @property
+    def is_exact(self) -> bool:
+        return self.lo is not None and self.lo == self.hi
+
+    @property
+    def width(self) -> Fraction | None:
+        if self.lo is None or self.hi is None:
+            return None
+        return self.hi - self.lo
+
+    def contains(self, x: Fraction | float) -> bool:
+        x = Fraction(x)
+        return (self.lo is None or self.lo <= x) and (self.hi is None or x <= self.hi)
+
+    def overlaps(self, other: Enclosure) -> bool:
+        below = self.hi is not None and other.lo is not None and self.hi < other.lo
+        above = self.lo is not None and other.hi is not None and other.hi < self.lo
+        return not (below or above)
+
+    def rel_width(self) -> float:
+        """Width relative to the magnitude (inf when unbounded, 0 when exact)."""
+        if self.lo is None or self.hi is None:
+            return float("inf")
+        if self.lo == self.hi:
+            return 0.0
+        mag = max(abs(self.lo), abs(self.hi))
+        return float((self.hi - self.lo) / mag)
+
+    def decimal(self, digits: int = 20) -> tuple[str, str]:
+        """Outward-rounded decimal strings (lo rounded down, hi rounded up): still a rigorous enclosure."""
+        lo = "-inf" if self.lo is None else fraction_to_decimal(self.lo, digits, "down")
+        hi = "inf" if self.hi is None else fraction_to_decimal(self.hi, digits, "up")
+        return lo, hi
+
+    def to_json(self, digits: int = 20) -> dict[str, str]:
+        lo, hi = self.decimal(digits)
+        return {"lo": lo, "hi": hi}
+
+    @classmethod
+    def from_json(cls, data: dict[str, str]) -> Enclosure:
+        lo = None if data["lo"] == "-inf" else Fraction(data["lo"])
+        hi = None if data["hi"] == "inf" else Fraction(data["hi"])
+        return cls(lo, hi)
+
+    def short(self, digits: int = 12) -> str:
+        """A compact display: the common leading digits, e.g. ``[5.35210427 ± 1e-18]`` style."""
+        if self.is_exact:
+            assert self.lo is not None
+            return fraction_to_decimal(self.lo, digits, "nearest")
+        lo, hi = self.decimal(digits)
+        if lo == hi:
+            return lo
+        return f"[{lo}, {hi}]"

@@ -1,0 +1,128 @@
+"""Arithmetic contexts: one scalar formula, several arithmetics.
+
+A scalar formula is written once as ``f(ctx, ...)`` against the small vocabulary below (``ctx.num``,
+``ctx.exp``, ``ctx.log``, ``ctx.log1p``, ``ctx.expm1``, ``ctx.sqrt``, ``ctx.min``, ``ctx.max``) and evaluated in
+float64 (:data:`FLOAT`, fast evidence) or in rigorous ball arithmetic (:class:`BallContext`, a proof). Exact
+inputs enter through ``ctx.num``, which turns a rational into the context's number type.
+
+This is mpmath's ``ctx`` idea with the precision held by the context object instead of a global.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from flint import arb
+
+from dpcert.arith.ball import ball, workprec
+from dpcert.arith.exact import Exact
+
+__all__ = ["FloatContext", "BallContext", "FLOAT"]
+
+
+class FloatContext:
+    """float64 arithmetic: fast, and only evidence (``rigorous = False``)."""
+
+    name = "float64"
+    rigorous = False
+
+    @staticmethod
+    def num(x: Fraction | int | Exact) -> float:
+        return float(x.value if isinstance(x, Exact) else x)
+
+    exp = staticmethod(math.exp)
+    log = staticmethod(math.log)
+    log1p = staticmethod(math.log1p)
+    expm1 = staticmethod(math.expm1)
+    sqrt = staticmethod(math.sqrt)
+
+    @staticmethod
+    def min(*xs: float) -> float:
+        return min(xs)
+
+    @staticmethod
+    def max(*xs: float) -> float:
+        return max(xs)
+
+    @staticmethod
+    def e() -> float:
+        return math.e
+
+    def __enter__(self) -> FloatContext:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+FLOAT = FloatContext()
+
+
+class BallContext:
+    """Rigorous ball arithmetic at ``prec`` bits (``rigorous = True``).
+
+    Use as a context manager so that flint's working precision is this object's for the duration::
+
+        with BallContext(128) as ctx:
+            y = formula(ctx, ...)
+    """
+
+    name = "arb"
+    rigorous = True
+
+    def __init__(self, prec: int) -> None:
+        self.prec = prec
+        self._cm: Any = None
+
+    def __enter__(self) -> BallContext:
+        self._cm = workprec(self.prec)
+        self._cm.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._cm.__exit__(*exc)
+        self._cm = None
+
+    @staticmethod
+    def num(x: Fraction | int | Exact) -> arb:
+        return ball(x)
+
+    @staticmethod
+    def exp(x: arb) -> arb:
+        return ball(x).exp()
+
+    @staticmethod
+    def log(x: arb) -> arb:
+        return ball(x).log()
+
+    @staticmethod
+    def log1p(x: arb) -> arb:
+        return ball(x).log1p()
+
+    @staticmethod
+    def expm1(x: arb) -> arb:
+        return ball(x).expm1()
+
+    @staticmethod
+    def sqrt(x: arb) -> arb:
+        return ball(x).sqrt()
+
+    @staticmethod
+    def min(*xs: arb) -> arb:
+        out = ball(xs[0])
+        for x in xs[1:]:
+            out = out.min(ball(x))
+        return out
+
+    @staticmethod
+    def max(*xs: arb) -> arb:
+        out = ball(xs[0])
+        for x in xs[1:]:
+            out = out.max(ball(x))
+        return out
+
+    @staticmethod
+    def e() -> arb:
+        return arb.const_e()

@@ -1,0 +1,321 @@
+"""Exact arithmetic: parameters parsed to rationals, and rational functions in x = e^ε.
+
+Parameters are exact. The string ``"0.1"`` is 1/10; a Python ``float`` is its exact binary value
+(``0.1`` is 3602879701896397/36028797018963968) and the record of the input says which was given, so a
+certificate can tell a reader whether it is about the decimal a paper printed or the double a program used.
+
+Expressions such as (x − 1)/(x + 1) with x = e^ε are kept as :class:`RationalFunction` objects (pairs of
+``flint.fmpq_poly``): they add, multiply and divide exactly, and their sign at x = e^ε is decided by
+:func:`dpcert.arith.ball.sign_at_exp`, which never calls an exact zero "undecided".
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+import numbers
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Literal, Union
+
+from flint import fmpq, fmpq_poly, fmpz
+
+from dpcert.errors import InvalidParameter
+
+__all__ = [
+    "Exact",
+    "RationalLike",
+    "parse_rational",
+    "parse_int",
+    "to_fraction",
+    "fraction_to_decimal",
+    "RationalFunction",
+    "X",
+]
+
+Source = Literal["str", "int", "fraction", "decimal", "float"]
+RationalLike = Union[str, int, Fraction, decimal.Decimal, float, "Exact"]
+
+
+@dataclass(frozen=True)
+class Exact:
+    """An exact rational parameter together with how it was given.
+
+    Attributes:
+        value: the exact value.
+        given: the input as the caller wrote it (``"0.1"``, ``"20"``, or ``repr`` of a float).
+        source: the Python type it came from; ``"float"`` means ``value`` is a binary double's exact value.
+    """
+
+    value: Fraction
+    given: str
+    source: Source
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def to_json(self) -> dict[str, str]:
+        return {"given": self.given, "type": self.source, "exact": str(self.value)}
+
+    def __str__(self) -> str:
+        return self.given
+
+
+def parse_rational(value: Any, name: str) -> Exact:
+    """Parse a real parameter exactly.
+
+    Args:
+        value: a decimal or fraction string (``"0.1"``, ``"1e-6"``, ``"1/3"``), an ``int``, a ``Fraction``,
+            a ``decimal.Decimal``, a ``flint.fmpq``, or a finite ``float`` (taken at its exact binary value).
+        name: the parameter's name, used in error messages.
+
+    Returns:
+        The exact value with a record of how it was given.
+
+    Raises:
+        InvalidParameter: for booleans, non-finite values, unparsable strings and unsupported types.
+
+    >>> parse_rational("0.1", "eps").value
+    Fraction(1, 10)
+    >>> parse_rational(0.5, "eps").source
+    'float'
+    """
+    if isinstance(value, Exact):
+        return value
+    if isinstance(value, bool):
+        raise InvalidParameter(name, value, "a real number (a bool is not accepted)")
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            frac = Fraction(text)
+        except (ValueError, ZeroDivisionError):
+            raise InvalidParameter(
+                name, value, "a finite decimal or fraction string such as '0.1', '1e-6' or '1/3'"
+            ) from None
+        return Exact(frac, text, "str")
+    if isinstance(value, int):
+        return Exact(Fraction(value), str(value), "int")
+    if isinstance(value, Fraction):
+        return Exact(value, str(value), "fraction")
+    if isinstance(value, fmpq):
+        frac = Fraction(int(value.p), int(value.q))
+        return Exact(frac, str(frac), "fraction")
+    if isinstance(value, fmpz):
+        return Exact(Fraction(int(value)), str(value), "int")
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite():
+            raise InvalidParameter(name, value, "a finite number")
+        return Exact(Fraction(value), str(value), "decimal")
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidParameter(name, value, "a finite number")
+        return Exact(Fraction(value), repr(value), "float")
+    if isinstance(value, numbers.Integral):  # numpy integers
+        return Exact(Fraction(int(value)), str(int(value)), "int")
+    if isinstance(value, numbers.Real):  # numpy floats: their exact binary value
+        as_float = float(value)
+        if not math.isfinite(as_float):
+            raise InvalidParameter(name, value, "a finite number")
+        return Exact(Fraction(as_float), repr(as_float), "float")
+    raise InvalidParameter(name, value, "a number or a decimal/fraction string")
+
+
+def parse_int(value: Any, name: str) -> int:
+    """Parse an integer parameter; floats are refused even when integral (``3.0``).
+
+    Raises:
+        InvalidParameter: for floats, booleans, non-integral strings and other types.
+    """
+    if isinstance(value, bool):
+        raise InvalidParameter(name, value, "an integer (a bool is not accepted)")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, fmpz):
+        return int(value)
+    if isinstance(value, str):
+        text = value.strip()
+        sign = text[1:] if text[:1] in "+-" else text
+        if sign.isdigit():
+            return int(text)
+        raise InvalidParameter(name, value, "an integer written with digits only")
+    if isinstance(value, Exact) and value.value.denominator == 1 and value.source != "float":
+        return int(value.value)
+    if isinstance(value, (float, numbers.Real)):
+        raise InvalidParameter(name, value, "an integer, not a float")
+    raise InvalidParameter(name, value, "an integer")
+
+
+def to_fraction(value: Any, name: str = "value") -> Fraction:
+    """The exact rational value of ``value`` (see :func:`parse_rational`)."""
+    return parse_rational(value, name).value
+
+
+def fraction_to_decimal(value: Fraction, digits: int, rounding: Literal["down", "up", "nearest"]) -> str:
+    """Write a rational as a decimal string with ``digits`` significant digits, rounded as asked.
+
+    ``"down"`` rounds towards −∞ and ``"up"`` towards +∞, so that the string is a rigorous lower or upper bound.
+    Exact values that fit in ``digits`` digits are written exactly.
+    """
+    if value == 0:
+        return "0"
+    sign = -1 if value < 0 else 1
+    mag = abs(value)
+    # exponent e with 10^e <= mag < 10^(e+1)
+    e = len(str(mag.numerator)) - len(str(mag.denominator))
+    if Fraction(10) ** e > mag:
+        e -= 1
+    scale = Fraction(10) ** (digits - 1 - e)
+    scaled = value * scale
+    if rounding == "down":
+        n = math.floor(scaled)
+    elif rounding == "up":
+        n = math.ceil(scaled)
+    else:
+        n = round(scaled)
+    exp10 = -(digits - 1 - e)
+    text = str(abs(n))
+    neg = "-" if (n < 0 or (n == 0 and sign < 0)) else ""
+    if n == 0:
+        return "0"
+    # place the decimal point
+    if exp10 >= 0:
+        body = text + "0" * exp10 if exp10 <= 20 else f"{text[0]}.{text[1:]}e+{exp10 + len(text) - 1}"
+    else:
+        point = len(text) + exp10
+        if point > 0:
+            body = text[:point] + "." + text[point:]
+        elif point > -6:
+            body = "0." + "0" * (-point) + text
+        else:
+            mant = text[0] + ("." + text[1:] if len(text) > 1 else "")
+            body = f"{mant}e{point - 1}"
+    if "." in body and "e" not in body:
+        body = body.rstrip("0").rstrip(".")
+    elif "." in body:
+        m, ex = body.split("e")
+        body = m.rstrip("0").rstrip(".") + "e" + ex
+    return neg + body
+
+
+def _poly(obj: Any) -> fmpq_poly:
+    if isinstance(obj, fmpq_poly):
+        return obj
+    if isinstance(obj, (int, Fraction)):
+        frac = Fraction(obj)
+        return fmpq_poly([fmpq(frac.numerator, frac.denominator)])
+    raise TypeError(f"cannot make a polynomial in x from {type(obj).__name__}")
+
+
+class RationalFunction:
+    """An exact rational function num(x)/den(x) in x = e^ε with rational coefficients.
+
+    Built from :data:`X` and rationals with the usual operators; the denominator is kept non-zero and the pair is
+    kept in lowest terms with a monic denominator, so two equal functions compare equal.
+
+    >>> f = (X - 1) / (X + 1)
+    >>> f(Fraction(3))
+    Fraction(1, 2)
+    >>> (f - f).is_zero()
+    True
+    """
+
+    __slots__ = ("num", "den")
+
+    def __init__(self, num: Any, den: Any = 1) -> None:
+        n, d = _poly(num), _poly(den)
+        if d.is_zero():
+            raise ZeroDivisionError("rational function with zero denominator")
+        g = n.gcd(d) if not n.is_zero() else d
+        if g.degree() > 0:
+            n, d = n // g, d // g
+        lead = d.coeffs()[-1]
+        if lead != 1:
+            n, d = n / lead, d / lead
+        if n.is_zero():
+            d = fmpq_poly([1])
+        self.num, self.den = n, d
+
+    @staticmethod
+    def _lift(other: Any) -> RationalFunction:
+        if isinstance(other, RationalFunction):
+            return other
+        if isinstance(other, (int, Fraction)):
+            return RationalFunction(other)
+        if isinstance(other, Exact):
+            return RationalFunction(other.value)
+        return NotImplemented  # type: ignore[return-value]
+
+    def __add__(self, other: Any) -> RationalFunction:
+        o = self._lift(other)
+        if o is NotImplemented:
+            return NotImplemented
+        return RationalFunction(self.num * o.den + o.num * self.den, self.den * o.den)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> RationalFunction:
+        return RationalFunction(-self.num, self.den)
+
+    def __sub__(self, other: Any) -> RationalFunction:
+        o = self._lift(other)
+        if o is NotImplemented:
+            return NotImplemented
+        return self + (-o)
+
+    def __rsub__(self, other: Any) -> RationalFunction:
+        return (-self) + other
+
+    def __mul__(self, other: Any) -> RationalFunction:
+        o = self._lift(other)
+        if o is NotImplemented:
+            return NotImplemented
+        return RationalFunction(self.num * o.num, self.den * o.den)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: Any) -> RationalFunction:
+        o = self._lift(other)
+        if o is NotImplemented:
+            return NotImplemented
+        if o.num.is_zero():
+            raise ZeroDivisionError("division by the zero rational function")
+        return RationalFunction(self.num * o.den, self.den * o.num)
+
+    def __rtruediv__(self, other: Any) -> RationalFunction:
+        return self._lift(other) / self
+
+    def __pow__(self, n: int) -> RationalFunction:
+        if not isinstance(n, int):
+            return NotImplemented
+        if n >= 0:
+            return RationalFunction(self.num**n, self.den**n)
+        return RationalFunction(self.den ** (-n), self.num ** (-n))
+
+    def __eq__(self, other: object) -> bool:
+        o = self._lift(other)
+        if o is NotImplemented:
+            return NotImplemented
+        return self.num == o.num and self.den == o.den
+
+    def __hash__(self) -> int:
+        return hash((str(self.num), str(self.den)))
+
+    def is_zero(self) -> bool:
+        """True when the function is identically zero (an exact equality, not a numerical one)."""
+        return self.num.is_zero()
+
+    def __call__(self, x: Fraction) -> Fraction:
+        """Evaluate exactly at a rational point."""
+        xq = fmpq(x.numerator, x.denominator)
+        d = self.den(xq)
+        if d == 0:
+            raise ZeroDivisionError(f"denominator vanishes at x = {x}")
+        v = self.num(xq) / d
+        return Fraction(int(v.p), int(v.q))
+
+    def __repr__(self) -> str:
+        return f"RationalFunction(({self.num.str('x')}) / ({self.den.str('x')}))"
+
+
+#: The variable x = e^ε as a rational function.
+X = RationalFunction(fmpq_poly([0, 1]))

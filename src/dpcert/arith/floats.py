@@ -1,0 +1,37 @@
+"""float64 helpers for the fast paths: vectorised, in log space where magnitudes demand it.
+
+These compute evidence, not certificates. They wrap numpy/scipy rather than re-implementing them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import gammaln
+from scipy.special import logsumexp as _logsumexp
+
+__all__ = ["log_binom", "log1mexp", "logsumexp", "log1pexp"]
+
+
+def log_binom(n: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:
+    """log C(n, k), elementwise, via log-gamma (no overflow for n up to ~1e300)."""
+    n = np.asarray(n, dtype=np.float64)
+    k = np.asarray(k, dtype=np.float64)
+    return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
+
+
+def log1mexp(a: ArrayLike) -> NDArray[np.float64]:
+    """log(1 − e^a) for a ≤ 0, accurate for a near 0 and very negative a (Mächler 2012)."""
+    a = np.asarray(a, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return np.where(a > -0.6931471805599453, np.log(-np.expm1(a)), np.log1p(-np.exp(a)))
+
+
+def log1pexp(a: ArrayLike) -> NDArray[np.float64]:
+    """log(1 + e^a) without overflow."""
+    return np.logaddexp(0.0, np.asarray(a, dtype=np.float64))
+
+
+def logsumexp(a: ArrayLike, b: ArrayLike | None = None) -> float:
+    """log Σ b_i e^{a_i} (scipy's implementation)."""
+    return float(_logsumexp(a, b=b))

@@ -1,0 +1,59 @@
+"""Leaving exact arithmetic in the safe direction.
+
+A privacy bound converted to float is rounded so that the float is still a bound: an upper bound (ε, δ) is
+rounded up, a lower bound down. Rounding is by ulps of the result (``math.nextafter``), never by an absolute
+nudge: 1e-20 rounds up to the next double above 1e-20, not to 1e-15.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Literal
+
+from flint import arb
+
+from dpcert.arith.ball import Enclosure
+
+__all__ = ["fraction_to_float", "ball_to_float", "Direction"]
+
+Direction = Literal["up", "down", "nearest"]
+
+
+def fraction_to_float(x: Fraction | int, direction: Direction) -> float:
+    """The double nearest ``x`` in the given direction: ``"up"`` gives the least double ≥ x.
+
+    >>> fraction_to_float(Fraction(1, 10), "up") >= Fraction(1, 10)
+    True
+    >>> fraction_to_float(Fraction(1, 10), "down") <= Fraction(1, 10)
+    True
+    """
+    x = Fraction(x)
+    try:
+        f = float(x)  # correctly rounded to nearest
+    except OverflowError:
+        if direction == "down" and x > 0:
+            return math.nextafter(math.inf, 0.0)
+        if direction == "up" and x < 0:
+            return -math.nextafter(math.inf, 0.0)
+        return math.copysign(math.inf, x)
+    if direction == "nearest" or math.isinf(f):
+        return f
+    exact_f = Fraction(f)
+    if direction == "up" and exact_f < x:
+        return math.nextafter(f, math.inf)
+    if direction == "down" and exact_f > x:
+        return math.nextafter(f, -math.inf)
+    return f
+
+
+def ball_to_float(a: arb | Enclosure, direction: Direction) -> float:
+    """A double bounding a ball: ``"up"`` gives a double ≥ every point of the ball, ``"down"`` ≤ every point."""
+    enc = a if isinstance(a, Enclosure) else Enclosure.from_ball(a)
+    if direction == "up":
+        return math.inf if enc.hi is None else fraction_to_float(enc.hi, "up")
+    if direction == "down":
+        return -math.inf if enc.lo is None else fraction_to_float(enc.lo, "down")
+    if enc.lo is None or enc.hi is None:
+        return math.nan
+    return fraction_to_float((enc.lo + enc.hi) / 2, "nearest")

@@ -1,0 +1,137 @@
+"""Typed, exact parameters with domains, and their validation.
+
+A :class:`Param` knows its name, whether it is an integer or a real, and its domain. Parsing is exact
+(:func:`dpcert.arith.exact.parse_rational`), and a value outside the domain raises
+:class:`~dpcert.errors.InvalidParameter` naming the parameter, the value and what is allowed; nothing is clamped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Literal
+
+from dpcert.arith.exact import Exact, parse_int, parse_rational
+from dpcert.errors import InvalidParameter
+
+__all__ = ["Param", "Value", "validate", "inputs_to_json", "real", "integer", "probability", "reals"]
+
+Value = int | Exact | tuple[Exact, ...]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a quantity.
+
+    Attributes:
+        name: the keyword name.
+        kind: ``"int"`` or ``"real"``.
+        lo, hi: bounds of the domain (``None`` for unbounded).
+        lo_open, hi_open: whether the bound itself is excluded.
+        odd: integers only; require an odd value.
+        doc: a short description for error messages and ``dpcert quantities``.
+    """
+
+    name: str
+    kind: Literal["int", "real", "reals"]
+    lo: Fraction | None = None
+    hi: Fraction | None = None
+    lo_open: bool = False
+    hi_open: bool = False
+    odd: bool = False
+    doc: str = ""
+
+    def allowed(self) -> str:
+        what = "an odd integer" if self.odd else ("an integer" if self.kind == "int" else "a real number")
+        if self.kind == "reals":
+            what = "a non-empty list of real numbers, each"
+        parts = []
+        if self.lo is not None:
+            parts.append(f"{'>' if self.lo_open else '>='} {self.lo}")
+        if self.hi is not None:
+            parts.append(f"{'<' if self.hi_open else '<='} {self.hi}")
+        if parts:
+            what += " " + " and ".join(parts)
+        if self.kind == "real":
+            what += " (give decimals as strings, e.g. '0.1', to mean them exactly)"
+        return what
+
+    def parse(self, value: Any) -> Value:
+        """Parse and range-check one value (a list of reals: each element)."""
+        if self.kind == "reals":
+            items = value.split(",") if isinstance(value, str) else value
+            if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+                raise InvalidParameter(self.name, value, "a list of real numbers or a comma-separated string")
+            one = Param(self.name, "real", self.lo, self.hi, self.lo_open, self.hi_open, False, self.doc)
+            parsed = tuple(one.parse(x) for x in items)
+            if not parsed:
+                raise InvalidParameter(self.name, value, "a non-empty list of real numbers")
+            return parsed  # type: ignore[return-value]
+        if self.kind == "int":
+            v: Any = parse_int(value, self.name)
+            x = Fraction(v)
+        else:
+            v = parse_rational(value, self.name)
+            x = v.value
+        bad = (
+            (self.lo is not None and (x < self.lo or (self.lo_open and x == self.lo)))
+            or (self.hi is not None and (x > self.hi or (self.hi_open and x == self.hi)))
+            or (self.odd and int(x) % 2 == 0)
+        )
+        if bad:
+            raise InvalidParameter(self.name, value, self.allowed())
+        return v
+
+
+def real(name: str, lo: Any = None, hi: Any = None, *, lo_open: bool = False, hi_open: bool = False,
+         doc: str = "") -> Param:
+    """A real parameter on [lo, hi] (bounds given exactly, e.g. ``0`` or ``"1"``)."""
+    return Param(name, "real", None if lo is None else Fraction(lo), None if hi is None else Fraction(hi),
+                 lo_open, hi_open, False, doc)
+
+
+def integer(name: str, lo: int | None = None, hi: int | None = None, *, odd: bool = False, doc: str = "") -> Param:
+    """An integer parameter on [lo, hi]."""
+    return Param(name, "int", None if lo is None else Fraction(lo), None if hi is None else Fraction(hi),
+                 False, False, odd, doc)
+
+
+def reals(name: str, lo: Any = None, hi: Any = None, *, lo_open: bool = False, hi_open: bool = False,
+          doc: str = "") -> Param:
+    """A non-empty list of reals, each on [lo, hi] (a list, or a comma-separated string)."""
+    return Param(name, "reals", None if lo is None else Fraction(lo), None if hi is None else Fraction(hi),
+                 lo_open, hi_open, False, doc)
+
+
+def probability(name: str, *, zero: bool = True, one: bool = False, doc: str = "") -> Param:
+    """A probability-like parameter: [0, 1) by default; ``zero=False`` excludes 0, ``one=True`` admits 1."""
+    return real(name, 0, 1, lo_open=not zero, hi_open=not one, doc=doc)
+
+
+def validate(params: Sequence[Param], inputs: Mapping[str, Any], *, where: str = "") -> dict[str, Value]:
+    """Parse ``inputs`` against ``params``: every parameter required, no unknown names.
+
+    Raises:
+        InvalidParameter: for a missing, unknown or out-of-domain parameter.
+    """
+    names = [p.name for p in params]
+    for key in inputs:
+        if key not in names:
+            raise InvalidParameter(key, inputs[key], f"one of the parameters {names}{where}")
+    out: dict[str, Value] = {}
+    for p in params:
+        if p.name not in inputs:
+            raise InvalidParameter(p.name, None, f"{p.allowed()} (required{where})")
+        out[p.name] = p.parse(inputs[p.name])
+    return out
+
+
+def inputs_to_json(values: Mapping[str, Value]) -> dict[str, Any]:
+    """JSON record of parsed inputs: integers as ints, reals as {given, type, exact}."""
+    def one(v: Value) -> Any:
+        if isinstance(v, tuple):
+            return [one(x) for x in v]
+        return v.to_json() if isinstance(v, Exact) else v
+
+    return {k: one(v) for k, v in values.items()}

@@ -1,0 +1,120 @@
+"""Named quantities: typed exact inputs in, a rigorous enclosure (and a float value) out.
+
+A :class:`Quantity` is the unit everything else is built from: a claim compares a quantity's enclosure with
+something, a table row names a quantity, a regression vector stores a quantity's enclosure. Each quantity has
+
+* ``ball(ctx, **inputs)``: the rigorous evaluation, called inside a :class:`~dpcert.arith.context.BallContext`
+  at some precision; returns an ``arb`` ball or an exact ``Fraction``;
+* optionally ``float(**inputs)``: the fast float64 evaluation (evidence only);
+* typed parameters (:class:`~dpcert.core.params.Param`) that parse inputs exactly and reject bad ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from flint import arb
+
+from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure, refine
+from dpcert.arith.context import BallContext
+from dpcert.core.params import Param, Value, validate
+from dpcert.errors import InvalidParameter
+
+__all__ = ["Quantity", "enclosure_of"]
+
+
+def enclosure_of(value: arb | Fraction | int) -> Enclosure:
+    """The enclosure of a ball or of an exact rational."""
+    if isinstance(value, arb):
+        return Enclosure.from_ball(value)
+    return Enclosure.exact(Fraction(value))
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A named real-valued quantity with exact inputs.
+
+    Attributes:
+        name: dotted name, ``<area>.<construction>.<what>`` (``"composition.kov.delta"``).
+        params: the typed parameters, in order.
+        ball: rigorous evaluator ``ball(ctx, **parsed_inputs) -> arb | Fraction``.
+        float: fast float64 evaluator ``float(**parsed_inputs) -> float``, or ``None``.
+        reference: where the formula comes from (paper, theorem, equation).
+        summary: one line saying what it computes.
+        float_rtol: relative tolerance the float evaluator is tested to (cross-check harness).
+    """
+
+    name: str
+    params: tuple[Param, ...]
+    ball: Callable[..., Any]
+    reference: str
+    summary: str
+    float: Callable[..., float] | None = None
+    float_rtol: float = 1e-12
+    tags: tuple[str, ...] = field(default=())
+
+    def parse(self, inputs: Mapping[str, Any]) -> dict[str, Value]:
+        """Validate and parse raw inputs (strings, ints, Fractions, floats)."""
+        return validate(self.params, inputs, where=f" of {self.name}")
+
+    def ball_at(self, prec: int, parsed: Mapping[str, Value]) -> arb | Fraction:
+        """One rigorous evaluation at ``prec`` bits (inputs already parsed)."""
+        with BallContext(prec) as ctx:
+            return self.ball(ctx, **parsed)
+
+    def decide(
+        self,
+        parsed: Mapping[str, Value],
+        decider: Callable[[Enclosure], Any | None],
+        *,
+        start_prec: int = START_PREC,
+        max_prec: int = MAX_PREC,
+    ) -> tuple[Any, Enclosure, int]:
+        """Refine the enclosure until ``decider(enclosure)`` is not ``None``.
+
+        Returns:
+            ``(decision, enclosure, prec)``.
+
+        Raises:
+            PrecisionExhausted: if ``max_prec`` does not decide.
+        """
+        last: dict[str, Enclosure] = {}
+
+        def step(prec: int) -> Any | None:
+            enc = enclosure_of(self.ball(BallContext(prec), **parsed))
+            last["enc"] = enc
+            return decider(enc)
+
+        decision, prec = refine(step, what=f"{self.name}({_fmt(parsed)})", start_prec=start_prec,
+                                max_prec=max_prec)
+        return decision, last["enc"], prec
+
+    def enclose(self, inputs: Mapping[str, Any] | None = None, *, rel_tol: float = 1e-15,
+                max_prec: int = MAX_PREC, **kw: Any) -> Enclosure:
+        """A rigorous enclosure whose relative width is at most ``rel_tol`` (or exact).
+
+        >>> from dpcert.composition import QUANTITIES
+        >>> enc = QUANTITIES["composition.simple.eps"].enclose(k=3, eps="0.0892")
+        >>> enc.lo
+        Fraction(669, 2500)
+        """
+        parsed = self.parse({**(inputs or {}), **kw})
+
+        def narrow(enc: Enclosure) -> bool | None:
+            return True if enc.rel_width() <= rel_tol or enc.width == 0 else None
+
+        _, enc, _ = self.decide(parsed, narrow, max_prec=max_prec)
+        return enc
+
+    def evaluate_float(self, inputs: Mapping[str, Any] | None = None, **kw: Any) -> float:
+        """The float64 value (evidence, not a certificate)."""
+        if self.float is None:
+            raise InvalidParameter("arithmetic", "float64", f"one that {self.name} supports (it is ball-only)")
+        return self.float(**self.parse({**(inputs or {}), **kw}))
+
+
+def _fmt(parsed: Mapping[str, Value]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in parsed.items())

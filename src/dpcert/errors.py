@@ -1,0 +1,76 @@
+"""The exceptions dpcert raises.
+
+One root, :class:`DpcertError`; everything a caller should catch derives from it. Input errors are
+:class:`InvalidParameter`, a :class:`ValueError`, whose message names the parameter, the value received and what
+is allowed. dpcert never clamps bad input silently and never "returns 0" for it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "DpcertError",
+    "InvalidParameter",
+    "UnknownClaim",
+    "ManifestError",
+    "CertificateError",
+    "PrecisionExhausted",
+]
+
+
+class DpcertError(Exception):
+    """Root of every exception raised by dpcert on purpose."""
+
+
+class InvalidParameter(DpcertError, ValueError):
+    """A parameter is outside its domain, of the wrong type, or malformed.
+
+    Args:
+        name: the parameter's name as the caller knows it (``"eps"``, ``"k"``, ``"delta"``).
+        value: the value received (shown with ``repr``).
+        allowed: what would have been accepted, in words (``"an integer >= 1"``).
+    """
+
+    def __init__(self, name: str, value: Any, allowed: str) -> None:
+        self.name = name
+        self.value = value
+        self.allowed = allowed
+        super().__init__(f"invalid {name}={value!r}: expected {allowed}")
+
+
+class UnknownClaim(InvalidParameter):
+    """A claim id or glob selects no registered claim."""
+
+    def __init__(self, selector: str, known_prefixes: list[str] | None = None) -> None:
+        hint = "a registered claim id or glob (see `dpcert list`)"
+        if known_prefixes:
+            hint += "; known prefixes: " + ", ".join(sorted(known_prefixes))
+        super().__init__("claim", selector, hint)
+
+
+class ManifestError(InvalidParameter):
+    """A manifest (TOML) or table file is malformed."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        DpcertError.__init__(self, f"malformed manifest {path}: {problem}")
+        self.name, self.value, self.allowed = "manifest", path, problem
+
+
+class CertificateError(DpcertError):
+    """A certificate file is unreadable, tampered with (hash mismatch) or of an unknown format version."""
+
+
+class PrecisionExhausted(DpcertError):
+    """Ball arithmetic reached its stated maximum precision before a question was decided.
+
+    Claim checks turn this into an UNDECIDED verdict; public functions that must return a certified value
+    raise it rather than return something unproved.
+    """
+
+    def __init__(self, what: str, max_prec: int) -> None:
+        self.what = what
+        self.max_prec = max_prec
+        super().__init__(f"undecided at the maximum precision of {max_prec} bits: {what}")
