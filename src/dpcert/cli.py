@@ -1,0 +1,248 @@
+"""The ``dpcert`` command line.
+
+Commands: ``verify`` (run claim manifests), ``check`` (re-check certificates), ``list`` (claims),
+``quantities``, ``eval`` (enclose one quantity), ``claim`` (check one ad-hoc claim). Every command takes
+``--json``. Bad input prints one line on stderr and exits 2; nothing prints a traceback on purpose.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from dpcert._version import __version__
+from dpcert.errors import DpcertError
+
+__all__ = ["main"]
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, not the usage block
+        sys.stderr.write(f"dpcert: error: {message} (see `dpcert {self.prog.split()[-1]} --help`)\n"
+                         if " " in self.prog else f"dpcert: error: {message} (see `dpcert --help`)\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def _kv(items: Sequence[str]) -> dict[str, str]:
+    out = {}
+    for it in items:
+        if "=" not in it:
+            raise DpcertError(f"expected name=value, got {it!r}")
+        k, v = it.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def _print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+def _table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+# ------------------------------------------------------------------------------------------------ commands
+
+
+def _cmd_verify(a: argparse.Namespace) -> int:
+    from dpcert.engine.certificate import write_certificate
+    from dpcert.engine.verify import verify
+
+    progress = None if a.quiet else sys.stderr
+    report = verify(a.manifest, a.select, full=a.full, max_prec=a.max_prec, progress=progress)
+    if a.certificates:
+        for r in report.results:
+            write_certificate(r, a.certificates)
+    if a.json:
+        _print_json(report.to_json())
+        return report.exit_code
+    rows = []
+    for r in report.results:
+        enc = r.evidence.enclosure
+        rows.append([r.claim.id, r.verdict.value, r.expected.value, "ok" if r.ok else "UNEXPECTED",
+                     "" if enc is None else enc.short(10), f"{r.seconds:.3f}"])
+    print(_table(rows, ["claim", "verdict", "expected", "", "enclosure", "s"]))
+    c = report.counts()
+    summary = ", ".join(f"{c.get(v, 0)} {v}" for v in ("CERTIFIED", "REFUTED", "UNDECIDED", "ERROR") if c.get(v))
+    skipped = f"; {report.skipped_slow} slow claim(s) skipped (use --full)" if report.skipped_slow else ""
+    print(f"\n{len(report.results)} claims: {summary}; {c['as_expected']}/{len(report.results)} as expected"
+          f"{skipped}; {report.seconds:.1f} s")
+    for r in report.results:
+        if not r.ok:
+            print(f"  {r.claim.id}: {r.verdict.value} (expected {r.expected.value}): "
+                  f"{r.error or r.evidence.detail}")
+    return report.exit_code
+
+
+def _cmd_check(a: argparse.Namespace) -> int:
+    from dpcert.engine.certificate import recheck
+
+    reports = [recheck(p) for p in a.certificates]
+    if a.json:
+        _print_json([r.to_json() for r in reports])
+    else:
+        for r in reports:
+            print(f"{'OK' if r.ok else 'MISMATCH'}  {r.claim_id}: {r.detail}  ({r.path})")
+    return 0 if all(r.ok for r in reports) else 1
+
+
+def _cmd_list(a: argparse.Namespace) -> int:
+    from dpcert.engine import registry
+
+    claims = registry.select(a.glob) if a.glob else list(registry.claims().values())
+    if a.json:
+        _print_json([{"id": c.id, "reference": c.reference, "statement": c.statement,
+                      "expected": c.expected.value, "slow": c.slow} for c in claims])
+    else:
+        print(_table([[c.id, c.expected.value, c.reference] for c in claims], ["claim", "expected", "reference"]))
+    return 0
+
+
+def _cmd_quantities(a: argparse.Namespace) -> int:
+    from dpcert.engine import registry
+
+    qs = list(registry.quantities().values())
+    if a.json:
+        _print_json([{"name": q.name, "params": [{"name": p.name, "kind": p.kind, "allowed": p.allowed()}
+                                                 for p in q.params],
+                      "reference": q.reference, "summary": q.summary, "float": q.float is not None} for q in qs])
+    else:
+        print(_table([[q.name, ", ".join(p.name for p in q.params), q.summary] for q in qs],
+                     ["quantity", "parameters", "what"]))
+    return 0
+
+
+def _cmd_eval(a: argparse.Namespace) -> int:
+    from dpcert.core.params import inputs_to_json
+    from dpcert.engine import registry
+
+    q = registry.quantity(a.quantity)
+    inputs = _kv(a.inputs)
+    parsed = q.parse(inputs)
+    enc = q.enclose(inputs, rel_tol=10.0 ** (-a.digits))
+    fl = q.evaluate_float(inputs) if q.float is not None else None
+    if a.json:
+        _print_json({"quantity": q.name, "inputs": inputs_to_json(parsed), "enclosure": enc.to_json(a.digits + 5),
+                     "float64": fl, "reference": q.reference})
+    else:
+        lo, hi = enc.decimal(a.digits + 3)
+        print(f"{q.name} = {enc.short(a.digits)}")
+        print(f"  certified enclosure: [{lo}, {hi}]")
+        if fl is not None:
+            print(f"  float64 (evidence):  {fl!r}")
+        print(f"  reference: {q.reference}")
+    return 0
+
+
+def _cmd_claim(a: argparse.Namespace) -> int:
+    from dpcert.core.claim import AtLeast, AtMost, QuantityClaim, Rounds
+    from dpcert.engine import registry
+    from dpcert.engine.certificate import write_certificate
+
+    q = registry.quantity(a.quantity)
+    inputs = _kv(a.inputs)
+    q.parse(inputs)
+    if a.rounds_to is not None:
+        cmp: Any = Rounds(a.rounds_to)
+    elif a.at_most is not None:
+        cmp = AtMost.of(a.at_most)
+    else:
+        cmp = AtLeast.of(a.at_least)
+    claim = QuantityClaim(a.id, a.reference, f"{q.name} {cmp.describe()}", quantity=q, inputs=inputs,
+                          comparison=cmp)
+    result = claim.check(max_prec=a.max_prec)
+    if a.certificate:
+        write_certificate(result, a.certificate)
+    if a.json:
+        _print_json(result.to_json())
+    else:
+        print(f"{result.verdict.value}: {result.evidence.detail or result.error}")
+    return {"CERTIFIED": 0, "REFUTED": 1}.get(result.verdict.value, 2)
+
+
+# ------------------------------------------------------------------------------------------------ parser
+
+
+def _parser() -> argparse.ArgumentParser:
+    from dpcert.arith.ball import MAX_PREC
+
+    p = _Parser(prog="dpcert", description="Certify differential-privacy numbers: exact and rigorous ball "
+                                           "arithmetic, verdicts CERTIFIED / REFUTED / UNDECIDED.")
+    p.add_argument("--version", action="version", version=f"dpcert {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+
+    v = sub.add_parser("verify", help="run claim manifests (default: the bundled claims)")
+    v.add_argument("manifest", nargs="*", help="manifest TOML files (default: the bundled verify/default.toml)")
+    v.add_argument("--select", "-s", action="append", default=[], metavar="GLOB",
+                   help="only claims whose id matches (repeatable), e.g. 'darrm.table2.*'")
+    v.add_argument("--full", action="store_true", help="include the slow claims")
+    v.add_argument("--certificates", metavar="DIR", help="write one certificate per claim into DIR")
+    v.add_argument("--max-prec", type=int, default=MAX_PREC, help="maximum ball precision in bits")
+    v.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
+    v.add_argument("--json", action="store_true", help="machine-readable output")
+    v.set_defaults(fn=_cmd_verify)
+
+    c = sub.add_parser("check", help="re-check certificates")
+    c.add_argument("certificates", nargs="+", metavar="CERT.json")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(fn=_cmd_check)
+
+    ls = sub.add_parser("list", help="list the registered claims")
+    ls.add_argument("glob", nargs="?")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(fn=_cmd_list)
+
+    qs = sub.add_parser("quantities", help="list the named quantities")
+    qs.add_argument("--json", action="store_true")
+    qs.set_defaults(fn=_cmd_quantities)
+
+    e = sub.add_parser("eval", help="certified enclosure of a quantity, e.g. "
+                                    "`dpcert eval composition.kov.delta k=100 eps=0.1 eps_g=2`")
+    e.add_argument("quantity")
+    e.add_argument("inputs", nargs="*", metavar="name=value")
+    e.add_argument("--digits", type=int, default=15, help="relative accuracy in decimal digits")
+    e.add_argument("--json", action="store_true")
+    e.set_defaults(fn=_cmd_eval)
+
+    cl = sub.add_parser("claim", help="check one claim about a quantity")
+    cl.add_argument("quantity")
+    cl.add_argument("inputs", nargs="*", metavar="name=value")
+    g = cl.add_mutually_exclusive_group(required=True)
+    g.add_argument("--rounds-to", metavar="DECIMAL")
+    g.add_argument("--at-most", metavar="BOUND")
+    g.add_argument("--at-least", metavar="BOUND")
+    cl.add_argument("--id", default="user.claim", help="claim id for the certificate")
+    cl.add_argument("--reference", default="user claim")
+    cl.add_argument("--certificate", metavar="DIR", help="write the certificate into DIR")
+    cl.add_argument("--max-prec", type=int, default=MAX_PREC)
+    cl.add_argument("--json", action="store_true")
+    cl.set_defaults(fn=_cmd_claim)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``dpcert`` console script; returns the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "fn", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.fn(args))
+    except DpcertError as exc:
+        sys.stderr.write(f"dpcert: error: {exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write("dpcert: interrupted\n")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

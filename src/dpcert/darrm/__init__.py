@@ -1,0 +1,12 @@
+"""DaRRM — private majority ensembling (Jiang, Zhang, Joshi, TMLR).
+
+This foundation release covers the paper's privacy accounting: the general-composition totals of Tables 2, 3,
+5, 7 and 9 and the GNMax calibration of Table 4 (:mod:`dpcert.darrm.gnmax`, :mod:`dpcert.darrm.accounting`).
+"""
+
+from dpcert.darrm import accounting, gnmax
+from dpcert.core.quantity import Quantity
+
+QUANTITIES: dict[str, Quantity] = {q.name: q for mod in (accounting, gnmax) for q in mod.QUANTITIES}
+
+__all__ = ["QUANTITIES"]

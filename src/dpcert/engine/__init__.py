@@ -1,0 +1,1 @@
+"""The engine above the mathematics: registry, manifests, verify runs and certificates."""

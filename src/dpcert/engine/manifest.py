@@ -1,0 +1,190 @@
+"""Claim manifests (TOML): which claims ``dpcert verify`` runs, with what inputs and what expected verdicts.
+
+Format (``format = 1``)::
+
+    description = "what this manifest checks"
+    include = ["darrm.toml"]            # other manifests, relative to this file
+
+    [[claims]]                           # registered claims, by id or glob
+    select = "darrm.table2.*"
+    expect = "CERTIFIED"                 # optional; defaults to each claim's own expectation
+    full = false                         # true: only with `dpcert verify --full`
+
+    [[claims]]                           # a registered quantity claim with other inputs
+    select = "composition.kov.eps.brnotes_eps0.1_k100"
+    id = "mine.kov.k200"
+    inputs = { k = 200 }
+
+    [[claims]]                           # a new claim: quantity + exact inputs + comparison
+    id = "mypaper.table1.row3"
+    reference = "My paper, Table 1"
+    quantity = "composition.general.eps"
+    inputs = { k = 20, eps = "0.2676", delta_prime = "0.0001" }
+    rounds_to = "5.352"                  # or at_most = "…" / at_least = "…"
+    expect = "CERTIFIED"
+
+Reals should be written as strings ("0.1" means exactly 1/10); a TOML float is taken at its binary value and
+the certificate says so.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from dpcert.core.claim import AtLeast, AtMost, Claim, Comparison, QuantityClaim, Rounds, Verdict
+from dpcert.engine import registry
+from dpcert.errors import InvalidParameter, ManifestError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["Entry", "load_manifest", "bundled_dir", "default_manifest", "entries_for_selectors"]
+
+_ENTRY_KEYS = {"select", "id", "expect", "full", "inputs", "quantity", "reference", "statement", "rounds_to",
+               "at_most", "at_least", "erratum"}
+_TOP_KEYS = {"format", "description", "include", "claims"}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One claim to run, with the verdict the manifest expects."""
+
+    claim: Claim
+    expected: Verdict
+    full: bool = False
+    source: str = ""
+
+
+def bundled_dir() -> Path:
+    """The directory of the bundled manifests (``verify/`` in a checkout, packaged data in a wheel)."""
+    here = Path(__file__).resolve()
+    checkout = here.parents[3] / "verify"
+    if (checkout / "default.toml").is_file():
+        return checkout
+    packaged = here.parents[1] / "_bundled" / "verify"
+    if (packaged / "default.toml").is_file():
+        return packaged
+    raise ManifestError(str(checkout), "the bundled manifests are missing from this installation")
+
+
+def default_manifest() -> Path:
+    return bundled_dir() / "default.toml"
+
+
+def _comparison(raw: dict[str, Any], where: str) -> Comparison:
+    given = [k for k in ("rounds_to", "at_most", "at_least") if k in raw]
+    if len(given) != 1:
+        raise ManifestError(where, "a quantity claim needs exactly one of rounds_to, at_most, at_least")
+    key = given[0]
+    value = raw[key]
+    if not isinstance(value, (str, int)):
+        raise ManifestError(where, f"{key} must be a string such as \"5.352\" (got {value!r})")
+    try:
+        if key == "rounds_to":
+            return Rounds(str(value))
+        return AtMost.of(str(value)) if key == "at_most" else AtLeast.of(str(value))
+    except InvalidParameter as exc:
+        raise ManifestError(where, str(exc)) from None
+
+
+def _entries(raw: dict[str, Any], where: str) -> list[Entry]:
+    unknown = set(raw) - _ENTRY_KEYS
+    if unknown:
+        raise ManifestError(where, f"unknown key(s) {sorted(unknown)}; allowed: {sorted(_ENTRY_KEYS)}")
+    full = raw.get("full", False)
+    if not isinstance(full, bool):
+        raise ManifestError(where, f"full must be true or false (got {full!r})")
+    inputs = raw.get("inputs", {})
+    if not isinstance(inputs, dict):
+        raise ManifestError(where, "inputs must be a table such as { k = 20, eps = \"0.1\" }")
+    try:
+        expect = Verdict.parse(raw["expect"]) if "expect" in raw else None
+    except InvalidParameter as exc:
+        raise ManifestError(where, str(exc)) from None
+
+    if "select" in raw and "quantity" in raw:
+        raise ManifestError(where, "use either select (registered claims) or quantity (a new claim), not both")
+    if "select" in raw:
+        if not isinstance(raw["select"], str):
+            raise ManifestError(where, "select must be a claim id or glob string")
+        claims = registry.select(raw["select"])
+        if inputs or "id" in raw:
+            if len(claims) != 1 or not isinstance(claims[0], QuantityClaim):
+                raise ManifestError(where, "inputs/id overrides need a select naming exactly one quantity claim")
+            base = claims[0]
+            new_id = raw.get("id") or base.id + "[" + ",".join(f"{k}={v}" for k, v in inputs.items()) + "]"
+            claims = [replace(base.with_inputs(inputs), id=new_id)]
+        return [Entry(c, expect or c.expected, full or c.slow, where) for c in claims]
+    if "quantity" in raw:
+        for key in ("id", "reference"):
+            if not isinstance(raw.get(key), str):
+                raise ManifestError(where, f"a quantity claim needs a string {key}")
+        q = registry.quantity(str(raw["quantity"]))
+        comparison = _comparison(raw, where)
+        q.parse(inputs)  # validate now: a bad input is a manifest error, not a failed claim
+        claim = QuantityClaim(raw["id"], raw["reference"],
+                              raw.get("statement", f"{q.name}({inputs}) {comparison.describe()}"),
+                              expected=expect or Verdict.CERTIFIED, erratum=raw.get("erratum", ""),
+                              quantity=q, inputs=inputs, comparison=comparison)
+        return [Entry(claim, claim.expected, full, where)]
+    raise ManifestError(where, "each [[claims]] entry needs select or quantity")
+
+
+def load_manifest(path: str | Path, _seen: frozenset[Path] = frozenset()) -> list[Entry]:
+    """Read a manifest (and its includes) into entries; duplicate ids keep their first occurrence.
+
+    Raises:
+        ManifestError: for unreadable TOML, unknown keys, bad values or include cycles.
+        UnknownClaim / InvalidParameter: for unknown claim ids, quantities or bad inputs.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise ManifestError(str(p), "no such file")
+    rp = p.resolve()
+    if rp in _seen:
+        raise ManifestError(str(p), "include cycle")
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ManifestError(str(p), f"not valid TOML ({exc})") from None
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise ManifestError(str(p), f"unknown top-level key(s) {sorted(unknown)}; allowed: {sorted(_TOP_KEYS)}")
+    if data.get("format", 1) != 1:
+        raise ManifestError(str(p), f"format {data.get('format')!r} is not supported (expected 1)")
+    out: list[Entry] = []
+    includes = data.get("include", [])
+    if not isinstance(includes, list) or not all(isinstance(i, str) for i in includes):
+        raise ManifestError(str(p), "include must be a list of file names")
+    for inc in includes:
+        out += load_manifest(p.parent / inc, _seen | {rp})
+    raw_claims = data.get("claims", [])
+    if not isinstance(raw_claims, list) or not all(isinstance(c, dict) for c in raw_claims):
+        raise ManifestError(str(p), "claims must be an array of tables ([[claims]])")
+    for i, raw in enumerate(raw_claims):
+        out += _entries(raw, f"{p}: claims[{i}]")
+    return _dedupe(out)
+
+
+def _dedupe(entries: Iterable[Entry]) -> list[Entry]:
+    seen: set[str] = set()
+    out = []
+    for e in entries:
+        if e.claim.id not in seen:
+            seen.add(e.claim.id)
+            out.append(e)
+    return out
+
+
+def entries_for_selectors(selectors: Iterable[str]) -> list[Entry]:
+    """Entries for registered claims chosen by id or glob on the command line."""
+    out: list[Entry] = []
+    for s in selectors:
+        out += [Entry(c, c.expected, c.slow, "command line") for c in registry.select(s)]
+    return _dedupe(out)

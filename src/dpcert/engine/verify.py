@@ -1,0 +1,124 @@
+"""Running claims: ``dpcert verify`` as a library call."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from dpcert.arith.ball import MAX_PREC
+from dpcert.core.claim import ClaimResult, Verdict
+from dpcert.engine.manifest import Entry, default_manifest, entries_for_selectors, load_manifest
+
+__all__ = ["VerifyReport", "run_entries", "verify"]
+
+
+@dataclass
+class VerifyReport:
+    """Results of a verify run. ``exit_code``: 0 all as expected, 1 a verdict differs, 2 undecided/failed."""
+
+    results: list[ClaimResult]
+    skipped_slow: int = 0
+    seconds: float = 0.0
+    sources: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        if any(r.verdict in (Verdict.UNDECIDED, Verdict.ERROR) for r in self.results):
+            return 2
+        if any(not r.ok for r in self.results):
+            return 1
+        return 0
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for r in self.results:
+            out[r.verdict.value] = out.get(r.verdict.value, 0) + 1
+        out["as_expected"] = sum(r.ok for r in self.results)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "exit_code": self.exit_code,
+            "counts": self.counts(),
+            "skipped_slow": self.skipped_slow,
+            "seconds": round(self.seconds, 3),
+            "sources": self.sources,
+            "results": [r.to_json() for r in self.results],
+        }
+
+
+class _SlowNotice:
+    """Prints a progress line for any claim still running after ``after`` seconds."""
+
+    def __init__(self, stream: TextIO | None, after: float = 1.0) -> None:
+        self.stream, self.after = stream, after
+        self._timer: threading.Timer | None = None
+
+    def start(self, i: int, n: int, claim_id: str) -> None:
+        if self.stream is None:
+            return
+        t0 = time.perf_counter()
+
+        def say() -> None:
+            assert self.stream is not None
+            self.stream.write(f"  [{i}/{n}] {claim_id} … still running after {time.perf_counter() - t0:.0f} s\n")
+            self.stream.flush()
+
+        self._timer = threading.Timer(self.after, say)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
+def run_entries(entries: Sequence[Entry], *, full: bool = False, max_prec: int = MAX_PREC,
+                progress: TextIO | None = None) -> VerifyReport:
+    """Check each entry (slow ones only when ``full``) and collect the results."""
+    t0 = time.perf_counter()
+    chosen = [e for e in entries if full or not e.full]
+    notice = _SlowNotice(progress)
+    results = []
+    for i, e in enumerate(chosen, 1):
+        notice.start(i, len(chosen), e.claim.id)
+        try:
+            results.append(e.claim.check(max_prec=max_prec, expected=e.expected))
+        finally:
+            notice.stop()
+        if progress is not None and results[-1].seconds > 1.0:
+            progress.write(f"  [{i}/{len(chosen)}] {e.claim.id}: {results[-1].verdict.value} "
+                           f"in {results[-1].seconds:.1f} s\n")
+    sources = sorted({e.source for e in chosen})
+    return VerifyReport(results, len(entries) - len(chosen), time.perf_counter() - t0, sources)
+
+
+def verify(manifests: Iterable[str | Path] = (), selectors: Iterable[str] = (), *, full: bool = False,
+           max_prec: int = MAX_PREC, progress: TextIO | None = sys.stderr) -> VerifyReport:
+    """Run manifests and/or claim selectors; with neither, the bundled default manifest.
+
+    >>> report = verify(selectors=["darrm.table2.mnist.q20.*"], progress=None)
+    >>> report.exit_code, [r.verdict.value for r in report.results]
+    (0, ['CERTIFIED', 'CERTIFIED'])
+    """
+    manifests, selectors = list(manifests), list(selectors)
+    entries: list[Entry] = []
+    if not manifests and not selectors:
+        manifests = [default_manifest()]
+    for m in manifests:
+        entries += load_manifest(m)
+    if selectors and manifests:
+        import fnmatch
+
+        entries = [e for e in entries if any(fnmatch.fnmatchcase(e.claim.id, s) or e.claim.id == s
+                                             for s in selectors)]
+    elif selectors:
+        entries = entries_for_selectors(selectors)
+    return run_entries(entries, full=full or bool(selectors and not manifests), max_prec=max_prec,
+                       progress=progress)

@@ -1,0 +1,36 @@
+"""The cross-check harness applied to every registered quantity with both a ball and a float evaluator."""
+
+import pytest
+from harness import assert_float_in_ball, inputs_strategy
+from hypothesis import HealthCheck, given, settings
+
+from dpcert.engine import registry
+
+#: Practical input ranges per quantity, where the domain is wider than what the float path is meant for.
+LIMITS = {
+    "darrm.gnmax.sigma": {"lam": (40, 200), "eps_target": ("1/5", 1), "delta": ("1/10000", "1/1000")},
+    "darrm.gnmax.lambda_argmin": {"eps_target": ("1/5", 1), "delta": ("1/10000", "1/100")},
+    "darrm.gnmax.sigma_min": {"eps_target": ("1/5", 1), "delta": ("1/10000", "1/100")},
+    "darrm.gnmax.grid_lambda": {"eps_target": ("1/10", 2), "delta": ("1/10000", "1/2"), "j": (1, 1000)},
+    "darrm.gnmax.lambda_min": {"eps_target": ("1/10", 2), "delta": ("1/10000", "1/2")},
+}
+
+FLOAT_QUANTITIES = sorted(n for n, q in registry.quantities().items() if q.float is not None)
+
+
+def test_every_quantity_has_a_float_evaluator_or_says_why():
+    ball_only = sorted(n for n, q in registry.quantities().items() if q.float is None)
+    assert ball_only == []
+
+
+@pytest.mark.parametrize("name", FLOAT_QUANTITIES)
+def test_float_lies_in_ball(name):
+    q = registry.quantities()[name]
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
+                                                                       HealthCheck.too_slow])
+    @given(inputs_strategy(q, LIMITS.get(name)))
+    def run(inputs):
+        assert_float_in_ball(q, inputs)
+
+    run()
