@@ -1,0 +1,91 @@
+"""dpcert — certify the numbers of differential privacy.
+
+Exact rationals, polynomials in x = e^ε and rigorous ball arithmetic (python-flint/Arb) recompute DP
+parameters, theorems and published tables, and say for each claim CERTIFIED, REFUTED (with the counterexample)
+or UNDECIDED. Fast float64 implementations sit beside the rigorous ones and are cross-checked against them.
+
+Quick tour::
+
+    >>> import dpcert
+    >>> enc = dpcert.enclose("composition.general.eps", k=20, eps="0.2676", delta_prime="0.0001")
+    >>> enc.contains(dpcert.parse_rational("5.352", "x").value)
+    True
+    >>> report = dpcert.verify(selectors=["darrm.table4.mnist.*"], progress=None)
+    >>> [(r.claim.id.split(".")[-1], r.verdict.value) for r in report.results]  # doctest: +NORMALIZE_WHITESPACE
+    [('sigma_min', 'CERTIFIED'), ('lambda', 'REFUTED'), ('sigma_at_printed_lambda', 'REFUTED'),
+     ('lambda_is_lambda_min_plus_3', 'CERTIFIED')]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dpcert._version import __version__
+from dpcert.arith import Enclosure, RationalFunction, X, fraction_to_float, parse_rational, sign_at_exp
+from dpcert.composition.optimal import kov_delta, kov_eps, mv_delta
+from dpcert.core import AtLeast, AtMost, Claim, ClaimResult, Evidence, Quantity, QuantityClaim, Rounds, Verdict
+from dpcert.engine.certificate import load_certificate, make_certificate, recheck, write_certificate
+from dpcert.engine.registry import claims, quantities, quantity, select
+from dpcert.engine.verify import VerifyReport, verify
+from dpcert.errors import (
+    CertificateError,
+    DpcertError,
+    InvalidParameter,
+    ManifestError,
+    PrecisionExhausted,
+    UnknownClaim,
+)
+
+__all__ = [
+    "__version__",
+    # arithmetic
+    "Enclosure",
+    "RationalFunction",
+    "X",
+    "fraction_to_float",
+    "parse_rational",
+    "sign_at_exp",
+    # quantities and claims
+    "Quantity",
+    "quantity",
+    "quantities",
+    "enclose",
+    "Claim",
+    "QuantityClaim",
+    "ClaimResult",
+    "Evidence",
+    "Verdict",
+    "AtMost",
+    "AtLeast",
+    "Rounds",
+    "claims",
+    "select",
+    "verify",
+    "VerifyReport",
+    # certificates
+    "make_certificate",
+    "write_certificate",
+    "load_certificate",
+    "recheck",
+    # composition
+    "kov_delta",
+    "kov_eps",
+    "mv_delta",
+    # errors
+    "DpcertError",
+    "InvalidParameter",
+    "UnknownClaim",
+    "ManifestError",
+    "CertificateError",
+    "PrecisionExhausted",
+]
+
+
+def enclose(name: str, /, rel_tol: float = 1e-15, **inputs: Any) -> Enclosure:
+    """Certified enclosure of the named quantity at exact inputs (strings such as ``"0.1"`` mean decimals).
+
+    Raises:
+        InvalidParameter: unknown quantity, missing/unknown/out-of-domain input.
+        PrecisionExhausted: if the requested accuracy is not reached at the maximum precision.
+    """
+    return quantity(name).enclose(inputs, rel_tol=rel_tol)

@@ -1,0 +1,50 @@
+"""Certificates: written, hashed, re-checked; tampering is detected; the committed ones re-check."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dpcert.engine.certificate import load_certificate, recheck, write_certificate
+from dpcert.engine.manifest import bundled_dir
+from dpcert.engine.registry import select
+from dpcert.errors import CertificateError
+
+
+def test_round_trip_and_tamper_detection(tmp_path):
+    (claim,) = select("darrm.table2.mnist.q50.eps")
+    path = write_certificate(claim.check(), tmp_path)
+    cert = load_certificate(path)
+    assert cert["verdict"] == "CERTIFIED"
+    assert cert["claim"]["inputs"]["eps"]["exact"] == "669/2500"
+    assert recheck(path).ok
+    cert["evidence"]["enclosure"]["lo"] = "9.9"  # tamper
+    path.write_text(json.dumps(cert))
+    with pytest.raises(CertificateError, match="hash"):
+        load_certificate(path)
+
+
+def test_refuted_erratum_certificate_rechecks(tmp_path):
+    (claim,) = select("darrm.table4.mnist.lambda")
+    path = write_certificate(claim.check(), tmp_path)
+    report = recheck(path)
+    assert report.ok and report.recorded == "REFUTED"
+
+
+def test_not_a_certificate(tmp_path):
+    p = tmp_path / "x.json"
+    p.write_text('{"hello": 1}')
+    with pytest.raises(CertificateError):
+        load_certificate(p)
+
+
+def test_committed_certificates_recheck():
+    certs = sorted((bundled_dir() / "certificates").glob("*.json"))
+    assert len(certs) >= 90
+    bad = [r for r in map(recheck, certs) if not r.ok]
+    assert not bad, [(r.claim_id, r.detail) for r in bad]
+
+
+def test_certificate_paths_are_inside_the_repo_layout():
+    assert (bundled_dir() / "default.toml").is_file()
+    assert Path(bundled_dir()).name == "verify"
