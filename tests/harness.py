@@ -46,10 +46,11 @@ def assert_float_in_ball(
 
 def _bounds(p: Param, limits: Mapping[str, tuple[Any, Any]]) -> tuple[Fraction, Fraction]:
     lim = limits.get(p.name, DEFAULT_LIMITS.get(p.name))
-    lo = p.lo if p.lo is not None else Fraction(-10)
-    hi = p.hi if p.hi is not None else Fraction(10)
-    if lim is not None:
-        lo, hi = max(lo, Fraction(lim[0])), min(hi, Fraction(lim[1]))
+    lo_lim, hi_lim = (Fraction(-10), Fraction(10)) if lim is None else (Fraction(lim[0]), Fraction(lim[1]))
+    lo = lo_lim if p.lo is None else max(p.lo, lo_lim)
+    hi = hi_lim if p.hi is None else min(p.hi, hi_lim)
+    if lo > hi:
+        raise ValueError(f"practical limits {lim} leave nothing of the domain of {p.name}")
     return lo, hi
 
 

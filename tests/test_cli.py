@@ -57,7 +57,7 @@ def test_claim_command(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv,needle", [
     (["eval", "composition.general.eps", "k=20", "eps=-0.1", "delta_prime=0.1"], "eps"),
-    (["eval", "composition.general.eps", "k=0", "eps=0.1", "delta_prime=0.1"], "k=0"),
+    (["eval", "composition.general.eps", "k=0", "eps=0.1", "delta_prime=0.1"], "k='0'"),
     (["eval", "composition.general.eps", "k=2.5", "eps=0.1", "delta_prime=0.1"], "k="),
     (["eval", "composition.general.delta", "k=2", "delta=1", "delta_prime=0.1"], "delta"),
     (["eval", "no.such.quantity"], "quantity"),

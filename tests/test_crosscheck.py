@@ -11,6 +11,7 @@ LIMITS = {
     "darrm.gnmax.sigma": {"lam": (40, 200), "eps_target": ("1/5", 1), "delta": ("1/10000", "1/1000")},
     "darrm.gnmax.lambda_argmin": {"eps_target": ("1/5", 1), "delta": ("1/10000", "1/100")},
     "darrm.gnmax.sigma_min": {"eps_target": ("1/5", 1), "delta": ("1/10000", "1/100")},
+    "darrm.gnmax.grid_sigma": {"eps_target": ("1/5", 1), "delta": ("1/10000", "1/1000"), "j": (1, 900)},
     "darrm.gnmax.grid_lambda": {"eps_target": ("1/10", 2), "delta": ("1/10000", "1/2"), "j": (1, 1000)},
     "darrm.gnmax.lambda_min": {"eps_target": ("1/10", 2), "delta": ("1/10000", "1/2")},
 }

@@ -209,6 +209,18 @@ class Enclosure:
         return self.lo is not None and self.lo == self.hi
 
     @property
+    def mid(self) -> Fraction | None:
+        """The exact midpoint (None when unbounded)."""
+        if self.lo is None or self.hi is None:
+            return None
+        return (self.lo + self.hi) / 2
+
+    def __float__(self) -> float:
+        """The midpoint as a float: for display and plotting, not a bound (use ``rounding.ball_to_float``)."""
+        m = self.mid
+        return float("nan") if m is None else float(m)
+
+    @property
     def width(self) -> Fraction | None:
         if self.lo is None or self.hi is None:
             return None

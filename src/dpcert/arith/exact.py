@@ -61,7 +61,7 @@ class Exact:
         return self.given
 
 
-def parse_rational(value: Any, name: str) -> Exact:
+def parse_rational(value: Any, name: str = "value") -> Exact:
     """Parse a real parameter exactly.
 
     Args:

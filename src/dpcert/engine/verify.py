@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -100,8 +99,10 @@ def run_entries(entries: Sequence[Entry], *, full: bool = False, max_prec: int =
 
 
 def verify(manifests: Iterable[str | Path] = (), selectors: Iterable[str] = (), *, full: bool = False,
-           max_prec: int = MAX_PREC, progress: TextIO | None = sys.stderr) -> VerifyReport:
+           max_prec: int = MAX_PREC, progress: TextIO | None = None) -> VerifyReport:
     """Run manifests and/or claim selectors; with neither, the bundled default manifest.
+
+    ``progress``: a stream for progress lines on claims slower than a second (the CLI passes stderr).
 
     >>> report = verify(selectors=["darrm.table2.mnist.q20.*"], progress=None)
     >>> report.exit_code, [r.verdict.value for r in report.results]

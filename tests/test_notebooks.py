@@ -1,0 +1,90 @@
+"""The proof notebooks (``proofs_notebooks/*.ipynb``) execute cleanly and show what they claim to show.
+
+Execution needs the ``notebooks`` extra (ipykernel, nbclient, nbformat, matplotlib) and is skipped without it;
+the "committed without outputs" check needs nothing beyond the standard library.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "proofs_notebooks"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+
+#: Strings each notebook's outputs must contain (beyond "no cell errored"); every notebook needs an entry.
+EXPECTED_OUTPUT = {
+    "darrm.ipynb": [
+        "CERTIFIED",
+        "REFUTED",
+        "darrm.table4.mnist.lambda: REFUTED",
+        "darrm.table4.fmnist.lambda: REFUTED",
+        "[62.3128852141, 62.3128852142]",  # the certified grid argmin (MNIST)
+        "[64.736025365, 64.7360253651]",  # ... (Fashion-MNIST)
+        "verdict counts: {'CERTIFIED': 64, 'as_expected': 64}",  # Tables 2, 5, 7, 9
+        "verdict counts: {'CERTIFIED': 20, 'as_expected': 20}",  # Table 3
+        "verdict counts: {'CERTIFIED': 4, 'REFUTED': 4, 'as_expected': 8}",  # Table 4
+        "Figure 10: MNIST",
+    ],
+    "br_composition.ipynb": [
+        "CERTIFIED",
+        "4.77457",
+        "{'CERTIFIED': 19}",  # every value of the notes' DP-OptComp column
+        "Figure 1 (DP baselines)",
+    ],
+}
+
+
+def _ids(paths: list[Path]) -> list[str]:
+    return [p.name for p in paths]
+
+
+def test_notebooks_are_present() -> None:
+    assert {p.name for p in NOTEBOOKS} >= {"darrm.ipynb", "br_composition.ipynb"}
+    assert set(EXPECTED_OUTPUT) >= {p.name for p in NOTEBOOKS}, "add the new notebook to EXPECTED_OUTPUT"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_notebook_committed_clean(path: Path) -> None:
+    """Committed without outputs or execution counts (clear them before committing)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    assert nb.get("nbformat") == 4
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert code, "a notebook without code cells"
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        assert cell.get("outputs") == [], f"cell {i} of {path.name} has outputs"
+        assert cell.get("execution_count") is None, f"cell {i} of {path.name} has an execution count"
+
+
+def _text_of(output: dict) -> str:
+    if output["output_type"] == "stream":
+        return output["text"]
+    if output["output_type"] in ("execute_result", "display_data"):
+        return output.get("data", {}).get("text/plain", "")
+    return ""
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_notebook_executes(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("nbclient")
+    nbformat = pytest.importorskip("nbformat")
+    pytest.importorskip("ipykernel")
+    pytest.importorskip("matplotlib")
+    from nbclient import NotebookClient
+
+    monkeypatch.setenv("MPLBACKEND", "Agg")  # inherited by the kernel: no GUI backend
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
+    client.execute()  # raises CellExecutionError on the first failing cell
+
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors, [f"{e.ename}: {e.evalue}" for e in errors]
+    text = "".join(_text_of(o) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert "Traceback" not in text
+    for expected in EXPECTED_OUTPUT[path.name]:
+        assert expected in text, f"{path.name}: output lacks {expected!r}"
