@@ -32,40 +32,54 @@ def test_verify_table_output(capsys):
 
 def test_verify_exit_1_when_a_user_claim_is_refuted(capsys, tmp_path):
     m = tmp_path / "m.toml"
-    m.write_text('[[claims]]\nid = "u.t.r"\nreference = "r"\nquantity = "composition.simple.eps"\n'
-                 'inputs = { k = 3, eps = "0.1" }\nat_most = "0.29"\n')
+    m.write_text(
+        '[[claims]]\nid = "u.t.r"\nreference = "r"\nquantity = "composition.simple.eps"\n'
+        'inputs = { k = 3, eps = "0.1" }\nat_most = "0.29"\n'
+    )
     code, out, _ = run(capsys, "verify", str(m), "-q")
     assert code == 1 and "UNEXPECTED" in out
 
 
 def test_eval_json(capsys):
-    code, out, _ = run(capsys, "eval", "composition.general.eps", "k=20", "eps=0.2676", "delta_prime=0.0001",
-                       "--json")
+    code, out, _ = run(capsys, "eval", "composition.general.eps", "k=20", "eps=0.2676", "delta_prime=0.0001", "--json")
     data = json.loads(out)
     assert code == 0 and data["enclosure"]["lo"].startswith("5.35199")
     assert data["inputs"]["eps"]["exact"] == "669/2500"
 
 
 def test_claim_command(capsys, tmp_path):
-    code, out, _ = run(capsys, "claim", "composition.general.eps", "k=20", "eps=0.2676",
-                       "delta_prime=0.0001", "--rounds-to", "5.352", "--certificate", str(tmp_path))
+    code, out, _ = run(
+        capsys,
+        "claim",
+        "composition.general.eps",
+        "k=20",
+        "eps=0.2676",
+        "delta_prime=0.0001",
+        "--rounds-to",
+        "5.352",
+        "--certificate",
+        str(tmp_path),
+    )
     assert code == 0 and out.startswith("CERTIFIED")
     (cert,) = tmp_path.glob("*.json")
     code, out, _ = run(capsys, "check", str(cert), "--json")
     assert code == 0 and json.loads(out)[0]["ok"] is True
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["eval", "composition.general.eps", "k=20", "eps=-0.1", "delta_prime=0.1"], "eps"),
-    (["eval", "composition.general.eps", "k=0", "eps=0.1", "delta_prime=0.1"], "k='0'"),
-    (["eval", "composition.general.eps", "k=2.5", "eps=0.1", "delta_prime=0.1"], "k="),
-    (["eval", "composition.general.delta", "k=2", "delta=1", "delta_prime=0.1"], "delta"),
-    (["eval", "no.such.quantity"], "quantity"),
-    (["verify", "--select", "no.such.claim"], "claim"),
-    (["verify", "/nonexistent/manifest.toml"], "manifest"),
-    (["check", "/nonexistent/cert.json"], "certificate"),
-    (["eval", "composition.general.eps", "k20"], "name=value"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["eval", "composition.general.eps", "k=20", "eps=-0.1", "delta_prime=0.1"], "eps"),
+        (["eval", "composition.general.eps", "k=0", "eps=0.1", "delta_prime=0.1"], "k='0'"),
+        (["eval", "composition.general.eps", "k=2.5", "eps=0.1", "delta_prime=0.1"], "k="),
+        (["eval", "composition.general.delta", "k=2", "delta=1", "delta_prime=0.1"], "delta"),
+        (["eval", "no.such.quantity"], "quantity"),
+        (["verify", "--select", "no.such.claim"], "claim"),
+        (["verify", "/nonexistent/manifest.toml"], "manifest"),
+        (["check", "/nonexistent/cert.json"], "certificate"),
+        (["eval", "composition.general.eps", "k20"], "name=value"),
+    ],
+)
 def test_bad_input_is_one_line_and_nonzero(capsys, argv, needle):
     code, out, err = run(capsys, *argv)
     assert code == 2
@@ -75,7 +89,11 @@ def test_bad_input_is_one_line_and_nonzero(capsys, argv, needle):
 
 
 def test_console_script_entry_point_runs():
-    proc = subprocess.run([sys.executable, "-m", "dpcert.cli", "list", "darrm.table5.*", "--json"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpcert.cli", "list", "darrm.table5.*", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0
     assert len(json.loads(proc.stdout)) == 16

@@ -28,8 +28,11 @@ def test_every_quantity_has_a_float_evaluator_or_says_why():
 def test_float_lies_in_ball(name):
     q = registry.quantities()[name]
 
-    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
-                                                                       HealthCheck.too_slow])
+    @settings(
+        max_examples=25,
+        deadline=None,
+        suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
+    )
     @given(inputs_strategy(q, LIMITS.get(name)))
     def run(inputs):
         assert_float_in_ball(q, inputs)

@@ -78,8 +78,7 @@ def test_notebook_executes(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setenv("MPLBACKEND", "Agg")  # inherited by the kernel: no GUI backend
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
+    client = NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
     client.execute()  # raises CellExecutionError on the first failing cell
 
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]

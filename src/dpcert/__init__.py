@@ -23,7 +23,17 @@ from typing import Any
 from dpcert._version import __version__
 from dpcert.arith import Enclosure, RationalFunction, X, fraction_to_float, parse_rational, sign_at_exp
 from dpcert.composition.optimal import kov_delta, kov_eps, mv_delta
-from dpcert.core import AtLeast, AtMost, Claim, ClaimResult, Evidence, Quantity, QuantityClaim, Rounds, Verdict
+from dpcert.core import (
+    AtLeast,
+    AtMost,
+    Claim,
+    ClaimResult,
+    Evidence,
+    Quantity,
+    QuantityClaim,
+    Rounds,
+    Verdict,
+)
 from dpcert.engine.certificate import load_certificate, make_certificate, recheck, write_certificate
 from dpcert.engine.registry import claims, quantities, quantity, select
 from dpcert.engine.verify import VerifyReport, verify

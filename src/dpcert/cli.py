@@ -23,8 +23,11 @@ EXIT_USAGE = 2
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, not the usage block
-        sys.stderr.write(f"dpcert: error: {message} (see `dpcert {self.prog.split()[-1]} --help`)\n"
-                         if " " in self.prog else f"dpcert: error: {message} (see `dpcert --help`)\n")
+        sys.stderr.write(
+            f"dpcert: error: {message} (see `dpcert {self.prog.split()[-1]} --help`)\n"
+            if " " in self.prog
+            else f"dpcert: error: {message} (see `dpcert --help`)\n"
+        )
         raise SystemExit(EXIT_USAGE)
 
 
@@ -44,7 +47,7 @@ def _print_json(obj: Any) -> None:
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=False)).rstrip()  # noqa: E731
     return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
 
 
@@ -66,18 +69,27 @@ def _cmd_verify(a: argparse.Namespace) -> int:
     rows = []
     for r in report.results:
         enc = r.evidence.enclosure
-        rows.append([r.claim.id, r.verdict.value, r.expected.value, "ok" if r.ok else "UNEXPECTED",
-                     "" if enc is None else enc.short(10), f"{r.seconds:.3f}"])
+        rows.append(
+            [
+                r.claim.id,
+                r.verdict.value,
+                r.expected.value,
+                "ok" if r.ok else "UNEXPECTED",
+                "" if enc is None else enc.short(10),
+                f"{r.seconds:.3f}",
+            ]
+        )
     print(_table(rows, ["claim", "verdict", "expected", "", "enclosure", "s"]))
     c = report.counts()
     summary = ", ".join(f"{c.get(v, 0)} {v}" for v in ("CERTIFIED", "REFUTED", "UNDECIDED", "ERROR") if c.get(v))
     skipped = f"; {report.skipped_slow} slow claim(s) skipped (use --full)" if report.skipped_slow else ""
-    print(f"\n{len(report.results)} claims: {summary}; {c['as_expected']}/{len(report.results)} as expected"
-          f"{skipped}; {report.seconds:.1f} s")
+    print(
+        f"\n{len(report.results)} claims: {summary}; {c['as_expected']}/{len(report.results)} as expected"
+        f"{skipped}; {report.seconds:.1f} s"
+    )
     for r in report.results:
         if not r.ok:
-            print(f"  {r.claim.id}: {r.verdict.value} (expected {r.expected.value}): "
-                  f"{r.error or r.evidence.detail}")
+            print(f"  {r.claim.id}: {r.verdict.value} (expected {r.expected.value}): {r.error or r.evidence.detail}")
     return report.exit_code
 
 
@@ -98,8 +110,18 @@ def _cmd_list(a: argparse.Namespace) -> int:
 
     claims = registry.select(a.glob) if a.glob else list(registry.claims().values())
     if a.json:
-        _print_json([{"id": c.id, "reference": c.reference, "statement": c.statement,
-                      "expected": c.expected.value, "slow": c.slow} for c in claims])
+        _print_json(
+            [
+                {
+                    "id": c.id,
+                    "reference": c.reference,
+                    "statement": c.statement,
+                    "expected": c.expected.value,
+                    "slow": c.slow,
+                }
+                for c in claims
+            ]
+        )
     else:
         print(_table([[c.id, c.expected.value, c.reference] for c in claims], ["claim", "expected", "reference"]))
     return 0
@@ -110,12 +132,25 @@ def _cmd_quantities(a: argparse.Namespace) -> int:
 
     qs = list(registry.quantities().values())
     if a.json:
-        _print_json([{"name": q.name, "params": [{"name": p.name, "kind": p.kind, "allowed": p.allowed()}
-                                                 for p in q.params],
-                      "reference": q.reference, "summary": q.summary, "float": q.float is not None} for q in qs])
+        _print_json(
+            [
+                {
+                    "name": q.name,
+                    "params": [{"name": p.name, "kind": p.kind, "allowed": p.allowed()} for p in q.params],
+                    "reference": q.reference,
+                    "summary": q.summary,
+                    "float": q.float is not None,
+                }
+                for q in qs
+            ]
+        )
     else:
-        print(_table([[q.name, ", ".join(p.name for p in q.params), q.summary] for q in qs],
-                     ["quantity", "parameters", "what"]))
+        print(
+            _table(
+                [[q.name, ", ".join(p.name for p in q.params), q.summary] for q in qs],
+                ["quantity", "parameters", "what"],
+            )
+        )
     return 0
 
 
@@ -129,8 +164,15 @@ def _cmd_eval(a: argparse.Namespace) -> int:
     enc = q.enclose(inputs, rel_tol=10.0 ** (-a.digits))
     fl = q.evaluate_float(inputs) if q.float is not None else None
     if a.json:
-        _print_json({"quantity": q.name, "inputs": inputs_to_json(parsed), "enclosure": enc.to_json(a.digits + 5),
-                     "float64": fl, "reference": q.reference})
+        _print_json(
+            {
+                "quantity": q.name,
+                "inputs": inputs_to_json(parsed),
+                "enclosure": enc.to_json(a.digits + 5),
+                "float64": fl,
+                "reference": q.reference,
+            }
+        )
     else:
         lo, hi = enc.decimal(a.digits + 3)
         print(f"{q.name} = {enc.short(a.digits)}")
@@ -155,8 +197,7 @@ def _cmd_claim(a: argparse.Namespace) -> int:
         cmp = AtMost.of(a.at_most)
     else:
         cmp = AtLeast.of(a.at_least)
-    claim = QuantityClaim(a.id, a.reference, f"{q.name} {cmp.describe()}", quantity=q, inputs=inputs,
-                          comparison=cmp)
+    claim = QuantityClaim(a.id, a.reference, f"{q.name} {cmp.describe()}", quantity=q, inputs=inputs, comparison=cmp)
     result = claim.check(max_prec=a.max_prec)
     if a.certificate:
         write_certificate(result, a.certificate)
@@ -173,15 +214,24 @@ def _cmd_claim(a: argparse.Namespace) -> int:
 def _parser() -> argparse.ArgumentParser:
     from dpcert.arith.ball import MAX_PREC
 
-    p = _Parser(prog="dpcert", description="Certify differential-privacy numbers: exact and rigorous ball "
-                                           "arithmetic, verdicts CERTIFIED / REFUTED / UNDECIDED.")
+    p = _Parser(
+        prog="dpcert",
+        description="Certify differential-privacy numbers: exact and rigorous ball "
+        "arithmetic, verdicts CERTIFIED / REFUTED / UNDECIDED.",
+    )
     p.add_argument("--version", action="version", version=f"dpcert {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     v = sub.add_parser("verify", help="run claim manifests (default: the bundled claims)")
     v.add_argument("manifest", nargs="*", help="manifest TOML files (default: the bundled verify/default.toml)")
-    v.add_argument("--select", "-s", action="append", default=[], metavar="GLOB",
-                   help="only claims whose id matches (repeatable), e.g. 'darrm.table2.*'")
+    v.add_argument(
+        "--select",
+        "-s",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only claims whose id matches (repeatable), e.g. 'darrm.table2.*'",
+    )
     v.add_argument("--full", action="store_true", help="include the slow claims")
     v.add_argument("--certificates", metavar="DIR", help="write one certificate per claim into DIR")
     v.add_argument("--max-prec", type=int, default=MAX_PREC, help="maximum ball precision in bits")
@@ -203,8 +253,10 @@ def _parser() -> argparse.ArgumentParser:
     qs.add_argument("--json", action="store_true")
     qs.set_defaults(fn=_cmd_quantities)
 
-    e = sub.add_parser("eval", help="certified enclosure of a quantity, e.g. "
-                                    "`dpcert eval composition.kov.delta k=100 eps=0.1 eps_g=2`")
+    e = sub.add_parser(
+        "eval",
+        help="certified enclosure of a quantity, e.g. `dpcert eval composition.kov.delta k=100 eps=0.1 eps_g=2`",
+    )
     e.add_argument("quantity")
     e.add_argument("inputs", nargs="*", metavar="name=value")
     e.add_argument("--digits", type=int, default=15, help="relative accuracy in decimal digits")

@@ -88,7 +88,7 @@ def test_enclosure_json_round_trip_is_outward():
     assert back.contains(Fraction(141421356237, 10**11))
 
 
-@given(st.fractions(min_value=Fraction(-10**30), max_value=Fraction(10**30), max_denominator=10**40))
+@given(st.fractions(min_value=Fraction(-(10**30)), max_value=Fraction(10**30), max_denominator=10**40))
 def test_fraction_to_float_is_directed(x):
     up, down = fraction_to_float(x, "up"), fraction_to_float(x, "down")
     assert Fraction(down) <= x <= Fraction(up)

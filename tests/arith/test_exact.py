@@ -24,8 +24,10 @@ def test_float_is_its_binary_value_and_recorded_as_such():
     assert e.source == "float"
 
 
-@pytest.mark.parametrize("text,value", [("1e-6", Fraction(1, 10**6)), ("1/3", Fraction(1, 3)), (" 20 ", 20),
-                                        ("-2.5", Fraction(-5, 2))])
+@pytest.mark.parametrize(
+    "text,value",
+    [("1e-6", Fraction(1, 10**6)), ("1/3", Fraction(1, 3)), (" 20 ", 20), ("-2.5", Fraction(-5, 2))],
+)
 def test_string_forms(text, value):
     assert parse_rational(text, "x").value == value
 
@@ -73,7 +75,7 @@ def test_rational_function_identities():
     assert (X * X - 1) / (X - 1) == X + 1
     # tanh(eps/2) identity: 1 - 2/(x+1) == (x-1)/(x+1)
     assert 1 - 2 / (X + 1) == f
-    assert (X ** -2) * X * X == RationalFunction(1)
+    assert (X**-2) * X * X == RationalFunction(1)
 
 
 def test_rational_function_zero_division():

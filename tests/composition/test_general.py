@@ -22,14 +22,19 @@ def kov34_mpmath(k, eps, dp):
     """KOV Thm 3.4 written directly from DaRRM Thm 2.3, evaluated with mpmath at 50 digits."""
     e, d = mp(eps), mp(dp)
     drift = (mpmath.e**e - 1) * e * k / (mpmath.e**e + 1)
-    return min(k * e,
-               drift + e * mpmath.sqrt(2 * k * mpmath.log(mpmath.e + mpmath.sqrt(k * e**2) / d)),
-               drift + e * mpmath.sqrt(2 * k * mpmath.log(1 / d)))
+    return min(
+        k * e,
+        drift + e * mpmath.sqrt(2 * k * mpmath.log(mpmath.e + mpmath.sqrt(k * e**2) / d)),
+        drift + e * mpmath.sqrt(2 * k * mpmath.log(1 / d)),
+    )
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 500), st.fractions(Fraction(1, 1000), 3, max_denominator=10**4),
-       st.fractions(Fraction(1, 10**9), 1, max_denominator=10**9))
+@given(
+    st.integers(1, 500),
+    st.fractions(Fraction(1, 1000), 3, max_denominator=10**4),
+    st.fractions(Fraction(1, 10**9), 1, max_denominator=10**9),
+)
 def test_general_eps_matches_independent_mpmath(k, eps, dp):
     enc = Q["composition.general.eps"].enclose(k=k, eps=eps, delta_prime=dp, rel_tol=1e-30)
     ref = kov34_mpmath(k, eps, dp)
@@ -69,17 +74,20 @@ def test_rdp_conversion_and_gaussian():
     assert abs(Fraction(str(ref)) - enc.lo) < Fraction(1, 10**14)
 
 
-@pytest.mark.parametrize("name,inputs,param", [
-    ("composition.general.eps", {"k": 0, "eps": "0.1", "delta_prime": "0.1"}, "k"),
-    ("composition.general.eps", {"k": 2.0, "eps": "0.1", "delta_prime": "0.1"}, "k"),
-    ("composition.general.eps", {"k": 2, "eps": "-0.1", "delta_prime": "0.1"}, "eps"),
-    ("composition.general.eps", {"k": 2, "eps": "0.1", "delta_prime": "0"}, "delta_prime"),
-    ("composition.general.delta", {"k": 2, "delta": "1", "delta_prime": "0.1"}, "delta"),
-    ("composition.general.delta", {"k": 2, "delta": "-0.1", "delta_prime": "0.1"}, "delta"),
-    ("composition.simple.eps", {"k": 2}, "eps"),
-    ("composition.simple.eps", {"k": 2, "eps": "0.1", "bogus": 1}, "bogus"),
-    ("rdp.to_dp.eps", {"lam": 1, "eps_rdp": "0.1", "delta": "0.1"}, "lam"),
-])
+@pytest.mark.parametrize(
+    "name,inputs,param",
+    [
+        ("composition.general.eps", {"k": 0, "eps": "0.1", "delta_prime": "0.1"}, "k"),
+        ("composition.general.eps", {"k": 2.0, "eps": "0.1", "delta_prime": "0.1"}, "k"),
+        ("composition.general.eps", {"k": 2, "eps": "-0.1", "delta_prime": "0.1"}, "eps"),
+        ("composition.general.eps", {"k": 2, "eps": "0.1", "delta_prime": "0"}, "delta_prime"),
+        ("composition.general.delta", {"k": 2, "delta": "1", "delta_prime": "0.1"}, "delta"),
+        ("composition.general.delta", {"k": 2, "delta": "-0.1", "delta_prime": "0.1"}, "delta"),
+        ("composition.simple.eps", {"k": 2}, "eps"),
+        ("composition.simple.eps", {"k": 2, "eps": "0.1", "bogus": 1}, "bogus"),
+        ("rdp.to_dp.eps", {"lam": 1, "eps_rdp": "0.1", "delta": "0.1"}, "lam"),
+    ],
+)
 def test_bad_input_names_the_parameter(name, inputs, param):
     with pytest.raises(InvalidParameter) as info:
         Q[name].enclose(inputs)

@@ -6,7 +6,15 @@ import pytest
 
 from dpcert.arith.ball import Enclosure
 from dpcert.composition import QUANTITIES as Q
-from dpcert.core.claim import AtLeast, AtMost, FunctionClaim, QuantityClaim, Rounds, Verdict, comparison_from_json
+from dpcert.core.claim import (
+    AtLeast,
+    AtMost,
+    FunctionClaim,
+    QuantityClaim,
+    Rounds,
+    Verdict,
+    comparison_from_json,
+)
 from dpcert.errors import InvalidParameter
 
 
@@ -43,15 +51,27 @@ def test_comparison_json_round_trip():
 
 
 def test_quantity_claim_certified_and_refuted_with_evidence():
-    good = QuantityClaim("t.general.good", "DaRRM Table 2", "s", quantity=Q["composition.general.eps"],
-                         inputs={"k": 20, "eps": "0.2676", "delta_prime": "0.0001"}, comparison=Rounds("5.352"))
+    good = QuantityClaim(
+        "t.general.good",
+        "DaRRM Table 2",
+        "s",
+        quantity=Q["composition.general.eps"],
+        inputs={"k": 20, "eps": "0.2676", "delta_prime": "0.0001"},
+        comparison=Rounds("5.352"),
+    )
     r = good.check()
     assert r.verdict is Verdict.CERTIFIED and r.ok
     assert r.evidence.enclosure.contains(Fraction("5.352"))
     assert r.to_json()["inputs"]["eps"] == {"given": "0.2676", "type": "str", "exact": "669/2500"}
 
-    bad = QuantityClaim("t.general.bad", "ref", "s", quantity=Q["composition.general.eps"],
-                        inputs={"k": 20, "eps": "0.2676", "delta_prime": "0.0001"}, comparison=AtMost.of("5.3"))
+    bad = QuantityClaim(
+        "t.general.bad",
+        "ref",
+        "s",
+        quantity=Q["composition.general.eps"],
+        inputs={"k": 20, "eps": "0.2676", "delta_prime": "0.0001"},
+        comparison=AtMost.of("5.3"),
+    )
     r = bad.check()
     assert r.verdict is Verdict.REFUTED and not r.ok
     assert "violates" in r.evidence.detail
@@ -59,8 +79,14 @@ def test_quantity_claim_certified_and_refuted_with_evidence():
 
 def test_undecided_when_precision_is_exhausted():
     # k*eps = 5.3525 exactly sits on the rounding boundary of "5.352": no enclosure can decide it
-    claim = QuantityClaim("t.simple.edge", "ref", "s", quantity=Q["composition.simple.eps"],
-                          inputs={"k": 1, "eps": "5.3525"}, comparison=Rounds("5.352"))
+    claim = QuantityClaim(
+        "t.simple.edge",
+        "ref",
+        "s",
+        quantity=Q["composition.simple.eps"],
+        inputs={"k": 1, "eps": "5.3525"},
+        comparison=Rounds("5.352"),
+    )
     r = claim.check(max_prec=256)
     assert r.verdict is Verdict.UNDECIDED and not r.ok
 
@@ -74,7 +100,13 @@ def test_a_raising_check_is_an_error_verdict_not_an_exception():
 
 
 def test_bad_inputs_in_a_claim_become_error_verdicts_with_the_parameter_named():
-    claim = QuantityClaim("t.bad", "ref", "s", quantity=Q["composition.general.eps"],
-                          inputs={"k": 20, "eps": "-1", "delta_prime": "0.1"}, comparison=AtMost.of("1"))
+    claim = QuantityClaim(
+        "t.bad",
+        "ref",
+        "s",
+        quantity=Q["composition.general.eps"],
+        inputs={"k": 20, "eps": "-1", "delta_prime": "0.1"},
+        comparison=AtMost.of("1"),
+    )
     r = claim.check()
     assert r.verdict is Verdict.ERROR and "eps" in r.error

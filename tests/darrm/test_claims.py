@@ -24,8 +24,11 @@ def test_claim_has_its_expected_verdict(claim):
 def kov34(k, eps, dp):
     e, d = mpmath.mpf(eps), mpmath.mpf(dp)
     drift = (mpmath.exp(e) - 1) * e * k / (mpmath.exp(e) + 1)
-    return min(k * e, drift + e * mpmath.sqrt(2 * k * mpmath.log(mpmath.e + mpmath.sqrt(k) * e / d)),
-               drift + e * mpmath.sqrt(2 * k * mpmath.log(1 / d)))
+    return min(
+        k * e,
+        drift + e * mpmath.sqrt(2 * k * mpmath.log(mpmath.e + mpmath.sqrt(k) * e / d)),
+        drift + e * mpmath.sqrt(2 * k * mpmath.log(1 / d)),
+    )
 
 
 def test_privacy_tables_independently():

@@ -22,7 +22,9 @@ def write(tmp_path, text, name="m.toml"):
 
 
 def test_user_quantity_claim(tmp_path):
-    p = write(tmp_path, '''
+    p = write(
+        tmp_path,
+        """
 format = 1
 [[claims]]
 id = "mine.t1.r1"
@@ -36,37 +38,49 @@ reference = "my table"
 quantity = "composition.general.eps"
 inputs = { k = 20, eps = "0.2676", delta_prime = "0.0001" }
 at_most = "5.3"
-''')
+""",
+    )
     report = verify([p], progress=None)
     assert [r.verdict for r in report.results] == [Verdict.CERTIFIED, Verdict.REFUTED]
     assert report.exit_code == 1
 
 
 def test_override_inputs_of_a_registered_claim(tmp_path):
-    p = write(tmp_path, '''
+    p = write(
+        tmp_path,
+        """
 [[claims]]
 select = "darrm.table2.mnist.q20.eps"
 id = "mine.q20.other_delta_prime"
 inputs = { delta_prime = "0.5" }
-''')
+""",
+    )
     (entry,) = load_manifest(p)
     assert entry.claim.id == "mine.q20.other_delta_prime"
     assert entry.claim.inputs["delta_prime"] == "0.5"
 
 
-@pytest.mark.parametrize("text,exc", [
-    ("this is = not toml [", ManifestError),
-    ("[[claims]]\nselect = 3\n", ManifestError),
-    ("[[claims]]\nselect = \"nope.*\"\n", UnknownClaim),
-    ("[[claims]]\nbogus = 1\n", ManifestError),
-    ("[[claims]]\nselect = \"darrm.table2.*\"\nexpect = \"MAYBE\"\n", ManifestError),
-    ("format = 2\n", ManifestError),
-    ("[[claims]]\nid = \"a.b.c\"\nreference = \"r\"\nquantity = \"composition.general.eps\"\n"
-     "inputs = { k = 20, eps = \"-1\", delta_prime = \"0.1\" }\nat_most = \"1\"\n", InvalidParameter),
-    ("[[claims]]\nid = \"a.b.c\"\nreference = \"r\"\nquantity = \"no.such.quantity\"\ninputs = {}\n"
-     "at_most = \"1\"\n", InvalidParameter),
-    ("include = [\"m.toml\"]\n", ManifestError),  # includes itself
-])
+@pytest.mark.parametrize(
+    "text,exc",
+    [
+        ("this is = not toml [", ManifestError),
+        ("[[claims]]\nselect = 3\n", ManifestError),
+        ('[[claims]]\nselect = "nope.*"\n', UnknownClaim),
+        ("[[claims]]\nbogus = 1\n", ManifestError),
+        ('[[claims]]\nselect = "darrm.table2.*"\nexpect = "MAYBE"\n', ManifestError),
+        ("format = 2\n", ManifestError),
+        (
+            '[[claims]]\nid = "a.b.c"\nreference = "r"\nquantity = "composition.general.eps"\n'
+            'inputs = { k = 20, eps = "-1", delta_prime = "0.1" }\nat_most = "1"\n',
+            InvalidParameter,
+        ),
+        (
+            '[[claims]]\nid = "a.b.c"\nreference = "r"\nquantity = "no.such.quantity"\ninputs = {}\nat_most = "1"\n',
+            InvalidParameter,
+        ),
+        ('include = ["m.toml"]\n', ManifestError),  # includes itself
+    ],
+)
 def test_malformed_manifests(tmp_path, text, exc):
     p = write(tmp_path, text)
     with pytest.raises(exc):

@@ -3,7 +3,18 @@
 Everything else in dpcert is built on these modules; they import nothing from the rest of the package.
 """
 
-from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure, ball, le, lt, refine, sign, sign_at_exp, workprec
+from dpcert.arith.ball import (
+    MAX_PREC,
+    START_PREC,
+    Enclosure,
+    ball,
+    le,
+    lt,
+    refine,
+    sign,
+    sign_at_exp,
+    workprec,
+)
 from dpcert.arith.context import FLOAT, BallContext, FloatContext
 from dpcert.arith.exact import Exact, RationalFunction, X, parse_int, parse_rational, to_fraction
 from dpcert.arith.rounding import ball_to_float, fraction_to_float

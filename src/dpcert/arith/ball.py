@@ -32,6 +32,7 @@ __all__ = [
     "sign",
     "sign_at_exp",
     "Enclosure",
+    "fraction_of",
 ]
 
 #: Precision (bits) of the first attempt.
@@ -170,9 +171,14 @@ def sign_at_exp(
     return result
 
 
-def _arb_endpoint(a: arb) -> Fraction | None:
-    if not a.is_finite():
-        return None
+def fraction_of(a: arb) -> Fraction:
+    """The exact rational value of an exact ball (a midpoint, a radius, ``arb.lower()``): no rounding.
+
+    Raises:
+        ValueError: if the ball is not exact or not finite.
+    """
+    if not a.is_exact() or not a.is_finite():
+        raise ValueError(f"fraction_of needs an exact finite ball, got {a}")
     m, e = a.man_exp()
     m, e = int(m), int(e)
     return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2 ** (-e))
@@ -194,9 +200,7 @@ class Enclosure:
             return cls(None, None)
         # mid and rad are exact binary numbers; combine them in exact rationals (a.lower() would round
         # at the ambient precision).
-        mid, rad = _arb_endpoint(a.mid()), _arb_endpoint(a.rad())
-        if mid is None or rad is None:
-            return cls(None, None)
+        mid, rad = fraction_of(a.mid()), fraction_of(a.rad())
         return cls(mid - rad, mid + rad)
 
     @classmethod

@@ -16,7 +16,7 @@ from typing import Any
 
 from flint import arb
 
-from dpcert.arith.ball import ball, workprec
+from dpcert.arith.ball import MAX_PREC, ball, workprec
 from dpcert.arith.exact import Exact
 
 __all__ = ["FloatContext", "BallContext", "FLOAT"]
@@ -72,8 +72,10 @@ class BallContext:
     name = "arb"
     rigorous = True
 
-    def __init__(self, prec: int) -> None:
+    def __init__(self, prec: int, max_prec: int = MAX_PREC) -> None:
+        #: working precision in bits, and the cap any inner refinement (a certified search) must respect
         self.prec = prec
+        self.max_prec = max(prec, max_prec)
         self._cm: Any = None
 
     def __enter__(self) -> BallContext:

@@ -55,12 +55,20 @@ _DELTA = probability("delta", doc="per-mechanism delta")
 _DP = probability("delta_prime", zero=False, one=True, doc="the slack delta' in (0, 1]")
 
 QUANTITIES = [
-    Quantity("composition.general.eps", (_K, _EPS, _DP), general_eps,
-             "Kairouz–Oh–Viswanath 2015, Thm 3.4; DaRRM Thm 2.3",
-             "eps' of the general composition theorem",
-             float=lambda **kw: general_eps(FLOAT, **kw)),
-    Quantity("composition.general.delta", (_K, _DELTA, _DP), lambda ctx, **kw: general_delta(**kw),
-             "Kairouz–Oh–Viswanath 2015, Thm 3.4; DaRRM Thm 2.3",
-             "1 - (1 - delta)^k (1 - delta') of the general composition theorem (exact)",
-             float=lambda **kw: float(general_delta(**kw))),
+    Quantity(
+        "composition.general.eps",
+        (_K, _EPS, _DP),
+        general_eps,
+        "Kairouz–Oh–Viswanath 2015, Thm 3.4; DaRRM Thm 2.3",
+        "eps' of the general composition theorem",
+        float=lambda **kw: general_eps(FLOAT, **kw),
+    ),
+    Quantity(
+        "composition.general.delta",
+        (_K, _DELTA, _DP),
+        lambda ctx, **kw: general_delta(**kw),
+        "Kairouz–Oh–Viswanath 2015, Thm 3.4; DaRRM Thm 2.3",
+        "1 - (1 - delta)^k (1 - delta') of the general composition theorem (exact)",
+        float=lambda **kw: float(general_delta(**kw)),
+    ),
 ]

@@ -43,13 +43,28 @@ _LAM = real("lam", 1, lo_open=True, doc="Rényi order lambda > 1")
 _SIGMA = real("sigma", 0, lo_open=True, doc="Gaussian noise scale")
 
 QUANTITIES = [
-    Quantity("rdp.gaussian.eps", (_LAM, _SIGMA, real("sensitivity", 0, lo_open=True)), gaussian_rdp,
-             "Mironov 2017, Prop. 7", "RDP of order lam of the Gaussian mechanism",
-             float=lambda **kw: gaussian_rdp(FLOAT, **kw)),
-    Quantity("rdp.gnmax.eps", (_LAM, _SIGMA), gnmax_rdp,
-             "Papernot et al. 2018 (PATE), §4.1; DaRRM App. D.2.1", "RDP lam/sigma^2 of GNMax",
-             float=lambda **kw: gnmax_rdp(FLOAT, **kw)),
-    Quantity("rdp.to_dp.eps", (_LAM, real("eps_rdp", 0), probability("delta", zero=False)), rdp_to_dp_eps,
-             "Mironov 2017, Prop. 3; PATE Thm 5; DaRRM Thm D.1", "eps_rdp + log(1/delta)/(lam - 1)",
-             float=lambda **kw: rdp_to_dp_eps(FLOAT, **kw)),
+    Quantity(
+        "rdp.gaussian.eps",
+        (_LAM, _SIGMA, real("sensitivity", 0, lo_open=True)),
+        gaussian_rdp,
+        "Mironov 2017, Prop. 7",
+        "RDP of order lam of the Gaussian mechanism",
+        float=lambda **kw: gaussian_rdp(FLOAT, **kw),
+    ),
+    Quantity(
+        "rdp.gnmax.eps",
+        (_LAM, _SIGMA),
+        gnmax_rdp,
+        "Papernot et al. 2018 (PATE), §4.1; DaRRM App. D.2.1",
+        "RDP lam/sigma^2 of GNMax",
+        float=lambda **kw: gnmax_rdp(FLOAT, **kw),
+    ),
+    Quantity(
+        "rdp.to_dp.eps",
+        (_LAM, real("eps_rdp", 0), probability("delta", zero=False)),
+        rdp_to_dp_eps,
+        "Mironov 2017, Prop. 3; PATE Thm 5; DaRRM Thm D.1",
+        "eps_rdp + log(1/delta)/(lam - 1)",
+        float=lambda **kw: rdp_to_dp_eps(FLOAT, **kw),
+    ),
 ]

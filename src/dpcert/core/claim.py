@@ -148,8 +148,7 @@ class Rounds(Comparison):
     def __post_init__(self) -> None:
         text = self.printed.strip()
         body = text.lstrip("+-")
-        if not body or "e" in body.lower() or "/" in body or body.count(".") > 1 or \
-                not body.replace(".", "").isdigit():
+        if not body or "e" in body.lower() or "/" in body or body.count(".") > 1 or not body.replace(".", "").isdigit():
             raise InvalidParameter("printed", self.printed, "a plain decimal such as '5.352'")
 
     @property
@@ -295,8 +294,11 @@ class Claim:
             verdict, evidence = self._run(max_prec)
             err = None
         except PrecisionExhausted as exc:
-            verdict, evidence, err = Verdict.UNDECIDED, Evidence(method="arb ball arithmetic",
-                                                                 precision=exc.max_prec, detail=str(exc)), None
+            verdict, evidence, err = (
+                Verdict.UNDECIDED,
+                Evidence(method="arb ball arithmetic", precision=exc.max_prec, detail=str(exc)),
+                None,
+            )
         except DpcertError as exc:
             verdict, evidence, err = Verdict.ERROR, Evidence(detail=str(exc)), f"{type(exc).__name__}: {exc}"
         except Exception as exc:  # a bug in a check must not abort a whole verify run
@@ -326,18 +328,17 @@ class QuantityClaim(Claim):
     def _run(self, max_prec: int) -> tuple[Verdict, Evidence]:
         assert self.quantity is not None and self.comparison is not None
         parsed = self.quantity.parse(self.inputs)
-        holds, enc, prec = self.quantity.decide(parsed, self.comparison.decide, start_prec=START_PREC,
-                                                max_prec=max_prec)
+        holds, enc, prec = self.quantity.decide(
+            parsed, self.comparison.decide, start_prec=START_PREC, max_prec=max_prec
+        )
         verdict = Verdict.CERTIFIED if holds else Verdict.REFUTED
         lo, hi = enc.decimal(20)
         shown = lo if lo == hi else f"[{lo}, {hi}]"
-        detail = f"{self.quantity.name} = {shown} {'satisfies' if holds else 'violates'} " \
-                 f"'{self.comparison.describe()}'"
+        detail = f"{self.quantity.name} = {shown} {'satisfies' if holds else 'violates'} '{self.comparison.describe()}'"
         if isinstance(self.comparison, Rounds) and not holds:
             detail += f" (it rounds to {fraction_to_decimal(enc.lo or Fraction(0), 10, 'nearest')}…)"
         method = "exact rational arithmetic" if enc.is_exact and prec == START_PREC else "arb ball arithmetic"
-        return verdict, Evidence(enclosure=enc, method=method, precision=0 if enc.is_exact else prec,
-                                 detail=detail)
+        return verdict, Evidence(enclosure=enc, method=method, precision=0 if enc.is_exact else prec, detail=detail)
 
 
 @dataclass(frozen=True)

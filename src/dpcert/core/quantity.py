@@ -84,16 +84,22 @@ class Quantity:
         last: dict[str, Enclosure] = {}
 
         def step(prec: int) -> Any | None:
-            enc = enclosure_of(self.ball(BallContext(prec), **parsed))
+            with BallContext(prec, max_prec) as ctx:
+                enc = enclosure_of(self.ball(ctx, **parsed))
             last["enc"] = enc
             return decider(enc)
 
-        decision, prec = refine(step, what=f"{self.name}({_fmt(parsed)})", start_prec=start_prec,
-                                max_prec=max_prec)
+        decision, prec = refine(step, what=f"{self.name}({_fmt(parsed)})", start_prec=start_prec, max_prec=max_prec)
         return decision, last["enc"], prec
 
-    def enclose(self, inputs: Mapping[str, Any] | None = None, *, rel_tol: float = 1e-15,
-                max_prec: int = MAX_PREC, **kw: Any) -> Enclosure:
+    def enclose(
+        self,
+        inputs: Mapping[str, Any] | None = None,
+        *,
+        rel_tol: float = 1e-15,
+        max_prec: int = MAX_PREC,
+        **kw: Any,
+    ) -> Enclosure:
         """A rigorous enclosure whose relative width is at most ``rel_tol`` (or exact).
 
         >>> from dpcert.composition import QUANTITIES

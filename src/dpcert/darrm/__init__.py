@@ -4,8 +4,8 @@ This foundation release covers the paper's privacy accounting: the general-compo
 5, 7 and 9 and the GNMax calibration of Table 4 (:mod:`dpcert.darrm.gnmax`, :mod:`dpcert.darrm.accounting`).
 """
 
-from dpcert.darrm import accounting, gnmax
 from dpcert.core.quantity import Quantity
+from dpcert.darrm import accounting, gnmax
 
 QUANTITIES: dict[str, Quantity] = {q.name: q for mod in (accounting, gnmax) for q in mod.QUANTITIES}
 

@@ -27,9 +27,12 @@ def allowance(ctx: Any, k: int, eps: Exact, delta_prime: Exact) -> Any:
 
 
 QUANTITIES = [
-    Quantity("darrm.general.allowance",
-             (integer("k", 1), real("eps", 0, lo_open=True), probability("delta_prime", zero=False, one=True)),
-             allowance, "DaRRM App. D.1.1 (Table 3: m and tau)",
-             "eps'/eps of k-fold general composition (privacy allowance m, RR tau)",
-             float=lambda **kw: allowance(FLOAT, **kw)),
+    Quantity(
+        "darrm.general.allowance",
+        (integer("k", 1), real("eps", 0, lo_open=True), probability("delta_prime", zero=False, one=True)),
+        allowance,
+        "DaRRM App. D.1.1 (Table 3: m and tau)",
+        "eps'/eps of k-fold general composition (privacy allowance m, RR tau)",
+        float=lambda **kw: allowance(FLOAT, **kw),
+    ),
 ]

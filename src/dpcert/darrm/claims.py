@@ -28,28 +28,58 @@ _NAMES = {"mnist": "MNIST", "fmnist": "Fashion-MNIST"}
 
 #: Tables 2, 5, 7, 9: table -> m -> dataset -> (per-query (eps, delta), {Q: (eps_total, delta_total)}).
 PRIVACY_TABLES: dict[int, tuple[int, dict[str, tuple[tuple[str, str], dict[int, tuple[str, str]]]]]] = {
-    2: (3, {
-        "mnist": (("0.2676", "0.0003"), {20: ("5.352", "0.006"), 50: ("9.901", "0.015"), 100: ("15.044", "0.030")}),
-        "fmnist": (("0.2556", "0.0003"), {20: ("5.112", "0.006"), 50: ("9.382", "0.015"),
-                                          100: ("14.219", "0.030")}),
-    }),
-    5: (1, {
-        "mnist": (("0.0892", "0.0001"), {20: ("1.704", "0.002"), 50: ("2.837", "0.005"), 100: ("4.202", "0.010")}),
-        "fmnist": (("0.0852", "0.0001"), {20: ("1.620", "0.002"), 50: ("2.695", "0.005"),
-                                          100: ("3.988", "0.010")}),
-    }),
-    7: (5, {
-        "mnist": (("0.4460", "0.0005"), {20: ("8.920", "0.010"), 50: ("18.428", "0.025"),
-                                         100: ("28.926", "0.049")}),
-        "fmnist": (("0.4260", "0.0005"), {20: ("8.520", "0.010"), 50: ("17.398", "0.025"),
-                                          100: ("27.223", "0.049")}),
-    }),
-    9: (7, {
-        "mnist": (("0.6244", "0.0007"), {20: ("12.488", "0.014"), 50: ("28.392", "0.035"),
-                                         100: ("45.683", "0.068")}),
-        "fmnist": (("0.5964", "0.0007"), {20: ("11.928", "0.014"), 50: ("26.738", "0.035"),
-                                          100: ("42.873", "0.068")}),
-    }),
+    2: (
+        3,
+        {
+            "mnist": (
+                ("0.2676", "0.0003"),
+                {20: ("5.352", "0.006"), 50: ("9.901", "0.015"), 100: ("15.044", "0.030")},
+            ),
+            "fmnist": (
+                ("0.2556", "0.0003"),
+                {20: ("5.112", "0.006"), 50: ("9.382", "0.015"), 100: ("14.219", "0.030")},
+            ),
+        },
+    ),
+    5: (
+        1,
+        {
+            "mnist": (
+                ("0.0892", "0.0001"),
+                {20: ("1.704", "0.002"), 50: ("2.837", "0.005"), 100: ("4.202", "0.010")},
+            ),
+            "fmnist": (
+                ("0.0852", "0.0001"),
+                {20: ("1.620", "0.002"), 50: ("2.695", "0.005"), 100: ("3.988", "0.010")},
+            ),
+        },
+    ),
+    7: (
+        5,
+        {
+            "mnist": (
+                ("0.4460", "0.0005"),
+                {20: ("8.920", "0.010"), 50: ("18.428", "0.025"), 100: ("28.926", "0.049")},
+            ),
+            "fmnist": (
+                ("0.4260", "0.0005"),
+                {20: ("8.520", "0.010"), 50: ("17.398", "0.025"), 100: ("27.223", "0.049")},
+            ),
+        },
+    ),
+    9: (
+        7,
+        {
+            "mnist": (
+                ("0.6244", "0.0007"),
+                {20: ("12.488", "0.014"), 50: ("28.392", "0.035"), 100: ("45.683", "0.068")},
+            ),
+            "fmnist": (
+                ("0.5964", "0.0007"),
+                {20: ("11.928", "0.014"), 50: ("26.738", "0.035"), 100: ("42.873", "0.068")},
+            ),
+        },
+    ),
 }
 DELTA_PRIME_62 = "0.0001"
 
@@ -63,7 +93,10 @@ TABLE3 = {
 }
 
 #: Table 4: dataset -> (per-query (m eps, m Delta), printed lambda, printed sigma_min).
-TABLE4 = {"mnist": (("0.2676", "0.0003"), "34.31", "21.46"), "fmnist": (("0.2556", "0.0003"), "35.74", "22.46")}
+TABLE4 = {
+    "mnist": (("0.2676", "0.0003"), "34.31", "21.46"),
+    "fmnist": (("0.2556", "0.0003"), "35.74", "22.46"),
+}
 
 
 def _privacy_table_claims() -> list[Claim]:
@@ -73,28 +106,49 @@ def _privacy_table_claims() -> list[Claim]:
         for ds, ((eq, dq), totals) in rows.items():
             eps_t, delta_t = TEACHER[ds]
             base = f"darrm.table{table}.{ds}"
-            out.append(QuantityClaim(
-                f"{base}.per_query.eps", ref,
-                f"{_NAMES[ds]}: m = {m} teachers of eps = {eps_t} compose to eps_query = {eq}",
-                quantity=COMP["composition.simple.eps"], inputs={"k": m, "eps": eps_t}, comparison=Rounds(eq)))
-            out.append(QuantityClaim(
-                f"{base}.per_query.delta", ref,
-                f"{_NAMES[ds]}: m = {m} teachers of Delta = {delta_t} compose to delta_query = {dq}",
-                quantity=COMP["composition.simple.delta"], inputs={"k": m, "delta": delta_t},
-                comparison=Rounds(dq)))
+            out.append(
+                QuantityClaim(
+                    f"{base}.per_query.eps",
+                    ref,
+                    f"{_NAMES[ds]}: m = {m} teachers of eps = {eps_t} compose to eps_query = {eq}",
+                    quantity=COMP["composition.simple.eps"],
+                    inputs={"k": m, "eps": eps_t},
+                    comparison=Rounds(eq),
+                )
+            )
+            out.append(
+                QuantityClaim(
+                    f"{base}.per_query.delta",
+                    ref,
+                    f"{_NAMES[ds]}: m = {m} teachers of Delta = {delta_t} compose to delta_query = {dq}",
+                    quantity=COMP["composition.simple.delta"],
+                    inputs={"k": m, "delta": delta_t},
+                    comparison=Rounds(dq),
+                )
+            )
             for q, (et, dt) in totals.items():
-                out.append(QuantityClaim(
-                    f"{base}.q{q}.eps", ref,
-                    f"{_NAMES[ds]}, Q = {q}: general composition of ({eq}, {dq}) with delta' = 1e-4 "
-                    f"gives eps_total = {et}",
-                    quantity=COMP["composition.general.eps"],
-                    inputs={"k": q, "eps": eq, "delta_prime": DELTA_PRIME_62}, comparison=Rounds(et)))
-                out.append(QuantityClaim(
-                    f"{base}.q{q}.delta", ref,
-                    f"{_NAMES[ds]}, Q = {q}: general composition of ({eq}, {dq}) with delta' = 1e-4 "
-                    f"gives delta_total = {dt}",
-                    quantity=COMP["composition.general.delta"],
-                    inputs={"k": q, "delta": dq, "delta_prime": DELTA_PRIME_62}, comparison=Rounds(dt)))
+                out.append(
+                    QuantityClaim(
+                        f"{base}.q{q}.eps",
+                        ref,
+                        f"{_NAMES[ds]}, Q = {q}: general composition of ({eq}, {dq}) with delta' = 1e-4 "
+                        f"gives eps_total = {et}",
+                        quantity=COMP["composition.general.eps"],
+                        inputs={"k": q, "eps": eq, "delta_prime": DELTA_PRIME_62},
+                        comparison=Rounds(et),
+                    )
+                )
+                out.append(
+                    QuantityClaim(
+                        f"{base}.q{q}.delta",
+                        ref,
+                        f"{_NAMES[ds]}, Q = {q}: general composition of ({eq}, {dq}) with delta' = 1e-4 "
+                        f"gives delta_total = {dt}",
+                        quantity=COMP["composition.general.delta"],
+                        inputs={"k": q, "delta": dq, "delta_prime": DELTA_PRIME_62},
+                        comparison=Rounds(dt),
+                    )
+                )
     return out
 
 
@@ -105,23 +159,46 @@ def _table3_claims() -> list[Claim]:
     for big_m, (m, tau, lam, m_eps, delta) in TABLE3.items():
         base = f"darrm.table3.M{big_m}"
         out += [
-            QuantityClaim(f"{base}.m", ref, f"privacy allowance m = eps'/eps of {big_m}-fold general composition",
-                          quantity=DARRM["darrm.general.allowance"], inputs={"k": big_m, **common},
-                          comparison=Rounds(m)),
-            QuantityClaim(f"{base}.m_eps", ref, f"overall privacy loss m*eps = eps' of {big_m}-fold composition",
-                          quantity=COMP["composition.general.eps"], inputs={"k": big_m, **common},
-                          comparison=Rounds(m_eps)),
-            QuantityClaim(f"{base}.delta", ref, f"overall failure probability 1 - (1-Delta)^{big_m} (1-delta')",
-                          quantity=COMP["composition.general.delta"],
-                          inputs={"k": big_m, "delta": TABLE3_DELTA, "delta_prime": TABLE3_DP},
-                          comparison=Rounds(delta)),
-            QuantityClaim(f"{base}.tau", ref, f"RR parameter tau = eps'/eps of K = {TABLE3_K}-fold composition",
-                          quantity=DARRM["darrm.general.allowance"], inputs={"k": TABLE3_K, **common},
-                          comparison=Rounds(tau)),
-            QuantityClaim(f"{base}.lambda", ref, f"RR parameter lambda = 1 - (1-Delta)^{TABLE3_K} (1-delta')",
-                          quantity=COMP["composition.general.delta"],
-                          inputs={"k": TABLE3_K, "delta": TABLE3_DELTA, "delta_prime": TABLE3_DP},
-                          comparison=Rounds(lam)),
+            QuantityClaim(
+                f"{base}.m",
+                ref,
+                f"privacy allowance m = eps'/eps of {big_m}-fold general composition",
+                quantity=DARRM["darrm.general.allowance"],
+                inputs={"k": big_m, **common},
+                comparison=Rounds(m),
+            ),
+            QuantityClaim(
+                f"{base}.m_eps",
+                ref,
+                f"overall privacy loss m*eps = eps' of {big_m}-fold composition",
+                quantity=COMP["composition.general.eps"],
+                inputs={"k": big_m, **common},
+                comparison=Rounds(m_eps),
+            ),
+            QuantityClaim(
+                f"{base}.delta",
+                ref,
+                f"overall failure probability 1 - (1-Delta)^{big_m} (1-delta')",
+                quantity=COMP["composition.general.delta"],
+                inputs={"k": big_m, "delta": TABLE3_DELTA, "delta_prime": TABLE3_DP},
+                comparison=Rounds(delta),
+            ),
+            QuantityClaim(
+                f"{base}.tau",
+                ref,
+                f"RR parameter tau = eps'/eps of K = {TABLE3_K}-fold composition",
+                quantity=DARRM["darrm.general.allowance"],
+                inputs={"k": TABLE3_K, **common},
+                comparison=Rounds(tau),
+            ),
+            QuantityClaim(
+                f"{base}.lambda",
+                ref,
+                f"RR parameter lambda = 1 - (1-Delta)^{TABLE3_K} (1-delta')",
+                quantity=COMP["composition.general.delta"],
+                inputs={"k": TABLE3_K, "delta": TABLE3_DELTA, "delta_prime": TABLE3_DP},
+                comparison=Rounds(lam),
+            ),
         ]
     return out
 
@@ -133,26 +210,44 @@ def _table4_claims() -> list[Claim]:
         budget = {"eps_target": eq, "delta": dq}
         base = f"darrm.table4.{ds}"
         out += [
-            QuantityClaim(f"{base}.sigma_min", ref,
-                          f"{_NAMES[ds]}: the grid minimum of sigma over lambda = lambda_min + j/2 <= 500 "
-                          f"is sigma_min = {sigma}",
-                          quantity=DARRM["darrm.gnmax.sigma_min"], inputs=budget, comparison=Rounds(sigma)),
-            QuantityClaim(f"{base}.lambda", ref,
-                          f"{_NAMES[ds]}: the printed lambda = {lam} is the grid argmin of sigma^2",
-                          quantity=DARRM["darrm.gnmax.lambda_argmin"], inputs=budget, comparison=Rounds(lam),
-                          expected=Verdict.REFUTED,
-                          erratum=f"The argmin of sigma^2 on the grid is not {lam}; the printed lambda equals "
-                                  f"lambda_min + 3 (claim {base}.lambda_is_lambda_min_plus_3)."),
-            QuantityClaim(f"{base}.sigma_at_printed_lambda", ref,
-                          f"{_NAMES[ds]}: sigma at the printed lambda = {lam} is the printed sigma_min = {sigma}",
-                          quantity=DARRM["darrm.gnmax.sigma"], inputs={**budget, "lam": lam},
-                          comparison=Rounds(sigma), expected=Verdict.REFUTED,
-                          erratum=f"At lambda = {lam} the noise needed is far larger than sigma_min = {sigma}: "
-                                  "the row (lambda, sigma_min) is inconsistent."),
-            QuantityClaim(f"{base}.lambda_is_lambda_min_plus_3", ref,
-                          f"{_NAMES[ds]}: the printed lambda = {lam} equals lambda_min + 3 (grid point j = 6)",
-                          quantity=DARRM["darrm.gnmax.grid_lambda"], inputs={**budget, "j": 6},
-                          comparison=Rounds(lam)),
+            QuantityClaim(
+                f"{base}.sigma_min",
+                ref,
+                f"{_NAMES[ds]}: the grid minimum of sigma over lambda = lambda_min + j/2 <= 500 is sigma_min = {sigma}",
+                quantity=DARRM["darrm.gnmax.sigma_min"],
+                inputs=budget,
+                comparison=Rounds(sigma),
+            ),
+            QuantityClaim(
+                f"{base}.lambda",
+                ref,
+                f"{_NAMES[ds]}: the printed lambda = {lam} is the grid argmin of sigma^2",
+                quantity=DARRM["darrm.gnmax.lambda_argmin"],
+                inputs=budget,
+                comparison=Rounds(lam),
+                expected=Verdict.REFUTED,
+                erratum=f"The argmin of sigma^2 on the grid is not {lam}; the printed lambda equals "
+                f"lambda_min + 3 (claim {base}.lambda_is_lambda_min_plus_3).",
+            ),
+            QuantityClaim(
+                f"{base}.sigma_at_printed_lambda",
+                ref,
+                f"{_NAMES[ds]}: sigma at the printed lambda = {lam} is the printed sigma_min = {sigma}",
+                quantity=DARRM["darrm.gnmax.sigma"],
+                inputs={**budget, "lam": lam},
+                comparison=Rounds(sigma),
+                expected=Verdict.REFUTED,
+                erratum=f"At lambda = {lam} the noise needed is far larger than sigma_min = {sigma}: "
+                "the row (lambda, sigma_min) is inconsistent.",
+            ),
+            QuantityClaim(
+                f"{base}.lambda_is_lambda_min_plus_3",
+                ref,
+                f"{_NAMES[ds]}: the printed lambda = {lam} equals lambda_min + 3 (grid point j = 6)",
+                quantity=DARRM["darrm.gnmax.grid_lambda"],
+                inputs={**budget, "j": 6},
+                comparison=Rounds(lam),
+            ),
         ]
     return out
 

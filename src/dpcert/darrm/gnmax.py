@@ -115,29 +115,56 @@ _EPS_T = real("eps_target", 0, lo_open=True, doc="per-query budget m*eps")
 _DELTA = probability("delta", zero=False, doc="per-query delta = m*Delta")
 
 QUANTITIES = [
-    Quantity("darrm.gnmax.lambda_min", (_EPS_T, _DELTA), lambda_min,
-             "DaRRM App. D.2.1", "log(1/delta)/eps_target + 1",
-             float=lambda **kw: lambda_min(FLOAT, **kw)),
-    Quantity("darrm.gnmax.grid_lambda", (_EPS_T, _DELTA, integer("j", 1)),
-             lambda ctx, eps_target, delta, j: lambda_min(ctx, eps_target, delta) + j * ctx.num(LAMBDA_STEP),
-             "DaRRM App. D.2.1", "the j-th grid point lambda_min + j/2",
-             float=lambda eps_target, delta, j: lambda_min(FLOAT, eps_target, delta) + j / 2),
-    Quantity("darrm.gnmax.sigma", (_EPS_T, _DELTA, real("lam", 1, lo_open=True)),
-             lambda ctx, lam, **kw: sigma_sq(ctx, lam, **kw).sqrt(),
-             "DaRRM App. D.2.1; PATE Thm 5", "sigma meeting (eps_target, delta) at Renyi order lam",
-             float=lambda lam, **kw: sigma_sq(FLOAT, lam, **kw) ** 0.5),
-    Quantity("darrm.gnmax.grid_sigma", (_EPS_T, _DELTA, integer("j", 1)),
-             lambda ctx, eps_target, delta, j: sigma_sq(
-                 ctx, lambda_min(ctx, eps_target, delta) + j * ctx.num(LAMBDA_STEP), eps_target, delta).sqrt(),
-             "DaRRM App. D.2.1, Figure 10", "sigma at the j-th grid point lambda_min + j/2",
-             float=lambda eps_target, delta, j: sigma_sq(
-                 FLOAT, lambda_min(FLOAT, eps_target, delta) + j / 2, eps_target, delta) ** 0.5),
-    Quantity("darrm.gnmax.lambda_argmin", (_EPS_T, _DELTA),
-             lambda ctx, **kw: _argmin_or_wide(ctx, what="lam", **kw),
-             "DaRRM App. D.2.1, Table 4", "grid argmin of sigma^2 over lambda_min + j/2 <= 500",
-             float=lambda **kw: _float_argmin(**kw)[0]),
-    Quantity("darrm.gnmax.sigma_min", (_EPS_T, _DELTA),
-             lambda ctx, **kw: _argmin_or_wide(ctx, what="sigma", **kw),
-             "DaRRM App. D.2.1, Table 4", "grid minimum of sigma over lambda_min + j/2 <= 500",
-             float=lambda **kw: _float_argmin(**kw)[1]),
+    Quantity(
+        "darrm.gnmax.lambda_min",
+        (_EPS_T, _DELTA),
+        lambda_min,
+        "DaRRM App. D.2.1",
+        "log(1/delta)/eps_target + 1",
+        float=lambda **kw: lambda_min(FLOAT, **kw),
+    ),
+    Quantity(
+        "darrm.gnmax.grid_lambda",
+        (_EPS_T, _DELTA, integer("j", 1)),
+        lambda ctx, eps_target, delta, j: lambda_min(ctx, eps_target, delta) + j * ctx.num(LAMBDA_STEP),
+        "DaRRM App. D.2.1",
+        "the j-th grid point lambda_min + j/2",
+        float=lambda eps_target, delta, j: lambda_min(FLOAT, eps_target, delta) + j / 2,
+    ),
+    Quantity(
+        "darrm.gnmax.sigma",
+        (_EPS_T, _DELTA, real("lam", 1, lo_open=True)),
+        lambda ctx, lam, **kw: sigma_sq(ctx, lam, **kw).sqrt(),
+        "DaRRM App. D.2.1; PATE Thm 5",
+        "sigma meeting (eps_target, delta) at Renyi order lam",
+        float=lambda lam, **kw: sigma_sq(FLOAT, lam, **kw) ** 0.5,
+    ),
+    Quantity(
+        "darrm.gnmax.grid_sigma",
+        (_EPS_T, _DELTA, integer("j", 1)),
+        lambda ctx, eps_target, delta, j: sigma_sq(
+            ctx, lambda_min(ctx, eps_target, delta) + j * ctx.num(LAMBDA_STEP), eps_target, delta
+        ).sqrt(),
+        "DaRRM App. D.2.1, Figure 10",
+        "sigma at the j-th grid point lambda_min + j/2",
+        float=lambda eps_target, delta, j: (
+            sigma_sq(FLOAT, lambda_min(FLOAT, eps_target, delta) + j / 2, eps_target, delta) ** 0.5
+        ),
+    ),
+    Quantity(
+        "darrm.gnmax.lambda_argmin",
+        (_EPS_T, _DELTA),
+        lambda ctx, **kw: _argmin_or_wide(ctx, what="lam", **kw),
+        "DaRRM App. D.2.1, Table 4",
+        "grid argmin of sigma^2 over lambda_min + j/2 <= 500",
+        float=lambda **kw: _float_argmin(**kw)[0],
+    ),
+    Quantity(
+        "darrm.gnmax.sigma_min",
+        (_EPS_T, _DELTA),
+        lambda ctx, **kw: _argmin_or_wide(ctx, what="sigma", **kw),
+        "DaRRM App. D.2.1, Table 4",
+        "grid minimum of sigma over lambda_min + j/2 <= 500",
+        float=lambda **kw: _float_argmin(**kw)[1],
+    ),
 ]

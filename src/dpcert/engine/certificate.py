@@ -25,8 +25,15 @@ from dpcert.core.claim import ClaimResult, QuantityClaim, Verdict, comparison_fr
 from dpcert.engine import registry
 from dpcert.errors import CertificateError, DpcertError
 
-__all__ = ["FORMAT", "VERSION", "make_certificate", "write_certificate", "load_certificate", "recheck",
-           "RecheckReport"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "make_certificate",
+    "write_certificate",
+    "load_certificate",
+    "recheck",
+    "RecheckReport",
+]
 
 FORMAT = "dpcert-certificate"
 VERSION = 1
@@ -58,8 +65,11 @@ def make_certificate(result: ClaimResult) -> dict[str, Any]:
         "verdict": record["verdict"],
         "evidence": record["evidence"],
         "seconds": record["seconds"],
-        "software": {"dpcert": __version__, "python-flint": flint.__version__,
-                     "python": platform.python_version()},
+        "software": {
+            "dpcert": __version__,
+            "python-flint": flint.__version__,
+            "python": platform.python_version(),
+        },
         "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
     }
     if result.error:
@@ -132,11 +142,16 @@ def recheck(path: str | Path) -> RecheckReport:
     c = cert["claim"]
     try:
         if "quantity" in c:
-            claim = QuantityClaim(c["id"], c.get("reference", ""), c.get("statement", ""),
-                                  expected=Verdict(c.get("expected", "CERTIFIED")), erratum=c.get("erratum", ""),
-                                  quantity=registry.quantity(c["quantity"]),
-                                  inputs=_inputs_from_json(c.get("inputs", {})),
-                                  comparison=comparison_from_json(c["comparison"]))
+            claim = QuantityClaim(
+                c["id"],
+                c.get("reference", ""),
+                c.get("statement", ""),
+                expected=Verdict(c.get("expected", "CERTIFIED")),
+                erratum=c.get("erratum", ""),
+                quantity=registry.quantity(c["quantity"]),
+                inputs=_inputs_from_json(c.get("inputs", {})),
+                comparison=comparison_from_json(c["comparison"]),
+            )
         else:
             claim = registry.select(c["id"])[0]
     except (DpcertError, KeyError) as exc:
@@ -147,7 +162,13 @@ def recheck(path: str | Path) -> RecheckReport:
     if old_enc is not None and new_enc is not None:
         agree = Enclosure.from_json(old_enc).overlaps(new_enc)
     ok = result.verdict.value == cert["verdict"] and agree
-    detail = "verdict and enclosure reproduced" if ok else (
-        f"verdict now {result.verdict.value}, recorded {cert['verdict']}" if result.verdict.value != cert["verdict"]
-        else "the new enclosure does not intersect the recorded one")
+    detail = (
+        "verdict and enclosure reproduced"
+        if ok
+        else (
+            f"verdict now {result.verdict.value}, recorded {cert['verdict']}"
+            if result.verdict.value != cert["verdict"]
+            else "the new enclosure does not intersect the recorded one"
+        )
+    )
     return RecheckReport(str(path), claim.id, cert["verdict"], result.verdict.value, agree, ok, detail)

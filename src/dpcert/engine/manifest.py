@@ -11,7 +11,7 @@ Format (``format = 1``)::
     full = false                         # true: only with `dpcert verify --full`
 
     [[claims]]                           # a registered quantity claim with other inputs
-    select = "composition.kov.eps.brnotes_eps0.1_k100"
+    select = "composition.kov.eps.brnotes_eps0p1_k100"
     id = "mine.kov.k200"
     inputs = { k = 200 }
 
@@ -46,8 +46,20 @@ else:  # pragma: no cover
 
 __all__ = ["Entry", "load_manifest", "bundled_dir", "default_manifest", "entries_for_selectors"]
 
-_ENTRY_KEYS = {"select", "id", "expect", "full", "inputs", "quantity", "reference", "statement", "rounds_to",
-               "at_most", "at_least", "erratum"}
+_ENTRY_KEYS = {
+    "select",
+    "id",
+    "expect",
+    "full",
+    "inputs",
+    "quantity",
+    "reference",
+    "statement",
+    "rounds_to",
+    "at_most",
+    "at_least",
+    "erratum",
+}
 _TOP_KEYS = {"format", "description", "include", "claims"}
 
 
@@ -84,7 +96,7 @@ def _comparison(raw: dict[str, Any], where: str) -> Comparison:
     key = given[0]
     value = raw[key]
     if not isinstance(value, (str, int)):
-        raise ManifestError(where, f"{key} must be a string such as \"5.352\" (got {value!r})")
+        raise ManifestError(where, f'{key} must be a string such as "5.352" (got {value!r})')
     try:
         if key == "rounds_to":
             return Rounds(str(value))
@@ -102,7 +114,7 @@ def _entries(raw: dict[str, Any], where: str) -> list[Entry]:
         raise ManifestError(where, f"full must be true or false (got {full!r})")
     inputs = raw.get("inputs", {})
     if not isinstance(inputs, dict):
-        raise ManifestError(where, "inputs must be a table such as { k = 20, eps = \"0.1\" }")
+        raise ManifestError(where, 'inputs must be a table such as { k = 20, eps = "0.1" }')
     try:
         expect = Verdict.parse(raw["expect"]) if "expect" in raw else None
     except InvalidParameter as exc:
@@ -128,10 +140,16 @@ def _entries(raw: dict[str, Any], where: str) -> list[Entry]:
         q = registry.quantity(str(raw["quantity"]))
         comparison = _comparison(raw, where)
         q.parse(inputs)  # validate now: a bad input is a manifest error, not a failed claim
-        claim = QuantityClaim(raw["id"], raw["reference"],
-                              raw.get("statement", f"{q.name}({inputs}) {comparison.describe()}"),
-                              expected=expect or Verdict.CERTIFIED, erratum=raw.get("erratum", ""),
-                              quantity=q, inputs=inputs, comparison=comparison)
+        claim = QuantityClaim(
+            raw["id"],
+            raw["reference"],
+            raw.get("statement", f"{q.name}({inputs}) {comparison.describe()}"),
+            expected=expect or Verdict.CERTIFIED,
+            erratum=raw.get("erratum", ""),
+            quantity=q,
+            inputs=inputs,
+            comparison=comparison,
+        )
         return [Entry(claim, claim.expected, full, where)]
     raise ManifestError(where, "each [[claims]] entry needs select or quantity")
 

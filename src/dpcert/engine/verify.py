@@ -78,8 +78,9 @@ class _SlowNotice:
             self._timer = None
 
 
-def run_entries(entries: Sequence[Entry], *, full: bool = False, max_prec: int = MAX_PREC,
-                progress: TextIO | None = None) -> VerifyReport:
+def run_entries(
+    entries: Sequence[Entry], *, full: bool = False, max_prec: int = MAX_PREC, progress: TextIO | None = None
+) -> VerifyReport:
     """Check each entry (slow ones only when ``full``) and collect the results."""
     t0 = time.perf_counter()
     chosen = [e for e in entries if full or not e.full]
@@ -92,14 +93,21 @@ def run_entries(entries: Sequence[Entry], *, full: bool = False, max_prec: int =
         finally:
             notice.stop()
         if progress is not None and results[-1].seconds > 1.0:
-            progress.write(f"  [{i}/{len(chosen)}] {e.claim.id}: {results[-1].verdict.value} "
-                           f"in {results[-1].seconds:.1f} s\n")
+            progress.write(
+                f"  [{i}/{len(chosen)}] {e.claim.id}: {results[-1].verdict.value} in {results[-1].seconds:.1f} s\n"
+            )
     sources = sorted({e.source for e in chosen})
     return VerifyReport(results, len(entries) - len(chosen), time.perf_counter() - t0, sources)
 
 
-def verify(manifests: Iterable[str | Path] = (), selectors: Iterable[str] = (), *, full: bool = False,
-           max_prec: int = MAX_PREC, progress: TextIO | None = None) -> VerifyReport:
+def verify(
+    manifests: Iterable[str | Path] = (),
+    selectors: Iterable[str] = (),
+    *,
+    full: bool = False,
+    max_prec: int = MAX_PREC,
+    progress: TextIO | None = None,
+) -> VerifyReport:
     """Run manifests and/or claim selectors; with neither, the bundled default manifest.
 
     ``progress``: a stream for progress lines on claims slower than a second (the CLI passes stderr).
@@ -117,9 +125,7 @@ def verify(manifests: Iterable[str | Path] = (), selectors: Iterable[str] = (), 
     if selectors and manifests:
         import fnmatch
 
-        entries = [e for e in entries if any(fnmatch.fnmatchcase(e.claim.id, s) or e.claim.id == s
-                                             for s in selectors)]
+        entries = [e for e in entries if any(fnmatch.fnmatchcase(e.claim.id, s) or e.claim.id == s for s in selectors)]
     elif selectors:
         entries = entries_for_selectors(selectors)
-    return run_entries(entries, full=full or bool(selectors and not manifests), max_prec=max_prec,
-                       progress=progress)
+    return run_entries(entries, full=full or bool(selectors and not manifests), max_prec=max_prec, progress=progress)

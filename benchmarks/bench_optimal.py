@@ -1,0 +1,140 @@
+"""Benchmark: optimal composition of ε-DP mechanisms, certified vs float vs dp-accounting.
+
+For k ∈ {10, 100, 1000, 10000} at ε = 0.1 and a fixed ε_g per k (the notes' DP-OptComp values at δ = 1e-6,
+five decimals; 96.57184 for k = 10^4 from dpcert), it times
+
+* ``kov_delta``: the certified enclosure of δ(ε_g) (relative width <= 1e-15);
+* ``kov_delta_float``: the float64 δ(ε_g);
+* dp-accounting (when importable): the PLD of the randomized-response pair with ``pessimistic_estimate=True``,
+  ``self_compose(k).get_delta_for_epsilon(ε_g)`` on its default 1e-4 grid;
+* ``kov_eps`` / ``kov_eps_float``: the certified bracket (width <= 1e-12 relative) and the float ε_g(1e-6).
+
+Each time is the median of ``--runs`` runs (time.perf_counter). Usage::
+
+    python benchmarks/bench_optimal.py [--json] [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from dpcert.composition.optimal import kov_delta, kov_delta_float, kov_eps, kov_eps_float
+
+EPS = "0.1"
+DELTA = "1e-6"
+CASES = [(10, "0.99937"), (100, "4.77457"), (1000, "19.34467"), (10000, "96.57184")]
+TARGETS = {
+    "certified delta, k = 1000": (1000, "cert_s", 1.0),
+    "float delta, k = 10000": (10000, "float_s", 0.010),
+}
+
+
+def median_time(fn: Callable[[], Any], runs: int) -> tuple[float, Any]:
+    """Median wall time of ``runs`` calls, and the last result."""
+    times, out = [], None
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), out
+
+
+def dp_accounting_delta() -> Callable[[int, float], float] | None:
+    try:
+        from dp_accounting.pld import privacy_loss_distribution as pld
+    except ImportError:
+        return None
+    eps = float(EPS)
+    log_q, log_1mq = -math.log1p(math.exp(-eps)), -math.log1p(math.exp(eps))
+
+    def delta(k: int, eps_g: float) -> float:
+        pair = pld.from_two_probability_mass_functions(
+            {0: log_q, 1: log_1mq}, {0: log_1mq, 1: log_q}, pessimistic_estimate=True
+        )
+        return float(pair.self_compose(k).get_delta_for_epsilon(eps_g))
+
+    return delta
+
+
+def run(runs: int) -> dict[str, Any]:
+    peer = dp_accounting_delta()
+    rows = []
+    for k, eps_g in CASES:
+        row: dict[str, Any] = {"k": k, "eps": EPS, "eps_g": eps_g}
+        row["cert_s"], enc = median_time(lambda k=k, g=eps_g: kov_delta(k, EPS, g), runs)
+        row["cert_delta"] = enc.short(10)
+        row["float_s"], val = median_time(lambda k=k, g=eps_g: kov_delta_float(k, EPS, g), runs)
+        row["float_delta"] = f"{val:.10g}"
+        if peer is not None:
+            row["dpacc_s"], val = median_time(lambda k=k, g=eps_g: peer(k, float(g)), runs)
+            row["dpacc_delta"] = f"{val:.10g}"
+        row["cert_eps_s"], enc = median_time(lambda k=k: kov_eps(k, EPS, DELTA), runs)
+        row["cert_eps"] = enc.short(12)
+        row["float_eps_s"], val = median_time(lambda k=k: kov_eps_float(k, EPS, float(DELTA)), runs)
+        row["float_eps"] = f"{val:.12g}"
+        rows.append(row)
+    targets = {}
+    for name, (k, col, limit) in TARGETS.items():
+        got = next(r[col] for r in rows if r["k"] == k)
+        targets[name] = {"limit_s": limit, "seconds": got, "met": got < limit}
+    return {"runs": runs, "dp_accounting": peer is not None, "rows": rows, "targets": targets}
+
+
+def _ms(s: float) -> str:
+    return f"{s * 1e3:9.3f}"
+
+
+def print_table(result: dict[str, Any]) -> None:
+    print(f"Optimal composition of eps-DP mechanisms, eps = {EPS}; median of {result['runs']} runs, ms")
+    head = (
+        f"{'k':>6} {'eps_g':>9} | {'certified':>9} {'float':>9} {'dp-acc':>9} | {'dpacc/cert':>10} "
+        f"{'cert/float':>10} | {'cert eps_g':>10} {'float eps_g':>11}"
+    )
+    print(head)
+    print("-" * len(head))
+    for r in result["rows"]:
+        dpacc = _ms(r["dpacc_s"]) if "dpacc_s" in r else f"{'-':>9}"
+        ratio = f"{r['dpacc_s'] / r['cert_s']:10.1f}" if "dpacc_s" in r else f"{'-':>10}"
+        print(
+            f"{r['k']:>6} {r['eps_g']:>9} | {_ms(r['cert_s'])} {_ms(r['float_s'])} {dpacc} | {ratio} "
+            f"{r['cert_s'] / r['float_s']:10.1f} | {_ms(r['cert_eps_s'])} {_ms(r['float_eps_s']):>11}"
+        )
+    print()
+    print("values: delta(eps_g) certified | float | dp-accounting (pessimistic PLD, grid 1e-4); eps_g(1e-6)")
+    for r in result["rows"]:
+        print(
+            f"{r['k']:>6}: {r['cert_delta']} | {r['float_delta']} | {r.get('dpacc_delta', '-')}"
+            f" ; eps_g {r['cert_eps']} | {r['float_eps']}"
+        )
+    if not result["dp_accounting"]:
+        print("(dp-accounting not importable: its column is empty)")
+    print()
+    for name, t in result["targets"].items():
+        print(
+            f"target {name} < {t['limit_s'] * 1e3:g} ms: {'MET' if t['met'] else 'MISSED'} "
+            f"({t['seconds'] * 1e3:.3f} ms)"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--runs", type=int, default=5, help="runs per measurement (at least 5)")
+    args = parser.parse_args(argv)
+    result = run(max(5, args.runs))
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print_table(result)
+    return 0 if all(t["met"] for t in result["targets"].values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
