@@ -107,3 +107,13 @@ def test_ball_to_float_bounds_the_whole_ball():
     enc = Enclosure.from_ball(b)
     assert Fraction(ball_to_float(b, "up")) >= enc.hi
     assert Fraction(ball_to_float(b, "down")) <= enc.lo
+
+
+def test_enclosure_safe_floats_and_display():
+    with workprec(64):
+        b = ball(Fraction(1, 3))
+    enc = Enclosure.from_ball(b)
+    assert Fraction(enc.float_up()) >= enc.hi and Fraction(enc.float_down()) <= enc.lo
+    assert Enclosure.exact(Fraction(3, 8)).short() == "0.375"
+    assert Enclosure.exact(Fraction(1, 3)).short(5) == "≈0.33333"
+    assert enc.short(6) == "[0.333333, 0.333334]"  # outward rounding never claims 6 exact digits

@@ -265,11 +265,25 @@ class Enclosure:
         return cls(lo, hi)
 
     def short(self, digits: int = 12) -> str:
-        """A compact display: the common leading digits, e.g. ``[5.35210427 ± 1e-18]`` style."""
+        """A compact display: the exact value when it fits in ``digits`` digits, ``≈v`` for an exact value that
+        does not, otherwise the outward-rounded ``[lo, hi]``."""
         if self.is_exact:
             assert self.lo is not None
-            return fraction_to_decimal(self.lo, digits, "nearest")
+            near = fraction_to_decimal(self.lo, digits, "nearest")
+            return near if Fraction(near) == self.lo else "≈" + near
         lo, hi = self.decimal(digits)
         if lo == hi:
             return lo
         return f"[{lo}, {hi}]"
+
+    def float_up(self) -> float:
+        """The least double ≥ every point of the enclosure (for a safe upper bound such as ε or δ)."""
+        from dpcert.arith.rounding import ball_to_float
+
+        return ball_to_float(self, "up")
+
+    def float_down(self) -> float:
+        """The greatest double ≤ every point of the enclosure."""
+        from dpcert.arith.rounding import ball_to_float
+
+        return ball_to_float(self, "down")

@@ -29,11 +29,12 @@ def quantities() -> dict[str, Quantity]:
 @lru_cache(maxsize=1)
 def claims() -> dict[str, Claim]:
     """All bundled claims, by id."""
+    from dpcert.composition import claims as composition_claims
     from dpcert.composition import optimal
     from dpcert.darrm import claims as darrm_claims
 
     out: dict[str, Claim] = {}
-    for group in (optimal.CLAIMS, darrm_claims.CLAIMS):
+    for group in (optimal.CLAIMS, composition_claims.CLAIMS, darrm_claims.CLAIMS):
         for c in group:
             if c.id in out:
                 raise RuntimeError(f"claim {c.id} registered twice")

@@ -1,0 +1,105 @@
+"""Claims that relate several composition theorems to each other.
+
+For k ε-DP mechanisms and a target δ, the optimal ε_g(δ) (Kairouz–Oh–Viswanath Thm 3.3 / Murtagh–Vadhan) is the
+least valid ε_g, so it can exceed no other valid bound. In particular, with δ' = δ and per-mechanism δ = 0,
+
+    ε_opt(δ) ≤ ε_KOV-3.4(δ') ≤ ε_DRV(δ'),
+
+the second step because kε·tanh(ε/2) ≤ kε(e^ε − 1) and the KOV Thm 3.4 minimum includes the DRV-shaped term.
+Each inequality is certified on a grid of (k, ε, δ); the evidence reports how many grid points were certified
+and the one with the smallest relative margin.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from dpcert.arith.ball import MAX_PREC, Enclosure
+from dpcert.composition import basic, general, optimal
+from dpcert.core.claim import Claim, Evidence, FunctionClaim, Verdict
+from dpcert.core.quantity import Quantity
+
+__all__ = ["CLAIMS", "sandwich"]
+
+_GENERAL: Quantity = next(q for q in general.QUANTITIES if q.name == "composition.general.eps")
+_DRV: Quantity = next(q for q in basic.QUANTITIES if q.name == "composition.drv.eps")
+
+
+def _certify_le(lower: Enclosure, q: Quantity, inputs: dict[str, object], max_prec: int) -> tuple[bool, Enclosure]:
+    """Decide ``lower <= q(inputs)`` with rising precision on q: True/False when certain."""
+
+    def decider(enc: Enclosure) -> bool | None:
+        assert lower.hi is not None and lower.lo is not None and enc.lo is not None and enc.hi is not None
+        if lower.hi <= enc.lo:
+            return True
+        if lower.lo > enc.hi:
+            return False
+        return None
+
+    holds, enc, _ = q.decide(q.parse(inputs), decider, max_prec=max_prec)
+    return holds, enc
+
+
+def sandwich(ks: tuple[int, ...], epss: tuple[str, ...], deltas: tuple[str, ...], max_prec: int = MAX_PREC):
+    """Certify ε_opt ≤ ε_KOV-3.4 ≤ ε_DRV at every grid point; return (Verdict, Evidence)."""
+    checked, worst = 0, None
+    for k, eps, delta in itertools.product(ks, epss, deltas):
+        opt = optimal.kov_eps(k, eps, delta)
+        ok1, gen = _certify_le(opt, _GENERAL, {"k": k, "eps": eps, "delta_prime": delta}, max_prec)
+        if not ok1:
+            return Verdict.REFUTED, Evidence(
+                enclosure=opt,
+                method="arb ball arithmetic",
+                worst_case={"k": k, "eps": eps, "delta": delta},
+                detail=f"optimal eps_g {opt.short()} exceeds KOV Thm 3.4's {gen.short()}",
+            )
+        ok2, drv = _certify_le(gen, _DRV, {"k": k, "eps": eps, "delta_prime": delta}, max_prec)
+        if not ok2:
+            return Verdict.REFUTED, Evidence(
+                enclosure=gen,
+                method="arb ball arithmetic",
+                worst_case={"k": k, "eps": eps, "delta": delta},
+                detail=f"KOV Thm 3.4's eps' {gen.short()} exceeds DRV's {drv.short()}",
+            )
+        checked += 1
+        assert opt.hi is not None and gen.lo is not None
+        margin = (gen.lo - opt.hi) / gen.lo
+        if worst is None or margin < worst[0]:
+            worst = (
+                margin,
+                {
+                    "k": k,
+                    "eps": eps,
+                    "delta": delta,
+                    "optimal": opt.short(10),
+                    "kov_3_4": gen.short(10),
+                    "drv": drv.short(10),
+                },
+            )
+    assert worst is not None
+    return Verdict.CERTIFIED, Evidence(
+        method="certified bisection (optimal) and arb ball arithmetic (closed forms)",
+        detail=f"eps_opt <= eps_KOV3.4 <= eps_DRV at all {checked} grid points; smallest relative margin "
+        f"{float(worst[0]):.3g} between optimal and KOV Thm 3.4",
+        worst_case=worst[1],
+        counts={"grid_points": checked, "certified": checked},
+    )
+
+
+def _claim(name: str, ks: tuple[int, ...], slow: bool) -> Claim:
+    epss, deltas = ("0.01", "0.1", "0.5", "1", "2"), ("1e-3", "1e-6", "1e-9")
+    return FunctionClaim(
+        f"composition.sandwich.{name}",
+        "Kairouz–Oh–Viswanath ICML 2015 Thms 3.3 and 3.4; Dwork–Rothblum–Vadhan 2010",
+        f"eps_opt(delta) <= eps_KOV3.4(delta' = delta) <= eps_DRV(delta' = delta) for k in {list(ks)}, "
+        f"eps in {list(epss)}, delta in {list(deltas)}",
+        slow=slow,
+        inputs={"k": ks, "eps": epss, "delta": deltas},
+        run=lambda max_prec: sandwich(ks, epss, deltas, max_prec),
+    )
+
+
+CLAIMS: list[Claim] = [
+    _claim("optimal_le_general_le_drv", (1, 2, 5, 10, 50, 100, 1000), slow=False),
+    _claim("optimal_le_general_le_drv_large_k", (10**4, 3 * 10**4, 10**5), slow=True),
+]
