@@ -194,6 +194,10 @@ class Enclosure:
     lo: Fraction | None
     hi: Fraction | None
 
+    def __repr__(self) -> str:
+        lo, hi = self.decimal(20)
+        return f"Enclosure[{lo}, {hi}]"
+
     @classmethod
     def from_ball(cls, a: arb) -> Enclosure:
         if a.is_nan() or not a.is_finite():

@@ -184,7 +184,7 @@ def fraction_to_decimal(value: Fraction, digits: int, rounding: Literal["down", 
         point = len(text) + exp10
         if point > 0:
             body = text[:point] + "." + text[point:]
-        elif point > -6:
+        elif point > -3:
             body = "0." + "0" * (-point) + text
         else:
             mant = text[0] + ("." + text[1:] if len(text) > 1 else "")

@@ -44,22 +44,20 @@ def sandwich(ks: tuple[int, ...], epss: tuple[str, ...], deltas: tuple[str, ...]
     """Certify ε_opt ≤ ε_KOV-3.4 ≤ ε_DRV at every grid point; return (Verdict, Evidence)."""
     checked, worst = 0, None
     for k, eps, delta in itertools.product(ks, epss, deltas):
+        point = {"k": k, "eps": eps, "delta": delta}
         opt = optimal.kov_eps(k, eps, delta)
         ok1, gen = _certify_le(opt, _GENERAL, {"k": k, "eps": eps, "delta_prime": delta}, max_prec)
-        if not ok1:
-            return Verdict.REFUTED, Evidence(
-                enclosure=opt,
-                method="arb ball arithmetic",
-                worst_case={"k": k, "eps": eps, "delta": delta},
-                detail=f"optimal eps_g {opt.short()} exceeds KOV Thm 3.4's {gen.short()}",
+        ok2, drv = (
+            _certify_le(gen, _DRV, {"k": k, "eps": eps, "delta_prime": delta}, max_prec) if ok1 else (False, None)
+        )
+        if not (ok1 and ok2):
+            detail = (
+                f"optimal eps_g {opt.short()} exceeds KOV Thm 3.4's {gen.short()}"
+                if not ok1
+                else f"KOV Thm 3.4's eps' {gen.short()} exceeds DRV's {drv.short()}"
             )
-        ok2, drv = _certify_le(gen, _DRV, {"k": k, "eps": eps, "delta_prime": delta}, max_prec)
-        if not ok2:
             return Verdict.REFUTED, Evidence(
-                enclosure=gen,
-                method="arb ball arithmetic",
-                worst_case={"k": k, "eps": eps, "delta": delta},
-                detail=f"KOV Thm 3.4's eps' {gen.short()} exceeds DRV's {drv.short()}",
+                enclosure=opt if not ok1 else gen, method="arb ball arithmetic", worst_case=point, detail=detail
             )
         checked += 1
         assert opt.hi is not None and gen.lo is not None

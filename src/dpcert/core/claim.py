@@ -50,6 +50,9 @@ class Verdict(str, Enum):
     UNDECIDED = "UNDECIDED"
     ERROR = "ERROR"
 
+    def __str__(self) -> str:
+        return self.value
+
     @classmethod
     def parse(cls, text: str, name: str = "expect") -> Verdict:
         try:

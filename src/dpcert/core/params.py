@@ -84,50 +84,27 @@ class Param:
         return v
 
 
+def _exact(bound: Any) -> Fraction | None:
+    return None if bound is None else Fraction(bound)
+
+
 def real(
     name: str, lo: Any = None, hi: Any = None, *, lo_open: bool = False, hi_open: bool = False, doc: str = ""
 ) -> Param:
     """A real parameter on [lo, hi] (bounds given exactly, e.g. ``0`` or ``"1"``)."""
-    return Param(
-        name,
-        "real",
-        None if lo is None else Fraction(lo),
-        None if hi is None else Fraction(hi),
-        lo_open,
-        hi_open,
-        False,
-        doc,
-    )
+    return Param(name, "real", _exact(lo), _exact(hi), lo_open, hi_open, False, doc)
 
 
 def integer(name: str, lo: int | None = None, hi: int | None = None, *, odd: bool = False, doc: str = "") -> Param:
     """An integer parameter on [lo, hi]."""
-    return Param(
-        name,
-        "int",
-        None if lo is None else Fraction(lo),
-        None if hi is None else Fraction(hi),
-        False,
-        False,
-        odd,
-        doc,
-    )
+    return Param(name, "int", _exact(lo), _exact(hi), False, False, odd, doc)
 
 
 def reals(
     name: str, lo: Any = None, hi: Any = None, *, lo_open: bool = False, hi_open: bool = False, doc: str = ""
 ) -> Param:
     """A non-empty list of reals, each on [lo, hi] (a list, or a comma-separated string)."""
-    return Param(
-        name,
-        "reals",
-        None if lo is None else Fraction(lo),
-        None if hi is None else Fraction(hi),
-        lo_open,
-        hi_open,
-        False,
-        doc,
-    )
+    return Param(name, "reals", _exact(lo), _exact(hi), lo_open, hi_open, False, doc)
 
 
 def probability(name: str, *, zero: bool = True, one: bool = False, doc: str = "") -> Param:

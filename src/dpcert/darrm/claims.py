@@ -99,107 +99,110 @@ TABLE4 = {
 }
 
 
+_QUANTITIES = {**COMP, **DARRM}
+
+
+def _rounds(cid: str, ref: str, statement: str, quantity: str, inputs: dict, printed: str, **kw) -> QuantityClaim:
+    """The claim "quantity(inputs), rounded as printed, is `printed`"."""
+    return QuantityClaim(
+        cid, ref, statement, quantity=_QUANTITIES[quantity], inputs=inputs, comparison=Rounds(printed), **kw
+    )
+
+
 def _privacy_table_claims() -> list[Claim]:
     out: list[Claim] = []
     for table, (m, rows) in PRIVACY_TABLES.items():
         ref = f"{_PAPER}, Table {table} (m = {m})"
         for ds, ((eq, dq), totals) in rows.items():
             eps_t, delta_t = TEACHER[ds]
-            base = f"darrm.table{table}.{ds}"
-            out.append(
-                QuantityClaim(
+            base, name = f"darrm.table{table}.{ds}", _NAMES[ds]
+            out += [
+                _rounds(
                     f"{base}.per_query.eps",
                     ref,
-                    f"{_NAMES[ds]}: m = {m} teachers of eps = {eps_t} compose to eps_query = {eq}",
-                    quantity=COMP["composition.simple.eps"],
-                    inputs={"k": m, "eps": eps_t},
-                    comparison=Rounds(eq),
-                )
-            )
-            out.append(
-                QuantityClaim(
+                    f"{name}: m = {m} teachers of eps = {eps_t} compose to eps_query = {eq}",
+                    "composition.simple.eps",
+                    {"k": m, "eps": eps_t},
+                    eq,
+                ),
+                _rounds(
                     f"{base}.per_query.delta",
                     ref,
-                    f"{_NAMES[ds]}: m = {m} teachers of Delta = {delta_t} compose to delta_query = {dq}",
-                    quantity=COMP["composition.simple.delta"],
-                    inputs={"k": m, "delta": delta_t},
-                    comparison=Rounds(dq),
-                )
-            )
+                    f"{name}: m = {m} teachers of Delta = {delta_t} compose to delta_query = {dq}",
+                    "composition.simple.delta",
+                    {"k": m, "delta": delta_t},
+                    dq,
+                ),
+            ]
             for q, (et, dt) in totals.items():
-                out.append(
-                    QuantityClaim(
+                what = f"{name}, Q = {q}: general composition of ({eq}, {dq}) with delta' = 1e-4 gives"
+                out += [
+                    _rounds(
                         f"{base}.q{q}.eps",
                         ref,
-                        f"{_NAMES[ds]}, Q = {q}: general composition of ({eq}, {dq}) with delta' = 1e-4 "
-                        f"gives eps_total = {et}",
-                        quantity=COMP["composition.general.eps"],
-                        inputs={"k": q, "eps": eq, "delta_prime": DELTA_PRIME_62},
-                        comparison=Rounds(et),
-                    )
-                )
-                out.append(
-                    QuantityClaim(
+                        f"{what} eps_total = {et}",
+                        "composition.general.eps",
+                        {"k": q, "eps": eq, "delta_prime": DELTA_PRIME_62},
+                        et,
+                    ),
+                    _rounds(
                         f"{base}.q{q}.delta",
                         ref,
-                        f"{_NAMES[ds]}, Q = {q}: general composition of ({eq}, {dq}) with delta' = 1e-4 "
-                        f"gives delta_total = {dt}",
-                        quantity=COMP["composition.general.delta"],
-                        inputs={"k": q, "delta": dq, "delta_prime": DELTA_PRIME_62},
-                        comparison=Rounds(dt),
-                    )
-                )
+                        f"{what} delta_total = {dt}",
+                        "composition.general.delta",
+                        {"k": q, "delta": dq, "delta_prime": DELTA_PRIME_62},
+                        dt,
+                    ),
+                ]
     return out
 
 
 def _table3_claims() -> list[Claim]:
     ref = f"{_PAPER}, Table 3 (App. D.1.1)"
-    common = {"eps": TABLE3_EPS, "delta_prime": TABLE3_DP}
     out: list[Claim] = []
     for big_m, (m, tau, lam, m_eps, delta) in TABLE3.items():
-        base = f"darrm.table3.M{big_m}"
-        out += [
-            QuantityClaim(
-                f"{base}.m",
-                ref,
+        eps_m = {"k": big_m, "eps": TABLE3_EPS, "delta_prime": TABLE3_DP}
+        eps_k = {**eps_m, "k": TABLE3_K}
+        delta_m = {"k": big_m, "delta": TABLE3_DELTA, "delta_prime": TABLE3_DP}
+        delta_k = {**delta_m, "k": TABLE3_K}
+        rows = [  # (entry, statement, quantity, inputs, printed)
+            (
+                "m",
                 f"privacy allowance m = eps'/eps of {big_m}-fold general composition",
-                quantity=DARRM["darrm.general.allowance"],
-                inputs={"k": big_m, **common},
-                comparison=Rounds(m),
+                "darrm.general.allowance",
+                eps_m,
+                m,
             ),
-            QuantityClaim(
-                f"{base}.m_eps",
-                ref,
+            (
+                "m_eps",
                 f"overall privacy loss m*eps = eps' of {big_m}-fold composition",
-                quantity=COMP["composition.general.eps"],
-                inputs={"k": big_m, **common},
-                comparison=Rounds(m_eps),
+                "composition.general.eps",
+                eps_m,
+                m_eps,
             ),
-            QuantityClaim(
-                f"{base}.delta",
-                ref,
+            (
+                "delta",
                 f"overall failure probability 1 - (1-Delta)^{big_m} (1-delta')",
-                quantity=COMP["composition.general.delta"],
-                inputs={"k": big_m, "delta": TABLE3_DELTA, "delta_prime": TABLE3_DP},
-                comparison=Rounds(delta),
+                "composition.general.delta",
+                delta_m,
+                delta,
             ),
-            QuantityClaim(
-                f"{base}.tau",
-                ref,
+            (
+                "tau",
                 f"RR parameter tau = eps'/eps of K = {TABLE3_K}-fold composition",
-                quantity=DARRM["darrm.general.allowance"],
-                inputs={"k": TABLE3_K, **common},
-                comparison=Rounds(tau),
+                "darrm.general.allowance",
+                eps_k,
+                tau,
             ),
-            QuantityClaim(
-                f"{base}.lambda",
-                ref,
+            (
+                "lambda",
                 f"RR parameter lambda = 1 - (1-Delta)^{TABLE3_K} (1-delta')",
-                quantity=COMP["composition.general.delta"],
-                inputs={"k": TABLE3_K, "delta": TABLE3_DELTA, "delta_prime": TABLE3_DP},
-                comparison=Rounds(lam),
+                "composition.general.delta",
+                delta_k,
+                lam,
             ),
         ]
+        out += [_rounds(f"darrm.table3.M{big_m}.{entry}", ref, *rest) for entry, *rest in rows]
     return out
 
 
@@ -208,45 +211,45 @@ def _table4_claims() -> list[Claim]:
     out: list[Claim] = []
     for ds, ((eq, dq), lam, sigma) in TABLE4.items():
         budget = {"eps_target": eq, "delta": dq}
-        base = f"darrm.table4.{ds}"
+        base, name = f"darrm.table4.{ds}", _NAMES[ds]
         out += [
-            QuantityClaim(
+            _rounds(
                 f"{base}.sigma_min",
                 ref,
-                f"{_NAMES[ds]}: the grid minimum of sigma over lambda = lambda_min + j/2 <= 500 is sigma_min = {sigma}",
-                quantity=DARRM["darrm.gnmax.sigma_min"],
-                inputs=budget,
-                comparison=Rounds(sigma),
+                f"{name}: the grid minimum of sigma over lambda = lambda_min + j/2 <= 500 is sigma_min = {sigma}",
+                "darrm.gnmax.sigma_min",
+                budget,
+                sigma,
             ),
-            QuantityClaim(
+            _rounds(
                 f"{base}.lambda",
                 ref,
-                f"{_NAMES[ds]}: the printed lambda = {lam} is the grid argmin of sigma^2",
-                quantity=DARRM["darrm.gnmax.lambda_argmin"],
-                inputs=budget,
-                comparison=Rounds(lam),
+                f"{name}: the printed lambda = {lam} is the grid argmin of sigma^2",
+                "darrm.gnmax.lambda_argmin",
+                budget,
+                lam,
                 expected=Verdict.REFUTED,
                 erratum=f"The argmin of sigma^2 on the grid is not {lam}; the printed lambda equals "
                 f"lambda_min + 3 (claim {base}.lambda_is_lambda_min_plus_3).",
             ),
-            QuantityClaim(
+            _rounds(
                 f"{base}.sigma_at_printed_lambda",
                 ref,
-                f"{_NAMES[ds]}: sigma at the printed lambda = {lam} is the printed sigma_min = {sigma}",
-                quantity=DARRM["darrm.gnmax.sigma"],
-                inputs={**budget, "lam": lam},
-                comparison=Rounds(sigma),
+                f"{name}: sigma at the printed lambda = {lam} is the printed sigma_min = {sigma}",
+                "darrm.gnmax.sigma",
+                {**budget, "lam": lam},
+                sigma,
                 expected=Verdict.REFUTED,
                 erratum=f"At lambda = {lam} the noise needed is far larger than sigma_min = {sigma}: "
                 "the row (lambda, sigma_min) is inconsistent.",
             ),
-            QuantityClaim(
+            _rounds(
                 f"{base}.lambda_is_lambda_min_plus_3",
                 ref,
-                f"{_NAMES[ds]}: the printed lambda = {lam} equals lambda_min + 3 (grid point j = 6)",
-                quantity=DARRM["darrm.gnmax.grid_lambda"],
-                inputs={**budget, "j": 6},
-                comparison=Rounds(lam),
+                f"{name}: the printed lambda = {lam} equals lambda_min + 3 (grid point j = 6)",
+                "darrm.gnmax.grid_lambda",
+                {**budget, "j": 6},
+                lam,
             ),
         ]
     return out
