@@ -51,3 +51,36 @@ def test_printed_lambda_is_lambda_min_plus_three():
 def test_float_argmin_agrees():
     lam = Q["darrm.gnmax.lambda_argmin"].evaluate_float(eps_target="0.2676", delta="0.0003")
     assert abs(lam - 62.3128852141557) < 1e-9
+
+
+def test_order_below_lambda_min_is_refused_not_undecided():
+    from dpcert.errors import InvalidParameter
+
+    with pytest.raises(InvalidParameter) as info:
+        Q["darrm.gnmax.sigma"].enclose(eps_target="0.2676", delta="0.0003", lam="20")
+    assert info.value.name == "lam" and "lambda_min" in str(info.value)
+
+
+def test_budget_with_an_empty_grid_is_refused():
+    from dpcert.errors import InvalidParameter
+
+    # lambda_min = log(1/0.0003)/1e-6 + 1 is about 8.1e6 > 500: no grid point exists
+    with pytest.raises(InvalidParameter) as info:
+        Q["darrm.gnmax.sigma_min"].enclose(eps_target="0.000001", delta="0.0003")
+    assert info.value.name == "eps_target"
+
+
+def test_undecided_argmin_is_unbounded_not_a_fake_ball(monkeypatch):
+    from dpcert.arith.context import BallContext
+    from dpcert.arith.exact import parse_rational
+    from dpcert.core.claim import AtMost
+    from dpcert.darrm import gnmax
+
+    monkeypatch.setattr(gnmax, "grid_argmin", lambda ctx, eps_target, delta: None)  # precision never suffices
+    with BallContext(64) as ctx:
+        b = gnmax._argmin_or_nan(ctx, parse_rational("0.2676"), parse_rational("0.0003"), "sigma")
+    assert b.is_nan()
+    # and such a ball can certify nothing, however generous the bound
+    from dpcert.arith.ball import Enclosure
+
+    assert AtMost.of("1e300").decide(Enclosure.from_ball(b)) is None

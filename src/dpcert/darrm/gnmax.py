@@ -31,6 +31,7 @@ from dpcert.arith.exact import Exact
 from dpcert.composition.rdp import rdp_to_dp_eps
 from dpcert.core.params import integer, probability, real
 from dpcert.core.quantity import Quantity
+from dpcert.errors import InvalidParameter
 
 __all__ = ["lambda_min", "sigma_sq", "GridArgmin", "grid_argmin", "QUANTITIES", "LAMBDA_MAX", "LAMBDA_STEP"]
 
@@ -77,6 +78,10 @@ def grid_argmin(ctx: Any, eps_target: Exact, delta: Exact) -> GridArgmin | None:
     if t.contains_integer():
         return None  # a grid point lies within the ball's radius of 500: more precision needed
     j_hi = int(t.floor().unique_fmpz())
+    if j_hi < 1:
+        raise InvalidParameter(
+            "eps_target", str(eps_target), f"a budget whose lambda_min + 1/2 <= {LAMBDA_MAX} (the grid is empty)"
+        )
     values = []
     for j in range(1, j_hi + 1):
         lam = lmin + j * step
@@ -92,11 +97,20 @@ def grid_argmin(ctx: Any, eps_target: Exact, delta: Exact) -> GridArgmin | None:
     return GridArgmin(j, lmin + j * step, values[best].sqrt(), j_hi)
 
 
-def _argmin_or_wide(ctx: Any, eps_target: Exact, delta: Exact, what: str) -> arb:
+def _argmin_or_nan(ctx: Any, eps_target: Exact, delta: Exact, what: str) -> arb:
     found = grid_argmin(ctx, eps_target, delta)
     if found is None:
-        return arb(0, 10**6)  # undecided at this precision: a ball that decides nothing
+        return arb.nan()  # undecided at this precision: the unbounded enclosure, which decides nothing
     return found.lam if what == "lam" else found.sigma
+
+
+def _sigma(ctx: Any, lam: Exact, eps_target: Exact, delta: Exact) -> arb:
+    """σ at order λ; λ at or below λ_min has no σ (the budget cannot be met) and is refused."""
+    s2 = sigma_sq(ctx, lam, eps_target, delta)
+    if s2 <= 0 or (ball(lam) - lambda_min(ctx, eps_target, delta)) <= 0:
+        lmin = lambda_min(ctx, eps_target, delta)
+        raise InvalidParameter("lam", str(lam), f"a Renyi order above lambda_min = {lmin.mid().str(8)} for this budget")
+    return s2.sqrt()
 
 
 def _float_argmin(eps_target: Exact, delta: Exact) -> tuple[float, float]:
@@ -134,7 +148,7 @@ QUANTITIES = [
     Quantity(
         "darrm.gnmax.sigma",
         (_EPS_T, _DELTA, real("lam", 1, lo_open=True)),
-        lambda ctx, lam, **kw: sigma_sq(ctx, lam, **kw).sqrt(),
+        _sigma,
         "DaRRM App. D.2.1; PATE Thm 5",
         "sigma meeting (eps_target, delta) at Renyi order lam",
         float=lambda lam, **kw: sigma_sq(FLOAT, lam, **kw) ** 0.5,
@@ -154,7 +168,7 @@ QUANTITIES = [
     Quantity(
         "darrm.gnmax.lambda_argmin",
         (_EPS_T, _DELTA),
-        lambda ctx, **kw: _argmin_or_wide(ctx, what="lam", **kw),
+        lambda ctx, **kw: _argmin_or_nan(ctx, what="lam", **kw),
         "DaRRM App. D.2.1, Table 4",
         "grid argmin of sigma^2 over lambda_min + j/2 <= 500",
         float=lambda **kw: _float_argmin(**kw)[0],
@@ -162,7 +176,7 @@ QUANTITIES = [
     Quantity(
         "darrm.gnmax.sigma_min",
         (_EPS_T, _DELTA),
-        lambda ctx, **kw: _argmin_or_wide(ctx, what="sigma", **kw),
+        lambda ctx, **kw: _argmin_or_nan(ctx, what="sigma", **kw),
         "DaRRM App. D.2.1, Table 4",
         "grid minimum of sigma over lambda_min + j/2 <= 500",
         float=lambda **kw: _float_argmin(**kw)[1],
