@@ -85,3 +85,10 @@ def test_malformed_manifests(tmp_path, text, exc):
     p = write(tmp_path, text)
     with pytest.raises(exc):
         load_manifest(p)
+
+
+def test_selector_matching_nothing_in_a_manifest_is_an_error():
+    with pytest.raises(UnknownClaim):
+        verify([bundled_dir() / "darrm.toml"], ["composition.*"])
+    report = verify([bundled_dir() / "darrm.toml"], ["darrm.table4.mnist.*"])
+    assert len(report.results) == 4 and report.exit_code == 0

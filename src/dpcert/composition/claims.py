@@ -17,6 +17,7 @@ import itertools
 from dpcert.arith.ball import MAX_PREC, Enclosure
 from dpcert.composition import basic, general, optimal
 from dpcert.core.claim import Claim, Evidence, FunctionClaim, Verdict
+from dpcert.core.parallel import Summary, map_chunks
 from dpcert.core.quantity import Quantity
 
 __all__ = ["CLAIMS", "sandwich"]
@@ -40,47 +41,52 @@ def _certify_le(lower: Enclosure, q: Quantity, inputs: dict[str, object], max_pr
     return holds, enc
 
 
-def sandwich(ks: tuple[int, ...], epss: tuple[str, ...], deltas: tuple[str, ...], max_prec: int = MAX_PREC):
-    """Certify ε_opt ≤ ε_KOV-3.4 ≤ ε_DRV at every grid point; return (Verdict, Evidence)."""
-    checked, worst = 0, None
-    for k, eps, delta in itertools.product(ks, epss, deltas):
-        point = {"k": k, "eps": eps, "delta": delta}
-        opt = optimal.kov_eps(k, eps, delta)
-        ok1, gen = _certify_le(opt, _GENERAL, {"k": k, "eps": eps, "delta_prime": delta}, max_prec)
-        ok2, drv = (
-            _certify_le(gen, _DRV, {"k": k, "eps": eps, "delta_prime": delta}, max_prec) if ok1 else (False, None)
+def _sandwich_point(point: tuple[int, str, str, int]) -> Summary:
+    """One grid point: certify ε_opt ≤ ε_KOV-3.4 ≤ ε_DRV (a pure function of the point, for map_chunks)."""
+    k, eps, delta, max_prec = point
+    case = {"k": k, "eps": eps, "delta": delta}
+    out = Summary()
+    opt = optimal.kov_eps(k, eps, delta)
+    ok1, gen = _certify_le(opt, _GENERAL, {"k": k, "eps": eps, "delta_prime": delta}, max_prec)
+    if not ok1:
+        out.refuted.append({**case, "detail": f"optimal eps_g {opt.short()} exceeds KOV Thm 3.4's {gen.short()}"})
+        return out
+    ok2, drv = _certify_le(gen, _DRV, {"k": k, "eps": eps, "delta_prime": delta}, max_prec)
+    if not ok2:
+        out.refuted.append({**case, "detail": f"KOV Thm 3.4's eps' {gen.short()} exceeds DRV's {drv.short()}"})
+        return out
+    out.add("certified")
+    assert opt.hi is not None and gen.lo is not None
+    margin = (gen.lo - opt.hi) / gen.lo  # the smallest relative margin is the worst case
+    out.consider(-margin, {**case, "optimal": opt.short(10), "kov_3_4": gen.short(10), "drv": drv.short(10)})
+    return out
+
+
+def sandwich(
+    ks: tuple[int, ...],
+    epss: tuple[str, ...],
+    deltas: tuple[str, ...],
+    max_prec: int = MAX_PREC,
+    workers: int | None = None,
+) -> tuple[Verdict, Evidence]:
+    """Certify ε_opt ≤ ε_KOV-3.4 ≤ ε_DRV at every grid point, on every local core; return (Verdict, Evidence)."""
+    points = [(k, e, d, max_prec) for k, e, d in itertools.product(ks, epss, deltas)]
+    summary = map_chunks(_sandwich_point, points, workers=workers)
+    if summary.refuted:
+        first = summary.refuted[0]
+        return Verdict.REFUTED, Evidence(
+            method="arb ball arithmetic",
+            worst_case=first,
+            detail=first["detail"],
+            counts={"grid_points": len(points), **summary.counts, "refuted": len(summary.refuted)},
         )
-        if not (ok1 and ok2):
-            detail = (
-                f"optimal eps_g {opt.short()} exceeds KOV Thm 3.4's {gen.short()}"
-                if not ok1
-                else f"KOV Thm 3.4's eps' {gen.short()} exceeds DRV's {drv.short()}"
-            )
-            return Verdict.REFUTED, Evidence(
-                enclosure=opt if not ok1 else gen, method="arb ball arithmetic", worst_case=point, detail=detail
-            )
-        checked += 1
-        assert opt.hi is not None and gen.lo is not None
-        margin = (gen.lo - opt.hi) / gen.lo
-        if worst is None or margin < worst[0]:
-            worst = (
-                margin,
-                {
-                    "k": k,
-                    "eps": eps,
-                    "delta": delta,
-                    "optimal": opt.short(10),
-                    "kov_3_4": gen.short(10),
-                    "drv": drv.short(10),
-                },
-            )
-    assert worst is not None
+    n = summary.counts.get("certified", 0)
     return Verdict.CERTIFIED, Evidence(
         method="certified bisection (optimal) and arb ball arithmetic (closed forms)",
-        detail=f"eps_opt <= eps_KOV3.4 <= eps_DRV at all {checked} grid points; smallest relative margin "
-        f"{float(worst[0]):.3g} between optimal and KOV Thm 3.4",
-        worst_case=worst[1],
-        counts={"grid_points": checked, "certified": checked},
+        detail=f"eps_opt <= eps_KOV3.4 <= eps_DRV at all {n} grid points; smallest relative margin "
+        f"{float(-summary.worst_score):.3g} between optimal and KOV Thm 3.4",
+        worst_case=summary.worst_case,
+        counts={"grid_points": len(points), **summary.counts},
     )
 
 

@@ -109,7 +109,9 @@ def _sigma(ctx: Any, lam: Exact, eps_target: Exact, delta: Exact) -> arb:
     s2 = sigma_sq(ctx, lam, eps_target, delta)
     if s2 <= 0 or (ball(lam) - lambda_min(ctx, eps_target, delta)) <= 0:
         lmin = lambda_min(ctx, eps_target, delta)
-        raise InvalidParameter("lam", str(lam), f"a Renyi order above lambda_min = {lmin.mid().str(8, radius=False)} for this budget")
+        raise InvalidParameter(
+            "lam", str(lam), f"a Renyi order above lambda_min = {lmin.mid().str(8, radius=False)} for this budget"
+        )
     return s2.sqrt()
 
 

@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from dpcert.arith.ball import MAX_PREC
 from dpcert.core.claim import ClaimResult, Verdict
 from dpcert.engine.manifest import Entry, default_manifest, entries_for_selectors, load_manifest
+from dpcert.errors import UnknownClaim
 
 __all__ = ["VerifyReport", "run_entries", "verify"]
 
@@ -125,7 +126,13 @@ def verify(
     if selectors and manifests:
         import fnmatch
 
-        entries = [e for e in entries if any(fnmatch.fnmatchcase(e.claim.id, s) or e.claim.id == s for s in selectors)]
+        def hit(cid: str, sel: str) -> bool:
+            return cid == sel or fnmatch.fnmatchcase(cid, sel)
+
+        for sel in selectors:
+            if not any(hit(e.claim.id, sel) for e in entries):
+                raise UnknownClaim(sel)
+        entries = [e for e in entries if any(hit(e.claim.id, sel) for sel in selectors)]
     elif selectors:
         entries = entries_for_selectors(selectors)
     return run_entries(entries, full=full or bool(selectors and not manifests), max_prec=max_prec, progress=progress)
