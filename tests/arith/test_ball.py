@@ -25,7 +25,7 @@ def test_ball_of_a_tenth_contains_a_tenth_not_the_double():
         b = ball(Fraction(1, 10))
     enc = Enclosure.from_ball(b)
     assert enc.contains(Fraction(1, 10))
-    assert not enc.contains(Fraction(0.1))
+    assert not enc.contains(Fraction(0.1))  # deliberately the binary double
 
 
 def test_three_valued_comparisons():

@@ -78,7 +78,7 @@ def test_advanced_composition_overflows_where_we_do_not(dpa):
     assert ours.width <= Fraction(1, 10**12) * ours.hi
     # checked independently with the naive formula at 50 digits: δ(hi) <= 1e-6 < δ(lo)
     with mp.workdps(50):
-        x = mp.exp(mp.mpf(Fraction(0.01).numerator) / Fraction(0.01).denominator)
+        x = mp.exp(mp.mpf(Fraction(0.01).numerator) / Fraction(0.01).denominator)  # the double the peer used
 
         def naive(eg):
             eg = mp.exp(mp.mpf(eg.numerator) / eg.denominator)
@@ -138,7 +138,7 @@ def test_pld_rounds_the_loss_of_eps_0_1_a_whole_grid_cell_up(dpa):
     # 1.0014e-6 (a valid bound, but a loose one)
     _, _, pld = dpa
     loss = -math.log1p(math.exp(-0.1)) + math.log1p(math.exp(0.1))
-    assert Fraction(loss) - Fraction(0.1) == Fraction(6, 2**56) and math.ceil(loss / 1e-4) == 1001
+    assert Fraction(loss) - Fraction(0.1) == Fraction(6, 2**56) and math.ceil(loss / 1e-4) == 1001  # the double
     upper = _rr_pld(pld, 0.1, True).self_compose(10).get_delta_for_epsilon(0.99937)
     ours = kov_delta(10, 0.1, 0.99937)
     assert 2.5 < upper / float(ours.hi) < 2.7
