@@ -30,10 +30,10 @@ from flint import arb, fmpq_poly, fmpz
 from scipy import optimize, special, stats
 
 from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure, ball, fraction_of, le, refine, workprec
-from dpcert.arith.exact import Exact, RationalFunction, parse_int, parse_rational
+from dpcert.arith.exact import Exact, RationalFunction, parse_rational
 from dpcert.arith.floats import log1pexp, log_binom, logsumexp
 from dpcert.core.claim import Evidence, FunctionClaim, QuantityClaim, Rounds, Verdict
-from dpcert.core.params import integer, probability, real, reals
+from dpcert.core.params import Param, integer, probability, real, reals
 from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter
 
@@ -62,29 +62,18 @@ _REF_MV = "Murtagh–Vadhan TCC 2016 Thm 1.5"
 # --------------------------------------------------------------------------------------------- validation
 
 
-def _check_k(k: Any) -> int:
-    kk = parse_int(k, "k")
-    if kk < 1:
-        raise InvalidParameter("k", k, "an integer >= 1")
-    return kk
+# the typed parameters of this module's quantities; the public functions validate through them too
+_K = integer("k", 1, doc="number of composed mechanisms")
+_EPS = real("eps", 0, doc="per-mechanism epsilon (pure DP)")
+_EPS_G = real("eps_g", 0, doc="global epsilon of the composition")
+_DELTA = probability("delta", doc="target global delta; 0 gives k*eps")
+_EPS_LIST = reals("eps_list", 0, doc=f"per-mechanism epsilons (at most {MV_MAX_K})")
 
 
-def _nonneg(value: Any, name: str) -> Fraction:
-    v = value if isinstance(value, Fraction) else parse_rational(value, name).value
-    if v < 0:
-        raise InvalidParameter(name, value, "a real number >= 0")
-    return v
-
-
-def _delta_value(value: Any) -> Fraction:
-    v = value if isinstance(value, Fraction) else parse_rational(value, "delta").value
-    if not 0 <= v < 1:
-        raise InvalidParameter("delta", value, "a real number >= 0 and < 1")
-    return v
-
-
-def _val(x: Any) -> Any:
-    return x.value if isinstance(x, Exact) else x
+def _exact(param: Param, value: Any) -> Any:
+    """``param.parse(value)`` with reals as their exact Fraction (already-parsed values pass straight through)."""
+    v = param.parse(value)
+    return v.value if isinstance(v, Exact) else v
 
 
 def _first_index(k: int, e: Fraction, g: Fraction) -> int:
@@ -167,8 +156,8 @@ def kov_delta_ball(ctx: Any, k: int, eps: Exact | Fraction, eps_g: Exact | Fract
     References:
         Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 2016 Thm 1.4.
     """
-    k = _check_k(k)
-    e, g = _nonneg(_val(eps), "eps"), _nonneg(_val(eps_g), "eps_g")
+    k = _K.parse(k)
+    e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
     if e == 0:
         return Fraction(0)
     value, _ = _kov_sum(k, e, g, ctx.prec)
@@ -195,8 +184,8 @@ def kov_delta_float(k: Any, eps: Any, eps_g: Any) -> float:
     References:
         Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 2016 Thm 1.4.
     """
-    k = _check_k(k)
-    e, g = _nonneg(_val(eps), "eps"), _nonneg(_val(eps_g), "eps_g")
+    k = _K.parse(k)
+    e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
     if e == 0:
         return 0.0
     i0 = _first_index(k, e, g)
@@ -292,8 +281,8 @@ def kov_eps_float(k: Any, eps: Any, delta: Any) -> float:
     References:
         Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 2016 Thm 1.4.
     """
-    k = _check_k(k)
-    e, d = _nonneg(_val(eps), "eps"), _delta_value(_val(delta))
+    k = _K.parse(k)
+    e, d = _exact(_EPS, eps), _exact(_DELTA, delta)
     ke = float(k * e)
     if d == 0 or e == 0:
         return ke if d == 0 else 0.0
@@ -457,8 +446,8 @@ def kov_eps_ball(ctx: Any, k: int, eps: Exact | Fraction, delta: Exact | Fractio
     References:
         Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 2016 Thm 1.4.
     """
-    k = _check_k(k)
-    e, d = _nonneg(_val(eps), "eps"), _delta_value(_val(delta))
+    k = _K.parse(k)
+    e, d = _exact(_EPS, eps), _exact(_DELTA, delta)
     prec = ctx.prec
     lo, hi = _kov_eps_bracket(
         k, e, d, Fraction(1, 2 ** (prec // 2)), start_prec=prec, max_prec=getattr(ctx, "max_prec", MAX_PREC)
@@ -474,9 +463,7 @@ def kov_eps_ball(ctx: Any, k: int, eps: Exact | Fraction, delta: Exact | Fractio
 
 def _mv_setup(eps_list: Any, eps_g: Any) -> tuple[int, list[int], Fraction]:
     """Common denominator D, the integer numerators n_j = ε_j·D, and ε_g (validated)."""
-    items = tuple(eps_list.split(",")) if isinstance(eps_list, str) else tuple(eps_list)
-    if not items:
-        raise InvalidParameter("eps_list", eps_list, "a non-empty list of real numbers >= 0")
+    items = _EPS_LIST.parse(eps_list)
     if len(items) > MV_MAX_K:
         raise InvalidParameter(
             "eps_list",
@@ -484,9 +471,9 @@ def _mv_setup(eps_list: Any, eps_g: Any) -> tuple[int, list[int], Fraction]:
             f"at most {MV_MAX_K} values: the heterogeneous formula (Murtagh–Vadhan "
             "Thm 1.5) is #P-hard and summed here by brute force over 2^k subsets",
         )
-    fr = [_nonneg(_val(x), "eps_list") for x in items]
+    fr = [x.value for x in items]  # type: ignore[union-attr]
     den = math.lcm(*(f.denominator for f in fr))
-    return den, [int(f * den) for f in fr], _nonneg(_val(eps_g), "eps_g")
+    return den, [int(f * den) for f in fr], _exact(_EPS_G, eps_g)
 
 
 def _subset_sums(nums: list[int]) -> tuple[list[int], list[int]]:
@@ -619,11 +606,6 @@ def mv_delta(eps_list: Any, eps_g: Any, *, rel_tol: float = 1e-15) -> Enclosure:
 
 # --------------------------------------------------------------------------------------------- quantities
 
-_K = integer("k", 1, doc="number of composed mechanisms")
-_EPS = real("eps", 0, doc="per-mechanism epsilon (pure DP)")
-_EPS_G = real("eps_g", 0, doc="global epsilon of the composition")
-_DELTA = probability("delta", doc="target global delta; 0 gives k*eps")
-
 KOV_DELTA = Quantity(
     "composition.kov.delta",
     (_K, _EPS, _EPS_G),
@@ -646,7 +628,7 @@ KOV_EPS = Quantity(
 )
 MV_DELTA = Quantity(
     "composition.mv.delta",
-    (reals("eps_list", 0, doc="per-mechanism epsilons (at most 20)"), _EPS_G),
+    (_EPS_LIST, _EPS_G),
     mv_delta_ball,
     _REF_MV,
     "optimal delta(eps_g) of composing eps_1-, ..., eps_k-DP mechanisms (brute force over 2^k subsets)",
