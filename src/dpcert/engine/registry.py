@@ -9,7 +9,7 @@ from dpcert.core.claim import Claim
 from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter, UnknownClaim
 
-__all__ = ["quantities", "claims", "quantity", "select"]
+__all__ = ["quantities", "claims", "quantity", "select", "matches"]
 
 
 @lru_cache(maxsize=1)
@@ -56,6 +56,11 @@ def quantity(name: str) -> Quantity:
     return table[name]
 
 
+def matches(claim_id: str, pattern: str) -> bool:
+    """Whether a claim id equals ``pattern`` or matches it as a glob."""
+    return claim_id == pattern or fnmatch.fnmatchcase(claim_id, pattern)
+
+
 def select(pattern: str) -> list[Claim]:
     """Claims whose id matches a glob (``darrm.table2.*``) or equals ``pattern``.
 
@@ -65,7 +70,7 @@ def select(pattern: str) -> list[Claim]:
     table = claims()
     if pattern in table:
         return [table[pattern]]
-    hits = [c for cid, c in table.items() if fnmatch.fnmatchcase(cid, pattern)]
+    hits = [c for cid, c in table.items() if matches(cid, pattern)]
     if not hits:
         raise UnknownClaim(pattern, sorted({cid.split(".")[0] for cid in table}))
     return hits

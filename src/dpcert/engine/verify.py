@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from dpcert.arith.ball import MAX_PREC
 from dpcert.core.claim import ClaimResult, Verdict
 from dpcert.engine.manifest import Entry, default_manifest, entries_for_selectors, load_manifest
+from dpcert.engine.registry import matches
 from dpcert.errors import UnknownClaim
 
 __all__ = ["VerifyReport", "run_entries", "verify"]
@@ -124,15 +125,10 @@ def verify(
     for m in manifests:
         entries += load_manifest(m)
     if selectors and manifests:
-        import fnmatch
-
-        def hit(cid: str, sel: str) -> bool:
-            return cid == sel or fnmatch.fnmatchcase(cid, sel)
-
         for sel in selectors:
-            if not any(hit(e.claim.id, sel) for e in entries):
+            if not any(matches(e.claim.id, sel) for e in entries):
                 raise UnknownClaim(sel)
-        entries = [e for e in entries if any(hit(e.claim.id, sel) for sel in selectors)]
+        entries = [e for e in entries if any(matches(e.claim.id, sel) for sel in selectors)]
     elif selectors:
         entries = entries_for_selectors(selectors)
     return run_entries(entries, full=full or bool(selectors and not manifests), max_prec=max_prec, progress=progress)
