@@ -15,15 +15,15 @@ from __future__ import annotations
 import itertools
 
 from dpcert.arith.ball import MAX_PREC, Enclosure
-from dpcert.composition import basic, general, optimal
+from dpcert.composition import QUANTITIES, optimal
 from dpcert.core.claim import Claim, Evidence, FunctionClaim, Verdict
 from dpcert.core.parallel import Summary, map_chunks
 from dpcert.core.quantity import Quantity
 
 __all__ = ["CLAIMS", "sandwich"]
 
-_GENERAL: Quantity = next(q for q in general.QUANTITIES if q.name == "composition.general.eps")
-_DRV: Quantity = next(q for q in basic.QUANTITIES if q.name == "composition.drv.eps")
+_GENERAL: Quantity = QUANTITIES["composition.general.eps"]
+_DRV: Quantity = QUANTITIES["composition.drv.eps"]
 
 
 def _certify_le(lower: Enclosure, q: Quantity, inputs: dict[str, object], max_prec: int) -> tuple[bool, Enclosure]:
