@@ -13,6 +13,7 @@ from dpcert.core.claim import (
     QuantityClaim,
     Rounds,
     Verdict,
+    check_function,
     comparison_from_json,
 )
 from dpcert.errors import InvalidParameter
@@ -91,11 +92,13 @@ def test_undecided_when_precision_is_exhausted():
     assert r.verdict is Verdict.UNDECIDED and not r.ok
 
 
-def test_a_raising_check_is_an_error_verdict_not_an_exception():
-    def boom(max_prec):
-        raise RuntimeError("bug")
+@check_function
+def _boom(max_prec):
+    raise RuntimeError("bug")
 
-    r = FunctionClaim("t.fn.boom", "ref", "s", run=boom).check()
+
+def test_a_raising_check_is_an_error_verdict_not_an_exception():
+    r = FunctionClaim("t.fn.boom", "ref", "s", fn=_boom).check()
     assert r.verdict is Verdict.ERROR and "bug" in r.error
 
 

@@ -16,11 +16,11 @@ import itertools
 
 from dpcert.arith.ball import MAX_PREC, Enclosure
 from dpcert.composition import QUANTITIES, optimal
-from dpcert.core.claim import Claim, Evidence, FunctionClaim, Verdict
+from dpcert.core.claim import Claim, Evidence, FunctionClaim, Verdict, check_function
 from dpcert.core.parallel import Summary, map_chunks
 from dpcert.core.quantity import Quantity
 
-__all__ = ["CLAIMS", "sandwich"]
+__all__ = ["CLAIMS", "sandwich", "check_sandwich"]
 
 _GENERAL: Quantity = QUANTITIES["composition.general.eps"]
 _DRV: Quantity = QUANTITIES["composition.drv.eps"]
@@ -62,6 +62,14 @@ def _sandwich_point(point: tuple[int, str, str, int]) -> Summary:
     return out
 
 
+@check_function
+def check_sandwich(
+    max_prec: int, k: tuple[int, ...], eps: tuple[str, ...], delta: tuple[str, ...]
+) -> tuple[Verdict, Evidence]:
+    """The claim check of :func:`sandwich` (the inputs a certificate records)."""
+    return sandwich(k, eps, delta, max_prec)
+
+
 def sandwich(
     ks: tuple[int, ...],
     epss: tuple[str, ...],
@@ -99,7 +107,7 @@ def _claim(name: str, ks: tuple[int, ...], slow: bool) -> Claim:
         f"eps in {list(epss)}, delta in {list(deltas)}",
         slow=slow,
         inputs={"k": ks, "eps": epss, "delta": deltas},
-        run=lambda max_prec: sandwich(ks, epss, deltas, max_prec),
+        fn=check_sandwich,
     )
 
 

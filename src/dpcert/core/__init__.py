@@ -11,6 +11,7 @@ from dpcert.core.claim import (
     QuantityClaim,
     Rounds,
     Verdict,
+    check_function,
 )
 from dpcert.core.params import Param, integer, probability, real, reals
 from dpcert.core.quantity import Quantity
@@ -26,6 +27,7 @@ __all__ = [
     "QuantityClaim",
     "Rounds",
     "Verdict",
+    "check_function",
     "Param",
     "integer",
     "probability",

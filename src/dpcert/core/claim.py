@@ -40,6 +40,8 @@ __all__ = [
     "Claim",
     "QuantityClaim",
     "FunctionClaim",
+    "check_function",
+    "resolve_check",
     "comparison_from_json",
 ]
 
@@ -344,20 +346,98 @@ class QuantityClaim(Claim):
         return verdict, Evidence(enclosure=enc, method=method, precision=0 if enc.is_exact else prec, detail=detail)
 
 
+#: Attribute set by :func:`check_function` on the functions a :class:`FunctionClaim` may name.
+_CHECK_MARK = "__dpcert_check__"
+
+
+def check_function(fn: Callable[..., tuple[Verdict, Evidence]]) -> Callable[..., tuple[Verdict, Evidence]]:
+    """Mark a module-level function as a claim check ``fn(max_prec, **inputs) -> (Verdict, Evidence)``.
+
+    Re-checking a certificate resolves only marked functions inside the ``dpcert`` package
+    (:func:`resolve_check`), so an untrusted certificate can never call anything else.
+    """
+    if "<locals>" in fn.__qualname__ or "<lambda>" in fn.__qualname__:
+        raise TypeError(f"a claim check must be a module-level function, not {fn.__qualname__}")
+    setattr(fn, _CHECK_MARK, True)
+    return fn
+
+
+def _json_input(name: str, value: Any) -> Any:
+    """A FunctionClaim input as JSON: ints, bools and strings as they are, sequences as lists; nothing inexact."""
+    if isinstance(value, (bool, int, str)) or value is None:
+        return value
+    if isinstance(value, (tuple, list)):
+        return [_json_input(name, v) for v in value]
+    raise InvalidParameter(
+        name,
+        value,
+        "an int, a string (decimals as strings, e.g. '0.1') or a list of them, so that the claim's "
+        "certificate records it exactly",
+    )
+
+
+def _from_json_input(value: Any) -> Any:
+    return tuple(_from_json_input(v) for v in value) if isinstance(value, list) else value
+
+
+def resolve_check(ref: str) -> Callable[..., tuple[Verdict, Evidence]]:
+    """The check function a certificate names (``"dpcert.module:function"``), if it is a marked dpcert check.
+
+    Raises:
+        InvalidParameter: for anything else (a malformed name, a module outside dpcert, an unmarked function).
+    """
+    import importlib
+
+    allowed = "'dpcert.<module>:<function>' naming a claim check of the dpcert package"
+    if not isinstance(ref, str) or ref.count(":") != 1 or not ref.startswith("dpcert."):
+        raise InvalidParameter("function", ref, allowed)
+    module, name = ref.split(":")
+    try:
+        fn = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError, ValueError):
+        raise InvalidParameter("function", ref, allowed) from None
+    if not getattr(fn, _CHECK_MARK, False):
+        raise InvalidParameter("function", ref, allowed)
+    return fn
+
+
 @dataclass(frozen=True)
 class FunctionClaim(Claim):
-    """A claim checked by its own function ``run(max_prec) -> (Verdict, Evidence)``.
+    """A claim checked by a named function ``fn(max_prec, **inputs) -> (Verdict, Evidence)``.
 
     For statements that are not "quantity vs value": identities between two exact expressions, searches with a
-    worst case, certified argmins.
+    worst case, certified argmins. ``fn`` is a module-level function marked with :func:`check_function` and
+    ``inputs`` are ints, strings or (nested) tuples of them, so the certificate records the function's name and
+    the exact inputs and can be re-checked without the registry.
     """
 
-    run: Callable[[int], tuple[Verdict, Evidence]] | None = None
+    fn: Callable[..., tuple[Verdict, Evidence]] | None = None
     inputs: Mapping[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if self.fn is None or not getattr(self.fn, _CHECK_MARK, False):
+            raise TypeError(f"FunctionClaim {self.id}: fn must be a function marked with @check_function")
+        for k, v in self.inputs.items():
+            _json_input(k, v)
+
+    @property
+    def function_name(self) -> str:
+        assert self.fn is not None
+        return f"{self.fn.__module__}:{self.fn.__qualname__}"
+
     def spec_json(self) -> dict[str, Any]:
-        return {"inputs": {k: str(v) for k, v in self.inputs.items()}}
+        return {"function": self.function_name, "inputs": {k: _json_input(k, v) for k, v in self.inputs.items()}}
+
+    @classmethod
+    def from_spec(cls, spec: Mapping[str, Any], **fields: Any) -> FunctionClaim:
+        """Rebuild from a certificate's ``function`` and ``inputs`` (see :func:`resolve_check`)."""
+        inputs = spec.get("inputs", {})
+        if not isinstance(inputs, dict):
+            raise InvalidParameter("inputs", inputs, "a JSON object of the check's inputs")
+        return cls(
+            fn=resolve_check(spec.get("function")), inputs={k: _from_json_input(v) for k, v in inputs.items()}, **fields
+        )
 
     def _run(self, max_prec: int) -> tuple[Verdict, Evidence]:
-        assert self.run is not None
-        return self.run(max_prec)
+        assert self.fn is not None
+        return self.fn(max_prec, **self.inputs)

@@ -9,4 +9,8 @@ from dpcert.darrm import accounting, gnmax
 
 QUANTITIES: dict[str, Quantity] = {q.name: q for mod in (accounting, gnmax) for q in mod.QUANTITIES}
 
-__all__ = ["QUANTITIES"]
+from dpcert.darrm import claims as _claims  # noqa: E402  (its claims look quantities up in QUANTITIES)
+
+CLAIMS = list(_claims.CLAIMS)
+
+__all__ = ["QUANTITIES", "CLAIMS"]

@@ -21,7 +21,7 @@ import flint
 
 from dpcert._version import __version__
 from dpcert.arith.ball import Enclosure
-from dpcert.core.claim import ClaimResult, QuantityClaim, Verdict, comparison_from_json
+from dpcert.core.claim import ClaimResult, FunctionClaim, QuantityClaim, Verdict, comparison_from_json
 from dpcert.engine import registry
 from dpcert.errors import CertificateError, DpcertError
 
@@ -52,7 +52,7 @@ def make_certificate(result: ClaimResult) -> dict[str, Any]:
     """The certificate of one result (a plain dict, ready for ``json.dump``)."""
     record = result.to_json()
     claim = {k: record[k] for k in ("id", "reference", "statement") if k in record}
-    for k in ("quantity", "inputs", "comparison"):
+    for k in ("quantity", "function", "inputs", "comparison"):
         if k in record:
             claim[k] = record[k]
     claim["expected"] = record["expected"]
@@ -152,8 +152,17 @@ def recheck(path: str | Path) -> RecheckReport:
                 inputs=_inputs_from_json(c.get("inputs", {})),
                 comparison=comparison_from_json(c["comparison"]),
             )
+        elif "function" in c:
+            claim = FunctionClaim.from_spec(
+                c,
+                id=c["id"],
+                reference=c.get("reference", ""),
+                statement=c.get("statement", ""),
+                expected=Verdict(c.get("expected", "CERTIFIED")),
+                erratum=c.get("erratum", ""),
+            )
         else:
-            claim = registry.select(c["id"])[0]
+            raise CertificateError(f"{path}: the claim names neither a quantity nor a check function")
     except (DpcertError, KeyError) as exc:
         raise CertificateError(f"{path}: cannot rebuild the claim ({exc})") from None
     result = claim.check()
