@@ -31,6 +31,21 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
+def parse_kv(items: Sequence[str]) -> dict[str, str]:
+    """``["k=10", "eps=0.1"]`` -> ``{"k": "10", "eps": "0.1"}`` (the ``name=value`` inputs of every command)."""
+    return _kv(items)
+
+
+def print_json(obj: Any) -> None:
+    """Write ``obj`` as indented JSON on stdout (every command's ``--json``)."""
+    _print_json(obj)
+
+
+def table(rows: list[list[str]], header: list[str]) -> str:
+    """A plain-text table with a header rule."""
+    return _table(rows, header)
+
+
 def _kv(items: Sequence[str]) -> dict[str, str]:
     out = {}
     for it in items:
@@ -276,6 +291,16 @@ def _parser() -> argparse.ArgumentParser:
     cl.add_argument("--max-prec", type=int, default=MAX_PREC)
     cl.add_argument("--json", action="store_true")
     cl.set_defaults(fn=_cmd_claim)
+
+    # Paper packages add their own commands (``dpcert darrm certify ...``) through ``<package>.cli.add_commands``.
+    import importlib
+    import importlib.util
+
+    from dpcert.engine.registry import PACKAGES
+
+    for pkg in PACKAGES:
+        if importlib.util.find_spec(pkg + ".cli") is not None:
+            importlib.import_module(pkg + ".cli").add_commands(sub)
     return p
 
 
