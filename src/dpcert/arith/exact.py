@@ -232,10 +232,12 @@ def fraction_to_decimal(value: Fraction, digits: int, rounding: Literal["down", 
         return "0"
     sign = -1 if value < 0 else 1
     mag = abs(value)
-    # exponent e with 10^e <= mag < 10^(e+1)
-    e = len(str(mag.numerator)) - len(str(mag.denominator))
-    if Fraction(10) ** e > mag:
+    # exponent e with 10^e <= mag < 10^(e+1), from the bit lengths (no decimal string of a huge integer)
+    e = (mag.numerator.bit_length() - mag.denominator.bit_length()) * 30103 // 100000
+    while Fraction(10) ** e > mag:
         e -= 1
+    while Fraction(10) ** (e + 1) <= mag:
+        e += 1
     scale = Fraction(10) ** (digits - 1 - e)
     scaled = value * scale
     if rounding == "down":

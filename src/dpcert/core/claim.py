@@ -45,6 +45,8 @@ __all__ = [
     "check_function",
     "resolve_check",
     "comparison_from_json",
+    "check_claim_id",
+    "CLAIM_ID",
 ]
 
 
@@ -377,6 +379,24 @@ class ClaimResult:
 
 # --------------------------------------------------------------------------------------------- claims
 
+#: ``<paper>.<theorem>.<name>``: dot-separated segments of letters, digits, ``_`` and ``-`` (at least two segments,
+#: at most 200 characters). An id is also a certificate's file name, so it can hold no path separator, no ``..``
+#: and cannot be absolute.
+CLAIM_ID = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+")
+
+
+def check_claim_id(claim_id: Any) -> str:
+    """Return ``claim_id`` if it follows the id grammar :data:`CLAIM_ID`.
+
+    Raises:
+        InvalidParameter: otherwise (the message shows the grammar).
+    """
+    if not isinstance(claim_id, str) or len(claim_id) > 200 or not CLAIM_ID.fullmatch(claim_id):
+        raise InvalidParameter(
+            "id", claim_id, "a claim id <paper>.<theorem>.<name>: dot-separated segments of letters, digits, _ or -"
+        )
+    return claim_id
+
 
 @dataclass(frozen=True)
 class Claim:
@@ -397,6 +417,9 @@ class Claim:
     expected: Verdict = Verdict.CERTIFIED
     erratum: str = ""
     slow: bool = False
+
+    def __post_init__(self) -> None:
+        check_claim_id(self.id)
 
     def spec_json(self) -> dict[str, Any]:
         return {}
@@ -528,6 +551,7 @@ class FunctionClaim(Claim):
     inputs: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.fn is None or not getattr(self.fn, _CHECK_MARK, False):
             raise TypeError(f"FunctionClaim {self.id}: fn must be a function marked with @check_function")
         for k, v in self.inputs.items():

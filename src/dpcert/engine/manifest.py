@@ -37,7 +37,7 @@ from typing import Any
 
 from dpcert.core.claim import AtLeast, AtMost, Claim, Comparison, QuantityClaim, Rounds, Verdict
 from dpcert.engine import registry
-from dpcert.errors import InvalidParameter, ManifestError
+from dpcert.errors import InvalidParameter, ManifestError, UnknownClaim
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -130,7 +130,9 @@ def _entries(raw: dict[str, Any], where: str) -> list[Entry]:
             if len(claims) != 1 or not isinstance(claims[0], QuantityClaim):
                 raise ManifestError(where, "inputs/id overrides need a select naming exactly one quantity claim")
             base = claims[0]
-            new_id = raw.get("id") or base.id + "[" + ",".join(f"{k}={v}" for k, v in inputs.items()) + "]"
+            if "id" not in raw:
+                raise ManifestError(where, "an inputs override needs its own id (the certificate's file name)")
+            new_id = raw["id"]
             claims = [replace(base.with_inputs(inputs), id=new_id)]
         return [Entry(c, expect or c.expected, full or c.slow, where) for c in claims]
     if "quantity" in raw:
@@ -186,7 +188,13 @@ def load_manifest(path: str | Path, _seen: frozenset[Path] = frozenset()) -> lis
     if not isinstance(raw_claims, list) or not all(isinstance(c, dict) for c in raw_claims):
         raise ManifestError(str(p), "claims must be an array of tables ([[claims]])")
     for i, raw in enumerate(raw_claims):
-        out += _entries(raw, f"{p}: claims[{i}]")
+        where = f"{p}: claims[{i}]"
+        try:
+            out += _entries(raw, where)
+        except (ManifestError, UnknownClaim):
+            raise
+        except InvalidParameter as exc:  # a bad id, input or selector: say where in the manifest it is
+            raise ManifestError(where, str(exc)) from None
     return _dedupe(out)
 
 
