@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from dpcert._version import __version__
@@ -317,7 +318,10 @@ def _parser() -> argparse.ArgumentParser:
     from dpcert.engine.registry import PACKAGES
 
     for pkg in PACKAGES:
-        if importlib.util.find_spec(pkg + ".cli") is not None:
+        # look for <pkg>/cli.py without importing the package itself (a paper package imports scipy & co.)
+        spec = importlib.util.find_spec(pkg)
+        locations = list(spec.submodule_search_locations or []) if spec is not None else []
+        if any((Path(loc) / "cli.py").is_file() for loc in locations):
             importlib.import_module(pkg + ".cli").add_commands(sub)
     return p
 
