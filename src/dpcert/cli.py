@@ -215,15 +215,19 @@ def _cmd_eval(a: argparse.Namespace) -> int:
 
 
 def _cmd_claim(a: argparse.Namespace) -> int:
-    from dpcert.core.claim import AtLeast, AtMost, QuantityClaim, Rounds
+    from dpcert.core.claim import AtLeast, AtMost, QuantityClaim, Rounds, Truncates
     from dpcert.engine import registry
     from dpcert.engine.certificate import write_certificate
 
     q = registry.quantity(a.quantity)
     inputs = _kv(a.inputs)
     q.parse(inputs)
+    if a.figures is not None and a.rounds_to is None:
+        raise InvalidParameter("--figures", a.figures, "to go with --rounds-to")
     if a.rounds_to is not None:
-        cmp: Any = Rounds(a.rounds_to)
+        cmp: Any = Rounds(a.rounds_to, a.figures)
+    elif a.truncates_to is not None:
+        cmp = Truncates(a.truncates_to)
     elif a.at_most is not None:
         cmp = AtMost.of(a.at_most)
     else:
@@ -301,9 +305,13 @@ def _parser() -> argparse.ArgumentParser:
     cl.add_argument("quantity")
     cl.add_argument("inputs", nargs="*", metavar="name=value")
     g = cl.add_mutually_exclusive_group(required=True)
-    g.add_argument("--rounds-to", metavar="DECIMAL")
+    g.add_argument("--rounds-to", metavar="DECIMAL", help="printed digits, e.g. 5.352 or 1.2E-6")
+    g.add_argument("--truncates-to", metavar="DECIMAL", help="the value truncated after the last printed digit")
     g.add_argument("--at-most", metavar="BOUND")
     g.add_argument("--at-least", metavar="BOUND")
+    cl.add_argument(
+        "--figures", type=_int_option("--figures", 1, 1000), help="with --rounds-to: significant figures printed"
+    )
     cl.add_argument("--id", default="user.claim", help="claim id for the certificate")
     cl.add_argument("--reference", default="user claim")
     cl.add_argument("--certificate", metavar="DIR", help="write the certificate into DIR")
