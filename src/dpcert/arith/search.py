@@ -200,6 +200,7 @@ def certified_root(
     bits = max(64, 2 * (1 + math.ceil(1 / t).bit_length()) + max(abs(a), abs(b), Fraction(1)).__ceil__().bit_length())
     w = _fraction(guess_rel_err) * max(Fraction(1), abs(est) if est is not None else Fraction(0))
     curvature: float | None = None
+    history: list[tuple[Fraction, Fraction]] = []  # (x, slope) of the probes that reported a slope
     width0 = abs(hold - fail)
     for _ in range(4 * (bits + width0.__ceil__().bit_length()) + 64):
         if done():
@@ -222,9 +223,10 @@ def certified_root(
                         hold = x
                     else:
                         fail = x
-            slopes = [(x, _fraction(p.slope)) for x, p in results if p.slope]
-            if len(slopes) == 2:
-                (x1, s1), (x2, s2) = slopes
+            history += [(x, _fraction(p.slope)) for x, p in results if p.slope]
+            if len(history) >= 2 and history[-1][0] != history[-2][0]:
+                # relative change of the slope per unit x, from the last two probes that reported one
+                (x1, s1), (x2, s2) = history[-2:]
                 curvature = float(abs(s1 - s2) / abs(x1 - x2) / (abs(s1) + abs(s2)))
             steps = [(abs(n - x), n) for x, p in results if (n := newton(x, p)) is not None]
             est = min(steps)[1] if steps else None

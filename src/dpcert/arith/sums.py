@@ -71,6 +71,9 @@ class SeriesSum:
         first, last: the explicitly summed index range [first, last].
         terms: how many terms were summed explicitly.
         omitted: a rigorous upper bound of Σ a_i (unweighted) over the omitted indices (0 when none).
+        plain: the ball of Σ a_i itself (only when asked for with ``plain=True``).
+        exceeded: True when the summation stopped early because the first sum certainly exceeded ``stop_above``;
+            ``values`` are then partial sums, i.e. only rigorous *lower* bounds.
     """
 
     values: tuple[arb, ...]
@@ -78,6 +81,8 @@ class SeriesSum:
     last: int
     terms: int
     omitted: arb
+    plain: arb | None = None
+    exceeded: bool = False
 
 
 def find_peak(ratio: Callable[[int], Any], start: int, stop: int) -> int:
@@ -105,6 +110,8 @@ def log_concave_sum(
     *,
     prec: int,
     weights: Sequence[Weight] = (),
+    plain: bool = False,
+    stop_above: Fraction | None = None,
     peak: int | None = None,
     check_every: int = 16,
 ) -> SeriesSum:
@@ -121,6 +128,9 @@ def log_concave_sum(
         start, stop: the index range, start <= stop.
         prec: the relative accuracy (bits) at which the omitted part counts as negligible.
         weights: the weight sequences; the stopping rule looks at the first one. None: the plain sum Σ a_i.
+        plain: also return Σ a_i (one more addition per term), e.g. to get Σ a_i (1 − w_i) without a weight.
+        stop_above: stop as soon as the first sum is certainly above this level (all terms are positive, so a
+            partial sum above it proves the whole sum is): for deciding ``sum <= level`` cheaply when it fails.
         peak: where to start summing (default: :func:`find_peak`); any index in [start, stop] is valid.
         check_every: how often (in terms) the tail bound is tried.
 
@@ -144,11 +154,17 @@ def log_concave_sum(
     ws = list(weights)
     m = find_peak(ratio, start, stop) if peak is None else min(max(peak, start), stop)
     cutoff = ball(Fraction(1, 2 ** (prec + 4)))
+    level = None if stop_above is None else ball(stop_above)
     bounds = [ball(Fraction(w.bound)) for w in ws] or [arb(1)]
     nw = max(1, len(ws))
+    accs = [arb(0) for _ in range(nw)]
+    env = [arb(0)]
 
-    def stretch(a: int, b: int | None, accs: list[arb]) -> tuple[int, arb]:
-        """Sum [a, b] (b None: until the tail is negligible); returns (last index, bound of the unweighted tail)."""
+    def stretch(a: int, b: int | None) -> tuple[int, arb | None]:
+        """Sum [a, b] (b None: until the tail is negligible); returns (last index, bound of the unweighted tail).
+
+        The tail is None when the sum stopped early above ``stop_above``.
+        """
         t = term(a)
         cur = [w.at(a) for w in ws]
         end = stop if b is None else b
@@ -164,6 +180,8 @@ def log_concave_sum(
                     accs[j] += t * cur[j]
             else:
                 accs[0] += t
+            if plain:
+                env[0] += t
             if i == end:
                 return i, arb(0)
             t = t * ratio(i)
@@ -172,16 +190,23 @@ def log_concave_sum(
             elif ws:
                 cur = [w.step(i, c) for w, c in zip(ws, cur, strict=True)]
             i += 1
-            if b is None and (i - a) % check_every == 0:
-                r_next = ratio(i)
-                if r_next < 1:
-                    tail = t / (1 - r_next)
-                    if (bounds[0] * tail).upper() <= (accs[0] * cutoff).lower():
-                        return i - 1, tail
+            if (i - a) % check_every == 0:
+                if level is not None and accs[0] > level:
+                    return i - 1, None
+                if b is None:
+                    r_next = ratio(i)
+                    if r_next < 1:
+                        tail = t / (1 - r_next)
+                        if (bounds[0] * tail).upper() <= (accs[0] * cutoff).lower():
+                            return i - 1, tail
 
-    accs = [arb(0) for _ in range(nw)]
-    last, tail = stretch(m, None, accs)
+    def partial(first: int, last: int, terms: int) -> SeriesSum:
+        return SeriesSum(tuple(accs), first, last, terms, arb(0), env[0] if plain else None, True)
+
+    last, tail = stretch(m, None)
     first, terms = m, last - m + 1
+    if tail is None or (level is not None and accs[0] > level):
+        return partial(first, last, terms)
     length = 2 * check_every
     head = arb(0)
     while first > start:
@@ -191,14 +216,17 @@ def log_concave_sum(
             if (bounds[0] * head).upper() <= (accs[0] * cutoff).lower():
                 break
         lo = max(start, first - length)
-        stretch(lo, first - 1, accs)
+        _, done = stretch(lo, first - 1)
         terms += first - lo
         first, head = lo, arb(0)
         length *= 2
+        if done is None or (level is not None and accs[0] > level):
+            return partial(first, last, terms)
     omitted = tail + head
-    pad = [(bd * omitted).upper() for bd in bounds]
-    values = tuple(acc + arb(0, p) if omitted != 0 else acc for acc, p in zip(accs, pad, strict=True))
-    return SeriesSum(values, first, last, terms, omitted)
+    rad = [(bd * omitted).upper() for bd in bounds]
+    values = tuple(acc + arb(0, r) if omitted != 0 else acc for acc, r in zip(accs, rad, strict=True))
+    whole = (env[0] + arb(0, omitted.upper()) if omitted != 0 else env[0]) if plain else None
+    return SeriesSum(values, first, last, terms, omitted, whole)
 
 
 def log_concave_sum_float(

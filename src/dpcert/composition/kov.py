@@ -101,10 +101,14 @@ def _mass_ball(k: int, i: int, e: Fraction, log1p_x: arb) -> arb:
     return (log_c + ball(i * e) - k * log1p_x).exp()
 
 
-def _kov_sum(k: int, e: Fraction, g: Fraction, prec: int, *, slope: bool = False) -> tuple[Any, Any]:
+def _kov_sum(
+    k: int, e: Fraction, g: Fraction, prec: int, *, slope: bool = False, above: Fraction | None = None
+) -> tuple[Any, Any]:
     """(δ(ε_g), δ'(ε_g)) as balls at about ``prec`` bits of relative accuracy, or exact zeros.
 
-    δ' is the right derivative (δ has kinks where a new term enters); it is only computed when ``slope``.
+    δ' is the right derivative (δ has kinks where a new term enters); it is only computed when ``slope``, as
+    −(Σ Bin(k, q)(i) − δ), a hint for Newton's method (it may cancel). With ``above``, the sum stops as soon as it
+    certainly exceeds that level and returns ``(None, None)``: δ(ε_g) > above is then proved.
     """
     i0 = first_index(k, e, g)
     if i0 > k:
@@ -116,19 +120,21 @@ def _kov_sum(k: int, e: Fraction, g: Fraction, prec: int, *, slope: bool = False
         # h_{i+1} = (1 − x^{-2}) + x^{-2} h_i, a sum of positive terms, so no cancellation ever occurs.
         a = -ball(-2 * e).expm1()
         b = ball(-2 * e).exp()
-        weights = [Weight(lambda i: -ball(g - (2 * i - k) * e).expm1(), lambda i, h: a + b * h)]
-        if slope:
-            # g_i = e^{ε_g − (2i−k)ε} = 1 − h_i ∈ (0, 1): δ'(ε_g) = −Σ Bin(k, q)(i) g_i
-            weights.append(Weight(lambda i: ball(g - (2 * i - k) * e).exp(), lambda i, gi: gi * b))
         total = log_concave_sum(
             lambda i: _mass_ball(k, i, e, log1p_x),
             lambda i: x * (k - i) / (i + 1),  # Bin(k, q)(i+1)/Bin(k, q)(i), decreasing in i: log-concave
             i0,
             k,
             prec=prec,
-            weights=weights,
+            weights=[Weight(lambda i: -ball(g - (2 * i - k) * e).expm1(), lambda i, h: a + b * h)],
+            plain=slope,
+            stop_above=above,
         )
-        return total.values[0], (-total.values[1] if slope else None)
+        if total.exceeded:
+            return None, None
+        value = total.values[0]
+        # δ'(ε_g) = −Σ Bin(k, q)(i) e^{ε_g − (2i−k)ε} = −Σ Bin(k, q)(i) (1 − h_i)
+        return value, (value - total.plain if slope else None)
 
 
 def kov_delta_ball(ctx: Any, k: int, eps: Exact | Fraction, eps_g: Exact | Fraction) -> arb | Fraction:
@@ -181,21 +187,29 @@ def kov_delta_float(k: Any, eps: Any, eps_g: Any) -> float:
     References:
         Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 2016 Thm 1.4.
     """
-    from scipy import special, stats  # only here: importing dpcert must stay fast
-
     k = _K.parse(k)
     e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
     if e == 0:
         return 0.0
+    return _kov_float_sums(k, e, g)[0]
+
+
+def _kov_float_sums(k: int, e: Fraction, g: Fraction) -> tuple[float, float]:
+    """float64 (δ(ε_g), −δ'(ε_g)) for validated k and exact ε > 0, ε_g >= 0."""
+    from scipy import special, stats  # only here: importing dpcert must stay fast
+
     i0 = first_index(k, e, g)
     if i0 > k:
-        return 0.0
+        return 0.0, 0.0
     ef = float(e)
     # the exponent is formed exactly at i0 (where it may be tiny) and stepped in float from there
     d0 = float(g - (2 * i0 - k) * e)
 
     def weight(i: np.ndarray) -> np.ndarray:
         return -np.expm1(d0 - 2.0 * ef * (i - i0))
+
+    def slope_weight(i: np.ndarray) -> np.ndarray:
+        return np.exp(d0 - 2.0 * ef * (i - i0))
 
     def ratio(i: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore"):
@@ -218,40 +232,37 @@ def kov_delta_float(k: Any, eps: Any, eps_g: Any) -> float:
         return pmf
 
     peak = find_peak(lambda i: math.exp(min(700.0, ef + math.log((k - i) / (i + 1)))), i0, k)
-    (total,) = log_concave_sum_float(mass, ratio, i0, k, weights=[weight], peak=peak)
+    weights = [weight, slope_weight]
+    total, slope = log_concave_sum_float(mass, ratio, i0, k, weights=weights, peak=peak)
     if total > 1e-280:
-        return total
-    return _kov_delta_float_underflow(k, e, i0, peak, weight)
+        return total, slope
+    return _kov_float_underflow(k, e, i0, peak, ratio, weights)
 
 
-def _kov_delta_float_underflow(k: int, e: Fraction, i0: int, peak: int, weight: Any) -> float:
-    """δ when the binomial masses underflow: masses scaled by 2^-E (E the peak's exponent), stepped by the ratio."""
+def _kov_float_underflow(k: int, e: Fraction, i0: int, peak: int, ratio: Any, weights: Any) -> tuple[float, float]:
+    """(δ, −δ') when the binomial masses underflow: masses scaled by 2^-E (E the peak's exponent)."""
     # A log-pmf near −700 carries an absolute rounding of ~1e-13, i.e. that much relative error after exp;
-    # keeping the exponent apart (ldexp) avoids it. Each chunk starts from its first mass taken once from a ball.
+    # keeping the exponent apart (ldexp) avoids it. Each chunk starts from its first mass taken once from a ball
+    # and is stepped by the float ratio.
     ef = float(e)
     with workprec(96):
         log1p_x = ball(e).exp().log1p()
-        top = _mass_ball(k, peak, e, log1p_x)
-        t_peak = fraction_of(top.mid())
+        t_peak = fraction_of(_mass_ball(k, peak, e, log1p_x).mid())
     if t_peak == 0:
-        return 0.0
+        return 0.0, 0.0
     ex = t_peak.numerator.bit_length() - t_peak.denominator.bit_length()
 
     def scaled(i: np.ndarray) -> np.ndarray:
-        a = int(i[0])
         with workprec(96):
-            first = float(fraction_of(_mass_ball(k, a, e, log1p_x).mid()) / Fraction(2) ** ex)
+            first = float(fraction_of(_mass_ball(k, int(i[0]), e, log1p_x).mid()) / Fraction(2) ** ex)
         j = i[:-1]
         with np.errstate(over="ignore", under="ignore"):
             return first * np.exp(np.concatenate([[0.0], np.cumsum(np.log((k - j) / (j + 1)) + ef)]))
 
-    def ratio(i: np.ndarray) -> np.ndarray:
-        with np.errstate(over="ignore"):
-            return np.exp(ef) * (k - i) / (i + 1)
-
-    (total,) = log_concave_sum_float(scaled, ratio, i0, k, weights=[weight], peak=peak)
+    sums = log_concave_sum_float(scaled, ratio, i0, k, weights=weights, peak=peak)
     with np.errstate(over="ignore", under="ignore"):
-        return math.ldexp(total, ex) if math.isfinite(total) else math.inf
+        total, slope = (math.ldexp(v, ex) if math.isfinite(v) else math.inf for v in sums)
+    return total, slope
 
 
 def kov_delta(k: Any, eps: Any, eps_g: Any, *, rel_tol: float = 1e-15, max_prec: int = MAX_PREC) -> Enclosure:
@@ -302,8 +313,6 @@ def kov_eps_float(k: Any, eps: Any, delta: Any) -> float:
     References:
         Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 2016 Thm 1.4.
     """
-    from scipy import optimize  # only here: importing dpcert must stay fast
-
     k = _K.parse(k)
     e, d = _exact(_EPS, eps), _exact(_DELTA, delta)
     ke = float(k * e)
@@ -312,11 +321,28 @@ def kov_eps_float(k: Any, eps: Any, delta: Any) -> float:
     df = float(d)
     if kov_delta_float(k, e, 0) <= df:
         return 0.0
-
-    def f(x: float) -> float:
-        return kov_delta_float(k, e, Fraction(x)) - df
-
-    return float(optimize.brentq(f, 0.0, ke, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=400))
+    # safeguarded Newton on log δ (close to quadratic in ε_g), bisection whenever a step leaves the bracket
+    lo, hi = 0.0, ke
+    ef = float(e)
+    g = k * ef * math.tanh(ef / 2) + ef * math.sqrt(2 * k * max(1.0, -math.log(max(df, 1e-300))))
+    if not lo < g < hi:
+        g = hi / 2
+    for _ in range(200):
+        value, slope = _kov_float_sums(k, e, Fraction(g))
+        if value > df:
+            lo = g
+        else:
+            hi = g
+        if value > 0 and slope > 0:
+            nxt = g + (math.log(value) - math.log(df)) * value / slope
+        else:
+            nxt = math.nan
+        if not lo < nxt < hi:
+            nxt = lo + (hi - lo) / 2
+        if abs(nxt - g) <= 2 * np.finfo(float).eps * g or hi - lo <= 2 * np.finfo(float).eps * hi:
+            return nxt
+        g = nxt
+    return g
 
 
 def _eps_bracket(
@@ -330,15 +356,18 @@ def _eps_bracket(
         return Fraction(0), Fraction(0)
 
     def decide(g: Fraction, prec: int) -> Probe | None:
-        value, slope = _kov_sum(k, e, g, prec, slope=True)
+        value, slope = _kov_sum(k, e, g, prec, slope=True, above=d)
+        if value is None:
+            return Probe(False)  # a partial sum already exceeds δ
         if isinstance(value, Fraction):
             return Probe(value <= d)
         holds = le(value, ball(d))
         if holds is None:
             return None
-        if isinstance(slope, Fraction) or not slope < 0:
+        if isinstance(slope, Fraction) or not slope < 0 or not value > 0:
             return Probe(holds)
-        return Probe(holds, fraction_of(value.mid()) - d, fraction_of(slope.mid()))
+        # Newton on log δ: log δ is close to quadratic in ε_g (a Gaussian tail), δ itself is not
+        return Probe(holds, fraction_of((value / ball(d)).log().mid()), fraction_of((slope / value).mid()))
 
     def guess() -> float | None:
         value = kov_eps_float(k, e, d)
@@ -351,6 +380,7 @@ def _eps_bracket(
         ke,
         tol=tol,
         guess=guess,
+        guess_rel_err=Fraction(1, 2**36),  # the float inverse: ~1e-13 relative at k = 10^6, ~1e-12 at 10^7
         start_prec=start_prec,
         max_prec=max_prec,
         what=f"composition.kov: delta(k={k}, eps={e}, eps_g) <= {d}",
