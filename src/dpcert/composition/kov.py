@@ -56,8 +56,9 @@ __all__ = [
     "CLAIMS",
 ]
 
-#: Largest k accepted: the certified sum has O(sqrt(k)) terms, a few seconds at k = 10^9.
-KOV_MAX_K = 10**9
+#: Largest k accepted: the certified sums have O(sqrt(k)) terms; at k = 10^8 a certified δ takes well under a
+#: second and a certified ε_g(δ) a few seconds (about 10 s at 10^9, hence the cap).
+KOV_MAX_K = 10**8
 #: Largest ε accepted: beyond it e^ε exceeds 10^4342 and every mechanism is practically non-private.
 KOV_MAX_EPS = 10**4
 
