@@ -328,6 +328,7 @@ def kov_eps_float(k: Any, eps: Any, delta: Any) -> float:
     g = k * ef * math.tanh(ef / 2) + ef * math.sqrt(2 * k * max(1.0, -math.log(max(df, 1e-300))))
     if not lo < g < hi:
         g = hi / 2
+    last_step = math.inf
     for _ in range(200):
         value, slope = _kov_float_sums(k, e, Fraction(g))
         if value > df:
@@ -336,13 +337,17 @@ def kov_eps_float(k: Any, eps: Any, delta: Any) -> float:
             hi = g
         if value > 0 and slope > 0:
             nxt = g + (math.log(value) - math.log(df)) * value / slope
+            step = abs(nxt - g)
+            # converged, or the steps stopped shrinking at the float δ's own noise (~1e-13 relative)
+            if step <= 1e-14 * g or (step <= 1e-13 * g and step >= last_step / 2):
+                return min(max(nxt, lo), hi)
         else:
-            nxt = math.nan
+            nxt, step = math.nan, math.inf
         if not lo < nxt < hi:
             nxt = lo + (hi - lo) / 2
-        if abs(nxt - g) <= 2 * np.finfo(float).eps * g or hi - lo <= 2 * np.finfo(float).eps * hi:
-            return nxt
-        g = nxt
+            if hi - lo <= 1e-15 * hi:
+                return nxt
+        g, last_step = nxt, step
     return g
 
 
