@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+# the umbrella module exists in old and new trees alike, so the --baseline worker imports the same names
 from dpcert.composition.optimal import kov_delta, kov_delta_float, kov_eps, kov_eps_float
 
 EPS = "0.1"
