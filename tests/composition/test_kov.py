@@ -1,7 +1,7 @@
-"""Optimal composition of ε-DP mechanisms (KOV Thm 3.3 / MV Thms 1.4, 1.5).
+"""Optimal composition of k ε-DP mechanisms, δ(ε_g) and ε_g(δ) (KOV Thm 3.3 / MV Thm 1.4).
 
 Each test checks a value from an independent source: float code, mpmath with the naive formula, KOV's own
-parametrisation, a brute-force subset sum, closed forms, or the numbers printed in the notes.
+parametrisation, closed forms, or the numbers printed in the notes.
 """
 
 import doctest
@@ -10,6 +10,7 @@ import math
 from fractions import Fraction
 
 import mpmath as mp
+import numpy as np
 import pytest
 from harness import assert_float_in_ball, inputs_strategy
 from hypothesis import HealthCheck, given, settings
@@ -17,24 +18,21 @@ from hypothesis import strategies as st
 
 from dpcert.arith.ball import Enclosure
 from dpcert.arith.context import BallContext
-from dpcert.composition import QUANTITIES
-from dpcert.composition.optimal import (
-    CLAIMS,
-    MV_MAX_K,
+from dpcert.composition import QUANTITIES, kov
+from dpcert.composition.kov import (
+    KOV_MAX_EPS,
+    KOV_MAX_K,
     kov_delta,
     kov_delta_ball,
     kov_delta_float,
     kov_eps,
     kov_eps_float,
-    mv_delta,
-    mv_delta_float,
 )
-from dpcert.core.claim import Rounds, Verdict
-from dpcert.errors import InvalidParameter
+from dpcert.core.claim import Rounds
+from dpcert.errors import InvalidParameter, PrecisionExhausted
 
 KOV_DELTA = QUANTITIES["composition.kov.delta"]
 KOV_EPS = QUANTITIES["composition.kov.eps"]
-MV_DELTA = QUANTITIES["composition.mv.delta"]
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -65,22 +63,6 @@ def mp_kov_parametrisation(k, i, eps):
         x = mp.exp(_mpf(eps))
         s = mp.fsum(math.comb(k, ell) * (x ** (k - ell) - x ** (k - 2 * i + ell)) for ell in range(i))
         return s / (1 + x) ** k
-
-
-def mp_subset_delta(eps_list, eps_g):
-    """MV Thm 1.5 by enumerating all 2^k subsets, 60 digits."""
-    with mp.workdps(60):
-        e = [_mpf(x) for x in eps_list]
-        eg = mp.exp(_mpf(eps_g))
-        s = 0
-        for bits in itertools.product((0, 1), repeat=len(e)):
-            inside = mp.fsum(x for x, b in zip(e, bits, strict=True) if b)
-            outside = mp.fsum(x for x, b in zip(e, bits, strict=True) if not b)
-            s += max(mp.exp(inside) - eg * mp.exp(outside), 0)
-        z = 1
-        for x in e:
-            z *= 1 + mp.exp(x)
-        return s / z
 
 
 def assert_in(enc: Enclosure, v, rel=Fraction(1, 10**45)):
@@ -115,12 +97,6 @@ def test_kov_delta_float_in_ball_across_the_whole_curve(k, eps_num, frac):
 @given(inputs_strategy(KOV_EPS, {"delta": ("1/10000", "1/10")}))
 def test_kov_eps_float_in_ball(inputs):
     assert_float_in_ball(KOV_EPS, inputs)
-
-
-@SETTINGS
-@given(inputs_strategy(MV_DELTA, {"eps_list": (0, 3)}))
-def test_mv_delta_float_in_ball(inputs):
-    assert_float_in_ball(MV_DELTA, inputs)
 
 
 def test_float_rtol_holds_up_to_k_10000():
@@ -193,38 +169,6 @@ def test_kov_delta_at_lattice_points_equals_kov_parametrisation(k, i, eps):
     assert_in(kov_delta(k, e, g, rel_tol=1e-40), mp_kov_parametrisation(k, i, e))
 
 
-@pytest.mark.parametrize(
-    "eps_list, eps_g",
-    [
-        (["0.1"], "0"),
-        (["0.1", "0.2", "0.3"], "0.1"),
-        (["1", "1/3", "0", "2.5"], "1"),
-        (["0.5"] * 6, "1"),
-        (["0.05", "0.5", "1.5", "0.25", "0.75", "1", "2", "0.01"], "0.3"),
-    ],
-)
-def test_mv_delta_against_brute_force_subset_sum(eps_list, eps_g):
-    assert_in(mv_delta(eps_list, eps_g, rel_tol=1e-40), mp_subset_delta(eps_list, eps_g))
-
-
-@SETTINGS
-@given(st.lists(st.integers(0, 30000), min_size=1, max_size=7), st.integers(0, 10**4))
-def test_mv_delta_against_brute_force_random(nums, frac):
-    eps_list = [Fraction(n, 10**4) for n in nums]
-    eps_g = sum(eps_list) * Fraction(frac, 10**4)
-    enc = mv_delta(eps_list, eps_g, rel_tol=1e-40)
-    assert_in(enc, mp_subset_delta(eps_list, eps_g))
-
-
-@SETTINGS
-@given(st.integers(1, 12), st.integers(1, 30000), st.integers(0, 10**4))
-def test_mv_with_equal_eps_equals_homogeneous(k, eps_num, frac):
-    eps = Fraction(eps_num, 10**4)
-    eps_g = k * eps * Fraction(frac, 10**4)
-    het, hom = mv_delta([eps] * k, eps_g, rel_tol=1e-30), kov_delta(k, eps, eps_g, rel_tol=1e-30)
-    assert het.overlaps(hom) and het.is_exact == hom.is_exact
-
-
 @pytest.mark.parametrize("k, eps", [(1, "0.1"), (7, "2"), (1000, "0.01"), (10000, "0.1")])
 def test_delta_is_exactly_zero_from_k_eps_on(k, eps):
     e = Fraction(eps)
@@ -249,7 +193,6 @@ def test_eps_zero_reveals_nothing():
     assert kov_delta(5, 0, 0) == Enclosure.exact(0)
     assert kov_delta_float(5, 0.0, 0.0) == 0.0
     assert kov_eps(5, 0, "1e-6") == Enclosure.exact(0)
-    assert mv_delta(["0", "0"], "0") == Enclosure.exact(0)
 
 
 @SETTINGS
@@ -356,17 +299,6 @@ def test_notes_dp_optcomp_column(eps, k, printed):
     assert mp_naive_delta(k, Fraction(eps), lo) > mp.mpf("1e-6") > mp_naive_delta(k, Fraction(eps), hi)
 
 
-def test_claims_all_hold():
-    ids = {c.id for c in CLAIMS}
-    for eps, k, _ in NOTES:
-        assert f"composition.kov.eps.brnotes_eps{eps.replace('.', 'p')}_k{k}" in ids
-    assert "composition.kov.identity_kov_parametrisation" in ids
-    assert "composition.mv.homogeneous_reduction" in ids
-    for claim in CLAIMS:
-        result = claim.check()
-        assert result.verdict == Verdict.CERTIFIED == claim.expected, (claim.id, result.evidence.detail)
-
-
 # ------------------------------------------------------------------------------- bad input
 
 
@@ -390,12 +322,6 @@ BAD_INPUTS = [
     (kov_eps_float, (3, 0.1, 1.0)),
     (kov_eps_float, (3, 0.1, -0.1)),
     (kov_eps_float, (0, 0.1, 0.5)),
-    (mv_delta, (["0.1", "-0.1"], 0)),
-    (mv_delta, ([], 0)),
-    (mv_delta, (["0.1"], "-1")),
-    (mv_delta, (["0.1"] * (MV_MAX_K + 1), 0)),
-    (mv_delta_float, ([0.1] * (MV_MAX_K + 1), 0.0)),
-    (mv_delta_float, ([-0.1], 0.0)),
 ]
 
 
@@ -409,16 +335,9 @@ def test_bad_input_raises(func, args):
         func(*args, **kwargs)
 
 
-def test_too_many_mechanisms_message_says_why():
-    with pytest.raises(InvalidParameter, match="brute force over 2\\^k"):
-        mv_delta(["0.1"] * 21, 0)
-
-
 def test_docstring_examples():
-    from dpcert.composition import optimal
-
-    failures, tried = doctest.testmod(optimal, optionflags=doctest.ELLIPSIS)
-    assert tried >= 4 and failures == 0
+    failures, tried = doctest.testmod(kov, optionflags=doctest.ELLIPSIS)
+    assert tried >= 3 and failures == 0
 
 
 def test_float_exact_inputs_are_their_binary_values():
@@ -426,3 +345,93 @@ def test_float_exact_inputs_are_their_binary_values():
     assert kov_delta(10, 0.1, 1).lo > 0
     assert kov_delta(10, "0.1", 1) == Enclosure.exact(0)
     assert math.isclose(kov_delta_float(10, 0.1, 1.0), float(kov_delta(10, 0.1, 1).hi), rel_tol=1e-6)
+
+
+# ------------------------------------------------------------------------------- huge inputs, max_prec, truncation
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: kov_delta(99999999999999999999, "0.1", 1), "k"),
+        (lambda: kov_delta_float(99999999999999999999, "0.1", 1), "k"),
+        (lambda: kov_eps(99999999999999999999, "0.1", "1e-6"), "k"),
+        (lambda: kov_eps_float(99999999999999999999, "0.1", "1e-6"), "k"),
+        (lambda: KOV_DELTA.enclose(k=KOV_MAX_K + 1, eps="0.1", eps_g=1), "k"),
+        (lambda: kov_delta(10, "1e400", 1), "eps"),
+        (lambda: kov_delta_float(10, "1e400", 1), "eps"),
+        (lambda: kov_eps(10, "1e400", "1e-6"), "eps"),
+        (lambda: KOV_EPS.evaluate_float(k=10, eps="1e400", delta="1e-6"), "eps"),
+        (lambda: kov_eps(10, "0.1", "1e-6", max_prec=0), "max_prec"),
+    ],
+)
+def test_huge_inputs_are_refused_at_once_naming_the_parameter(call, name):
+    # these raised OverflowError (or ran out of time) before the caps
+    with pytest.raises(InvalidParameter) as err:
+        call()
+    assert err.value.name == name
+
+
+def test_inputs_at_the_caps_work():
+    # ε at its cap: q = 1 − 1/(1 + e^10000), so δ(ε_g) = q^3 (1 − e^{ε_g − 3ε}) + ... ≈ 1 − e^{ε_g − 3ε}
+    enc = kov_delta(3, KOV_MAX_EPS, 3 * KOV_MAX_EPS - 1)
+    with mp.workdps(60):
+        assert_in(enc, mp_naive_delta(3, Fraction(KOV_MAX_EPS), Fraction(3 * KOV_MAX_EPS - 1)), rel=Fraction(1, 10**14))
+    # ε_g huge: exactly 0 without any work
+    assert kov_delta(KOV_MAX_K, "0.1", "1e400") == Enclosure.exact(0)
+    assert kov_delta_float(KOV_MAX_K, "0.1", "1e400") == 0.0
+    # k at its cap, ε tiny: the sum has ~10^5 terms of the 5·10^7 that qualify
+    enc = kov_delta(KOV_MAX_K, "1e-9", 0)
+    assert enc.rel_width() < 1e-14
+    assert math.isclose(float(enc.mid), kov_delta_float(KOV_MAX_K, "1e-9", 0), rel_tol=1e-9)
+
+
+def full_float_sum(k, eps, eps_g):
+    """δ(ε_g) by summing every qualifying term with scipy's binomial pmf (the pre-truncation float algorithm)."""
+    from scipy import stats
+
+    e, g = Fraction(eps), Fraction(eps_g)
+    i0 = math.floor((k + g / e) / 2) + 1
+    i = np.arange(i0, k + 1)
+    fac = -np.expm1(float(g - (2 * i0 - k) * e) - 2.0 * float(e) * (i - i0))
+    return float(np.dot(stats.binom.pmf(k - i, k, 1 / (1 + math.exp(float(e)))), fac))
+
+
+@pytest.mark.parametrize(
+    "k, eps, eps_g",
+    [
+        (10**5, "0.01", "3"),  # from the peak forward (i0 past the mode)
+        (10**5, "0.01", "0"),  # i0 below the mode: forward and backward from the peak
+        (10**5, "1", "30000"),  # mode far above i0: the head bound cuts ~10^4 increasing terms
+        (10**6, "5", "0"),  # q ≈ 0.9933: the mode is near k, i0 near k/2
+        (10**6, "0.001", "0.5"),
+        (3 * 10**5, "0.3", "9000"),
+    ],
+)
+def test_truncated_sums_agree_with_summing_every_term(k, eps, eps_g):
+    full = full_float_sum(k, eps, eps_g)
+    enc = kov_delta(k, eps, eps_g)
+    assert math.isclose(float(enc.mid), full, rel_tol=1e-10)
+    assert math.isclose(kov_delta_float(k, eps, eps_g), full, rel_tol=1e-10)
+
+
+def test_kov_eps_honours_max_prec(monkeypatch):
+    seen = []
+    original = kov._kov_sum
+
+    def recording(k, e, g, prec, **kw):
+        seen.append(prec)
+        return original(k, e, g, prec, **kw)
+
+    monkeypatch.setattr(kov, "_kov_sum", recording)
+    # a bracket 1e-40 wide needs probes that 80 bits cannot tell apart
+    with pytest.raises(PrecisionExhausted):
+        kov_eps(100, "0.1", "1e-6", tol=Fraction(1, 10**40), max_prec=80)
+    assert seen and max(seen) <= 80
+    seen.clear()
+    with pytest.raises(PrecisionExhausted):
+        KOV_EPS.enclose(k=100, eps="0.1", delta="1e-6", rel_tol=1e-60, max_prec=128)
+    assert seen and max(seen) <= 128
+    seen.clear()
+    enc = kov_eps(100, "0.1", "1e-6", tol=Fraction(1, 10**40))
+    assert enc.width <= Fraction(1, 10**40) * enc.hi and max(seen) <= 256
