@@ -67,7 +67,8 @@ _REF_KOV = "Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 201
 # the typed parameters of this module's quantities; the public functions validate through them too
 _K = integer("k", 1, KOV_MAX_K, doc="number of composed mechanisms")
 _EPS = real("eps", 0, KOV_MAX_EPS, doc="per-mechanism epsilon (pure DP)")
-_EPS_G = real("eps_g", 0, doc="global epsilon of the composition")
+# any size: eps_g >= k*eps is answered exactly 0 by one rational comparison, so no magnitude cap is needed
+_EPS_G = real("eps_g", 0, doc="global epsilon of the composition", max_abs=None)
 _DELTA = probability("delta", doc="target global delta; 0 gives k*eps")
 
 
