@@ -25,7 +25,6 @@ from collections.abc import Callable
 from fractions import Fraction
 from itertools import combinations, product
 
-import sympy
 from flint import arb
 
 from dpcert.arith.ball import Enclosure, ball, refine
@@ -305,6 +304,8 @@ def check_qm_beats_rr_sml0(max_prec: int, taus: tuple, d: int) -> tuple[Verdict,
 @check_function
 def check_thm_v4_algebra(max_prec: int, max_tau: int, max_d: int) -> tuple[Verdict, Evidence]:
     """C7: the algebra of Theorem V.4's proof, symbolically, and the hockey-stick sum exactly on a range."""
+    import sympy
+
     d, r, s, b = sympy.symbols("d r s B", positive=True)
     ids = {
         "(1+sr)/(1+r) = B at r = (B-1)/(s-B)": sympy.simplify((1 + s * r) / (1 + r) - b).subs(r, (b - 1) / (s - b)),
@@ -499,6 +500,8 @@ def check_ldp_bounds(max_prec: int, seed: int, instances: int) -> tuple[Verdict,
 @check_function
 def check_rr_sml_at_most_eps(max_prec: int) -> tuple[Verdict, Evidence]:
     """C13: E − (N + s(E−1))/(N+E−1) = (E−1)(N+E−s)/(N+E−1), so Π_RR ≤ ε whenever N ≥ s (symbolic)."""
+    import sympy
+
     e, n, s = sympy.symbols("E N s", positive=True)
     diff = sympy.simplify(e - (n + s * (e - 1)) / (n + e - 1) - (e - 1) * (n + e - s) / (n + e - 1))
     return _verdict(diff == 0), Evidence(
