@@ -310,18 +310,22 @@ def figure5_points(tau: int = ADULT_TAU, d: int = ADULT_D) -> list[Fig5Point]:
     """
     _check_td(tau, d)
     s = num_secrets(tau)
+    # one Fraction per value (each normalised once): exact QM = (τ(d−2) + h)/(τ(d−1)); printed QM =
+    # (τ(d−2) + d·h)/(2τ(d−1)); RR at exp Π = B: (d−1)(s−B)/(d(s−1))
+    den_qm, den_rr = tau * (d - 1), d * (s - 1)
     out = []
     for interval in range(2, s + 1):
-        if not qm_valid(s, interval):
+        rho = s % interval
+        if rho and rho <= interval // 2:
             continue
         h, b = interval // 2, -(-s // interval)
         out.append(
             Fig5Point(
                 interval,
                 b,
-                1 - Fraction(tau - h, tau * (d - 1)),
-                Fraction(1, 2) + Fraction(d * h - tau, 2 * tau * (d - 1)),
-                Fraction((d - 1) * (s - b), d * (s - 1)),
+                Fraction(tau * (d - 2) + h, den_qm),
+                Fraction(tau * (d - 2) + d * h, 2 * den_qm),
+                Fraction((d - 1) * (s - b), den_rr),
             )
         )
     return out
