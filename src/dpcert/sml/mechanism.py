@@ -311,14 +311,38 @@ def sml(mech: FiniteMechanism, *, node_limit: int | None = None) -> SMLResult:
     suffix = [zero] * (s + 1)
     for k in range(s - 1, -1, -1):
         suffix[k] = np.maximum(suffix[k + 1], cand[k].max(axis=0))
+    # the rows of the free secrets stacked, with the start of each secret's block (for the gain bound)
+    all_rows = np.vstack(cand)
+    offsets = np.cumsum([0] + [len(c) for c in cand])
 
-    # greedy incumbent
+    # incumbent: greedy, then one-exchange local search (swap one secret's row while the sum improves)
     cur, greedy = zero, []
     for k in range(s):
         gains = np.maximum(cur, cand[k]).sum(axis=1)
         a = int(np.argmax(gains))
         greedy.append(a)
         cur = np.maximum(cur, cand[k][a])
+    cols = np.arange(mech.n_outputs)
+    improved = True
+    while improved:
+        improved = False
+        stale = True
+        for k in range(s):
+            if stale:  # column maxima of the current choice: the top value, its owner, and the runner-up
+                chosen = np.stack([cand[j][greedy[j]] for j in range(s)])
+                top = chosen.argmax(axis=0)
+                top1 = chosen[top, cols]
+                chosen[top, cols] = 0
+                second = chosen.max(axis=0)
+                stale = False
+            others = np.where(top == k, second, top1)
+            vals = np.maximum(others, cand[k]).sum(axis=1)
+            a = int(np.argmax(vals))
+            if vals[a] > vals[greedy[k]]:
+                greedy[k], improved, stale = a, True, True
+    cur = zero
+    for k in range(s):
+        cur = np.maximum(cur, cand[k][greedy[k]])
     state = {"best": cur.sum(), "sel": list(greedy), "nodes": 0}
     path: list[int] = [0] * s
 
@@ -332,7 +356,12 @@ def sml(mech: FiniteMechanism, *, node_limit: int | None = None) -> SMLResult:
             if v > state["best"]:
                 state["best"], state["sel"] = v, list(path)
             return state["best"] >= cap
+        base = cur.sum()
         if min(np.maximum(cur, suffix[k]).sum(), cap) <= state["best"]:
+            return False
+        # max(c, r_1, ..., r_j) - c <= sum_i (r_i - c)^+: each free secret adds at most its best row's gain
+        gains = np.maximum(all_rows[offsets[k] :] - cur, 0).sum(axis=1)
+        if base + np.maximum.reduceat(gains, offsets[k:-1] - offsets[k]).sum() <= state["best"]:
             return False
         nxt = np.maximum(cur, cand[k])
         for a in np.argsort(-nxt.sum(axis=1), kind="stable"):
