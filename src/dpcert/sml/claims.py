@@ -10,8 +10,10 @@ certificate re-checks the same instances. Errata are claims whose expected verdi
   at SML = 0 for d = 3, and at the Adult setting for every valid I; the d = 2 statement is CERTIFIED;
 * ``sml.thm_iv1.edge_cost_flow_printed``: Appendix C's C = |Θ'| − exp Π should read C = |𝐆| − exp Π.
 
-Not covered: C14 (misspecified support: Proposition V.3, H.4–H.6, App. H-D) and C18 (continuous SML, Proposition
-L.8), for lack of time.
+* ``sml.prop_h5.qm_lower_large_nmiss``: the QM lower bound of Proposition H.5 for n_miss ≥ I (8/3 < 20/7);
+* ``sml.app_hd.qm_distortion_bounds``: the Appendix H-D QM distortion bounds (distortion 1/2 above the bound 1/4).
+
+Not covered: Proposition H.6 (limits τ → ∞, not a finite computation) and C18 (continuous SML, Proposition L.8).
 
 References:
     S. Wang, Z. Lin, G. Fanti, "Statistic Maximal Leakage" (journal version of ISIT 2024); notes sml.md §5.
@@ -39,6 +41,7 @@ from dpcert.core.claim import (
 )
 from dpcert.errors import InvalidParameter
 from dpcert.sml import QUANTITIES
+from dpcert.sml import misspecified as mis
 from dpcert.sml.mechanism import (
     FiniteMechanism,
     leakage_exp_at_prior,
@@ -510,6 +513,87 @@ def check_rr_sml_at_most_eps(max_prec: int) -> tuple[Verdict, Evidence]:
     )
 
 
+# --------------------------------------------------------------------------------------------- C14: misspecified
+
+
+def _mis_case(which: str, spec: mis.Support, param: Fraction | int) -> tuple[bool, str] | None:
+    """One check of C14 on one tiny instance: (holds, description), or None when it does not apply."""
+    if which.startswith("rr"):
+        ins, outs, mech = mis.mechanism(spec, "rr", big_e=Fraction(param))
+        e = Fraction(param)
+        if which == "rr_robust":
+            if not mis.rr_robust_condition(spec, e):
+                return None
+            v, bound = sml(mech).exp_value, 3**spec.n_miss * mis.rr_sml_star_exp(spec, e)
+            return v <= bound, f"exp SML {v} vs 3^n_miss exp SML* = {bound}"
+        if which == "rr_upper":
+            v, bound = sml(mech).exp_value, mis.rr_upper_h4(spec, e)
+            return v <= bound, f"exp SML {v} vs H.4 bound {bound}"
+        if which == "rr_lower":
+            v, bound = sml(mech).exp_value, mis.rr_lower_h5(spec, e)
+            return v >= bound, f"exp SML {v} vs H.5 bound {bound}"
+        lo, hi = mis.rr_distortion_bounds_hd(spec, e)
+        dist = distortion_brute_force(ins, mech, spec.tau, outs)
+        return lo <= dist <= hi, f"distortion {dist} vs H-D bounds [{lo}, {hi}]"
+    interval = int(param)
+    if not qm_valid(spec.s, interval) or spec.d_hat < 2:
+        return None
+    ins, outs, mech = mis.mechanism(spec, "qm", interval=interval)
+    if which == "qm_robust":
+        v, bound = sml(mech).exp_value, 2**spec.n_miss * mis.qm_sml_star_exp(spec, interval)
+        return v <= bound, f"exp SML {v} vs 2^n_miss exp SML* = {bound}"
+    if which == "qm_upper":
+        bound = mis.qm_upper_h4(spec, interval)
+        if bound is None:
+            return None
+        v = sml(mech).exp_value
+        return v <= bound, f"exp SML {v} vs H.4 bound {bound}"
+    if which in ("qm_lower_small", "qm_lower_large"):
+        if (spec.n_miss >= interval) != (which == "qm_lower_large"):
+            return None
+        v, bound = sml(mech).exp_value, mis.qm_lower_h5(spec, interval)
+        return v >= bound, f"exp SML {v} vs H.5 bound {bound}"
+    bounds = mis.qm_distortion_bounds_hd(spec, interval)
+    if bounds is None:
+        return None
+    dist = distortion_brute_force(ins, mech, spec.tau, outs)
+    return bounds[0] <= dist <= bounds[1], f"distortion {dist} vs H-D bounds [{bounds[0]}, {bounds[1]}]"
+
+
+@check_function
+def check_misspecified(
+    max_prec: int, which: str, max_tau: int, max_d_star: int, max_d1: int, es: tuple
+) -> tuple[Verdict, Evidence]:
+    """C14: a Proposition V.3 / H.4 / H.5 / H-D statement on every tiny misspecified instance (brute force)."""
+    count = 0
+    for tau in range(1, max_tau + 1):
+        for d_star in range(2, max_d_star + 1):
+            for d0 in range(1, d_star + 1):
+                for d1 in range(max_d1 + 1):
+                    spec = mis.Support(tau, d_star, d0, d1)
+                    params = [Fraction(e) for e in es] if which.startswith("rr") else range(1, tau + 2)
+                    for param in params:
+                        res = _mis_case(which, spec, param)
+                        if res is None:
+                            continue
+                        count += 1
+                        if not res[0]:
+                            case = {"tau": tau, "d_star": d_star, "d0": d0, "d1": d1, "param": str(param)}
+                            return Verdict.REFUTED, Evidence(
+                                method=_EXACT + " (brute force over the misspecified kernel)",
+                                detail=f"{which} at tau={tau}, d*={d_star}, d0={d0}, d1={d1}, "
+                                f"{'E' if which.startswith('rr') else 'I'}={param}: {res[1]}",
+                                worst_case=case,
+                                counts={"instances_before_counterexample": count},
+                            )
+    return Verdict.CERTIFIED, Evidence(
+        method=_EXACT + " (brute force over the misspecified kernels)",
+        detail=f"{which} holds on all {count} tiny instances (tau <= {max_tau}, d* <= {max_d_star}, d1 <= {max_d1}"
+        + (f", E in {{{', '.join(es)}}})" if which.startswith("rr") else ", every valid I)"),
+        counts={"instances": count},
+    )
+
+
 # --------------------------------------------------------------------------------------------- constants, Fig. 5
 
 
@@ -823,6 +907,39 @@ def _claims() -> list[Claim]:
             check_rr_sml_at_most_eps,
         ),
     ]
+    grid = {"max_tau": 3, "max_d_star": 4, "max_d1": 1, "es": ("1", "2", "7/3", "10")}
+    c14 = [  # (id, reference, statement, which, expected, erratum)
+        ("sml.prop_v3.rr_robust", "Proposition V.3, Appendix G",
+         "RR with E - 1 <= C(tau+d_hat-1, d_hat-1)/s is (log 3)-robust: exp SML <= 3^n_miss exp SML*",
+         "rr_robust", Verdict.CERTIFIED, ""),
+        ("sml.prop_v3.qm_robust", "Proposition V.3, Appendix G (bits)",
+         "QM is 1-robust in bits: exp SML <= 2^n_miss ceil(s/I) (implies the statement in nats)",
+         "qm_robust", Verdict.CERTIFIED, ""),
+        ("sml.prop_h4.rr_upper", "Proposition H.4", "the RR upper bound of Proposition H.4 holds",
+         "rr_upper", Verdict.CERTIFIED, ""),
+        ("sml.prop_h4.qm_upper", "Proposition H.4", "the QM upper bound of Proposition H.4 holds",
+         "qm_upper", Verdict.CERTIFIED, ""),
+        ("sml.prop_h5.rr_lower", "Proposition H.5 (log as floor(log2))", "the RR lower bounds of Proposition H.5 hold",
+         "rr_lower", Verdict.CERTIFIED, ""),
+        ("sml.prop_h5.qm_lower_small_nmiss", "Proposition H.5 (log as floor(log2))",
+         "the QM lower bounds of Proposition H.5 for n_miss < I hold", "qm_lower_small", Verdict.CERTIFIED, ""),
+        ("sml.prop_h5.qm_lower_large_nmiss", "Proposition H.5, case n_miss >= I",
+         "the QM lower bound s - (s - ceil(s/I))((d_hat+z-2)/(tau I/(2s) + d_hat-1))^z holds for n_miss >= I",
+         "qm_lower_large", Verdict.REFUTED,
+         "First counterexample on the grid: tau=1, d*=3, d0=1, d1=1, I=2: exp SML = 1 < 4/3; also tau=3, d*=3, "
+         "d0=1, d1=1, I=2: 8/3 < 20/7 (notes). The proof's step tau(1 - g_{k,I}) >= tau I/(2s) fails for the top "
+         "bin."),
+        ("sml.app_hd.rr_distortion_bounds", "Appendix H-D", "the RR distortion bounds under misspecification hold",
+         "rr_distortion", Verdict.CERTIFIED, ""),
+        ("sml.app_hd.qm_distortion_bounds", "Appendix H-D", "the QM distortion bounds under misspecification hold",
+         "qm_distortion", Verdict.REFUTED,
+         "They inherit the Theorem V.4 error: tau=1, d*=2, d0=1, d1=1, I=1 has distortion 1/2 > upper bound 1/4."),
+    ]  # fmt: skip
+    for cid, ref, statement, which, expected, erratum in c14:
+        out.append(
+            _fn(cid, f"{ref} (notes C14)", statement, check_misspecified, expected=expected, erratum=erratum,
+                inputs={"which": which, **grid})
+        )  # fmt: skip
     adult = {"tau": ADULT_TAU, "d": ADULT_D, "s": ADULT_TAU + 1, "bins": 1}
     consts = [
         ("sml.adult.ln_n", "§VI, Adult (notes C15)", "ln C(71222, 22380) = 44325.85941339403963533", "ln_n", adult,

@@ -269,18 +269,30 @@ def qm_mechanism(tau: int, d: int, interval: int) -> tuple[list[tuple[int, ...]]
     return hs, FiniteMechanism.from_rows(rows, [h[0] for h in hs], inputs=labels, outputs=labels)
 
 
-def distortion_brute_force(hists: list[tuple[int, ...]], mech: FiniteMechanism, tau: int) -> Fraction:
+def distortion_brute_force(
+    hists: list[tuple[int, ...]],
+    mech: FiniteMechanism,
+    tau: int,
+    out_hists: list[tuple[int, ...]] | None = None,
+) -> Fraction:
     """Δ = max_θ E_{θ'~ℳ(θ)} TV(θ, θ') by enumeration (Lemma III.1: the worst prior is a point mass).
+
+    Args:
+        hists: the histogram of each row (input θ), as counts summing to τ.
+        mech: the mechanism.
+        tau: the precision.
+        out_hists: the histogram of each column (default: ``hists``, i.e. Θ' = Θ), same number of categories.
 
     References:
         Wang–Lin–Fanti, Eq. (1) and Lemma III.1.
     """
+    outs = hists if out_hists is None else out_hists
     best = Fraction(0)
     for i, h in enumerate(hists):
         acc = Fraction(0)
         for j, p in enumerate(mech.rows[i]):
             if p:
-                acc += p * sum(abs(a - b) for a, b in zip(h, hists[j], strict=True))
+                acc += p * sum(abs(a - b) for a, b in zip(h, outs[j], strict=True))
         best = max(best, acc / (2 * tau))
     return best
 
