@@ -87,12 +87,16 @@ def _child(s: int, queue: Any) -> None:
     queue.put((time.perf_counter() - t0, res.nodes, str(res.exp_value)))
 
 
-def search(limit: float) -> list[dict[str, Any]]:
-    """Grow s until branch and bound needs more than ``limit`` seconds (child processes, stopped at the limit)."""
-    out = []
-    s = QUICK_SIZES.stop
+def search(limit: float, max_size: int = 30) -> list[dict[str, Any]]:
+    """Grow s while branch and bound finishes within ``limit`` seconds (child processes, stopped at the limit).
+
+    Difficulty is not monotone in s (one random instance per size), so the search stops only after two
+    consecutive sizes time out (or at ``max_size``).
+    """
+    out: list[dict[str, Any]] = []
     ctx = mp.get_context("spawn")
-    while True:
+    misses = 0
+    for s in range(QUICK_SIZES.stop, max_size + 1):
         queue = ctx.Queue()
         proc = ctx.Process(target=_child, args=(s, queue))
         proc.start()
@@ -101,10 +105,14 @@ def search(limit: float) -> list[dict[str, Any]]:
             proc.terminate()
             proc.join()
             out.append({"s": s, "solved": False})
-            return out
+            misses += 1
+            if misses == 2:
+                break
+            continue
+        misses = 0
         secs, nodes, value = queue.get()
         out.append({"s": s, "solved": True, "bb_s": secs, "nodes": nodes, "exp_sml": value})
-        s += 1
+    return out
 
 
 def run(runs: int, do_search: bool) -> dict[str, Any]:
