@@ -13,7 +13,8 @@ certificate re-checks the same instances. Errata are claims whose expected verdi
 * ``sml.prop_h5.qm_lower_large_nmiss``: the QM lower bound of Proposition H.5 for n_miss ≥ I (8/3 < 20/7);
 * ``sml.app_hd.qm_distortion_bounds``: the Appendix H-D QM distortion bounds (distortion 1/2 above the bound 1/4).
 
-Not covered: Proposition H.6 (limits τ → ∞, not a finite computation) and C18 (continuous SML, Proposition L.8).
+Not covered: Proposition H.6 (limits τ → ∞, not a finite computation); continuous SML (Proposition L.8) only
+through the Gaussian location example C18.
 
 References:
     S. Wang, Z. Lin, G. Fanti, "Statistic Maximal Leakage" (journal version of ISIT 2024); notes sml.md §5.
@@ -42,6 +43,7 @@ from dpcert.core.claim import (
 from dpcert.errors import InvalidParameter
 from dpcert.sml import QUANTITIES
 from dpcert.sml import misspecified as mis
+from dpcert.sml.continuous import gaussian_location_closed_form, gaussian_location_sml_exp
 from dpcert.sml.mechanism import (
     FiniteMechanism,
     leakage_exp_at_prior,
@@ -646,6 +648,29 @@ def check_constant(max_prec: int, name: str, tau: int, d: int, s: int, bins: int
     )
 
 
+@check_function
+def check_gaussian_location(max_prec: int, a: str, b: str, sigma: str, printed: str) -> tuple[Verdict, Evidence]:
+    """C18: Proposition L.8 by rigorous quadrature of the envelope, and the closed form 1 + (b−a)/(σ√(2π)), both
+    round to the printed digits."""
+    fa, fb, fs = Fraction(a), Fraction(b), Fraction(sigma)
+    verdict, ev = _rounds_check(
+        f"quadrature exp SML(a={a}, b={b}, sigma={sigma})",
+        lambda: gaussian_location_sml_exp(fa, fb, fs),
+        printed,
+        max_prec,
+    )
+    closed, cev = _rounds_check(
+        "1 + (b-a)/(sigma sqrt(2 pi))", lambda: gaussian_location_closed_form(fa, fb, fs), printed, max_prec
+    )
+    ok = verdict == Verdict.CERTIFIED and closed == Verdict.CERTIFIED
+    return _verdict(ok), Evidence(
+        enclosure=ev.enclosure,
+        method="arb rigorous quadrature (acb.integral) and ball arithmetic",
+        precision=max(ev.precision, cev.precision),
+        detail=f"{ev.detail}; {cev.detail}",
+    )
+
+
 #: Notes §4 table (Fig. 5 under the paper's formulas): B -> (I, QM printed, QM exact, RR, eps, ratio printed,
 #: ratio exact), each rounded as printed there.
 FIG5_ROWS = {
@@ -940,6 +965,20 @@ def _claims() -> list[Claim]:
             _fn(cid, f"{ref} (notes C14)", statement, check_misspecified, expected=expected, erratum=erratum,
                 inputs={"which": which, **grid})
         )  # fmt: skip
+    for cid, a, b, sigma, printed in (
+        ("sml.prop_l8.gaussian_unit", "0", "1", "1", "1.398942280401"),
+        ("sml.prop_l8.gaussian_narrow", "-1/2", "3", "1/3", "5.18889394421504"),
+    ):
+        out.append(
+            _fn(
+                cid,
+                "Proposition L.8, Appendix L (notes C18, §2.10)",
+                f"Theta = [{a}, {b}], identity secret, Gaussian noise sigma = {sigma}: exp SML = "
+                f"1 + (b-a)/(sigma sqrt(2 pi)) = {printed}",
+                check_gaussian_location,
+                inputs={"a": a, "b": b, "sigma": sigma, "printed": printed},
+            )
+        )
     adult = {"tau": ADULT_TAU, "d": ADULT_D, "s": ADULT_TAU + 1, "bins": 1}
     consts = [
         ("sml.adult.ln_n", "§VI, Adult (notes C15)", "ln C(71222, 22380) = 44325.85941339403963533", "ln_n", adult,
