@@ -715,8 +715,8 @@ def check_fig5_row(max_prec: int, bins: int) -> tuple[Verdict, Evidence]:
 
 @check_function
 def check_fig5_all_points(max_prec: int, tau: int, d: int) -> tuple[Verdict, Evidence]:
-    """Fig. 5: every point (all valid I with B < s) computed exactly; RR at equal SML is never worse than exact QM
-    by more than the rule allows — here: the exact comparison's count, reported."""
+    """Fig. 5: every point (all valid I with B < s) exactly: RR at equal SML is at most the exact QM distortion and
+    at least the printed one, at every point."""
     pts = figure5_points(tau, d)
     rr_better = sum(1 for p in pts if p.rr < p.qm_exact)
     ties = sum(1 for p in pts if p.rr == p.qm_exact)
