@@ -23,9 +23,9 @@ The problem is NP-hard (Theorem IV.1). :func:`sml` runs an exact branch and boun
   incumbent is pruned, and the search stops as soon as the incumbent reaches ``min(s, |Θ'|)``.
 
 How large an instance it finishes (benchmarks/bench_sml.py, random dense mechanisms with 4 parameters per secret
-and s outputs): s = 10 (4^10 ≈ 10^6 selections) in about 30 ms, and most sizes up to s = 17 (4^17 ≈ 1.7·10^10
-selections) in a few seconds, against 1–2 s for plain enumeration already at s = 8; difficulty is instance
-dependent (the s = 15 instance there needs about a minute).
+and s outputs): s = 10 (4^10 ≈ 10^6 selections) in tens of milliseconds, and, with a 60 s limit per instance,
+every size from 11 to 21 except 15 (s = 21: 4^21 ≈ 4.4·10^12 selections, in 4 s); plain enumeration already needs
+about a second at s = 8. Difficulty depends on the instance more than on its size.
 
 :func:`sml_enumerate` is the plain enumeration over all ``Π_g |Θ_g|`` selections, kept as the reference the branch
 and bound is tested and benchmarked against. Deterministic mechanisms have a polynomial algorithm
