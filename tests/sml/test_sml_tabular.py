@@ -154,3 +154,14 @@ def test_d2_statement_holds():
         for interval in range(2, tau + 2):
             if qm_valid(tau + 1, interval) and -(-(tau + 1) // interval) < tau + 1:
                 assert qm_beats_rr(tau, 2, interval)
+
+
+def test_notes_counts_at_tau_1e5():
+    """Notes §3.5: at tau = 1e5, QM loses to RR for 4 of 38,620 valid I (d = 3), 16,671 (d = 4), all (d = 100)."""
+    tau = 10**5
+    valid = [i for i in range(2, tau + 2) if qm_valid(tau + 1, i)]
+    assert len(valid) == 38_620
+    losses = {d: sum(1 for i in valid if not qm_beats_rr_rule(tau, d, i)) for d in (3, 4, 100)}
+    assert losses == {3: 4, 4: 16_671, 100: 38_620}
+    # the four d = 3 losses, by exact comparison of the two distortions
+    assert [i for i in valid if not qm_beats_rr(tau, 3, i)] == [i for i in valid if not qm_beats_rr_rule(tau, 3, i)]
