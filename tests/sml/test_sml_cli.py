@@ -52,7 +52,7 @@ def test_deterministic_file_uses_matching(tmp_path, capsys):
     assert run(tmp_path, "d.csv", text, "--json") == 0
     out = json.loads(capsys.readouterr().out)
     assert out["exp_sml"] == "2" and out["method"] == "matching"
-    assert out["sml_bits"] == {"lo": "1", "hi": "1"}
+    assert out["sml_bits"]["exact"] == "1"
 
 
 def bad_json(**changes):
