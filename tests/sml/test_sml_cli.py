@@ -76,6 +76,8 @@ def bad_json(**changes):
         (bad_json(row0={"p": [0.1, 0.9, 0]}), "row[0] (a)"),  # JSON floats are binary values: not 1/10
         ({"rows": []}, "rows"),
         ({"rows": [{"secret": "g"}]}, "row[0]"),
+        (bad_json(outputs="y1y2y3"), "outputs"),
+        (bad_json(outputs=["y1", "y1", "y3"]), "outputs"),
     ],
 )
 def test_bad_json_names_the_row(data, name):

@@ -94,7 +94,10 @@ def parse_json(data: Any) -> FiniteMechanism:
             raise InvalidParameter("secrets", declared, "a list of secret labels")
         declared = [str(g) for g in declared]
     _check_secrets(declared, secrets, inputs)
-    return FiniteMechanism.from_rows(matrix, secrets, inputs=inputs, outputs=data.get("outputs"))
+    outputs = data.get("outputs")
+    if outputs is not None and not isinstance(outputs, list):
+        raise InvalidParameter("outputs", outputs, "a list of column labels")
+    return FiniteMechanism.from_rows(matrix, secrets, inputs=inputs, outputs=outputs)
 
 
 def parse_csv(text: str) -> FiniteMechanism:
