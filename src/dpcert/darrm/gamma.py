@@ -30,7 +30,7 @@ from math import comb
 from pathlib import Path
 from typing import Any
 
-from dpcert.arith.exact import X, Exact, RationalFunction, parse_rational
+from dpcert.arith.exact import Exact, RationalFunction, X, parse_rational
 from dpcert.errors import InvalidParameter
 
 __all__ = [

@@ -37,12 +37,12 @@ import numpy as np
 from flint import arb, fmpq, fmpq_poly
 
 from dpcert.arith.ball import MAX_PREC, Enclosure, ball, refine, sign, sign_at_exp, workprec
-from dpcert.arith.exact import X, Exact, RationalFunction
+from dpcert.arith.exact import Exact, RationalFunction, X
 from dpcert.core.claim import Verdict
 from dpcert.core.parallel import Summary, map_chunks
 from dpcert.darrm.corners import corner_label, corners, n_multisets
 from dpcert.darrm.gamma import Gamma, check_k
-from dpcert.darrm.kernel import FloatSetting, block_margins, groups
+from dpcert.darrm.kernel import FloatSetting, block_margins
 from dpcert.errors import InvalidParameter, PrecisionExhausted
 
 __all__ = ["Problem", "problem", "PrivacyResult", "certify", "row_margin", "plain_loop_max", "MAX_REFUTED_PER_CHUNK"]
@@ -332,6 +332,7 @@ class PrivacyResult:
     refuted: list[Any] = field(default_factory=list)
     undecided: list[Any] = field(default_factory=list)
     seconds: float = 0.0
+    worst_score: float = 0.0
 
     @property
     def max_is_exact_zero(self) -> bool:
@@ -426,6 +427,7 @@ def certify(pr: Problem, *, workers: int = 1, progress: Callable[[int, int], Non
         list(total.refuted),
         list(total.undecided),
         time.perf_counter() - t0,
+        float(total.worst_score),
     )
 
 
@@ -465,3 +467,59 @@ def plain_loop_max(pr: Problem) -> tuple[float, tuple[int, ...]]:
         if v > best:
             best, arg = v, tuple(combo.count(j) for j in range(len(cs)))
     return best, arg
+
+
+# --------------------------------------------------------------------------------------------- quantity
+
+
+@lru_cache(maxsize=32)
+def certify_cached(pr: Problem) -> PrivacyResult:
+    """:func:`certify` on one worker, remembered (the quantity's ball evaluator re-asks at rising precision)."""
+    return certify(pr)
+
+
+@lru_cache(maxsize=32)
+def _contenders(pr: Problem, threshold: float) -> tuple[tuple[int, ...], ...]:
+    fs = _float_setting(pr)
+    out = []
+    for a in range(pr.K + 1):
+        vA, vB, M = block_margins(fs, a)
+        for i, j in zip(*np.nonzero(M >= threshold), strict=True):
+            out.append(tuple(int(v) for v in vA[i]) + tuple(int(v) for v in vB[j]))
+    return tuple(out)
+
+
+def contenders(res: PrivacyResult) -> tuple[tuple[int, ...], ...]:
+    """The multisets that may hold the largest margin: float margin >= worst score − 4E.
+
+    Every other multiset r has margin_r <= margin̂_r + E < score − 3E, below the worst multiset's own margin
+    (>= score − 2E), so the largest margin is the largest of the contenders' exact margins.
+    """
+    return _contenders(res.problem, float(res.worst_score) - 4 * res.bound)
+
+
+def _margin_ball(ctx: Any, gamma: str, K: int, m: Exact, eps: Exact, Delta: Exact, delta: Exact) -> Any:
+    """darrm.privacy.margin: the largest margin over 𝒫 (<= 0 means private), exactly 0 when tight."""
+    from dpcert.darrm.gamma import named_gamma
+
+    mv, ev, Dv, dv = _frac(m), _frac(eps), _frac(Delta), _frac(delta)
+    g = named_gamma(gamma, check_k(K), mv, ev, Dv, dv)
+    pr = problem(g, K, mv, ev, Dv, dv)
+    res = certify_cached(pr)
+    if res.max_is_exact_zero:
+        return Fraction(0)
+    if not getattr(ctx, "rigorous", True):
+        return float(res.margin.mid)
+    balls = [row_margin(pr, c).ball(ctx.prec) for c in contenders(res)]
+    lo = max(Enclosure.from_ball(b).lo for b in balls)
+    hi = max(Enclosure.from_ball(b).hi for b in balls)
+    half = (hi - lo) / 2
+    return ball((lo + hi) / 2) + arb(0, float(half) * (1 + 2.0**-40) + 2.0**-1070)
+
+
+def _margin_float(gamma: str, K: int, m: Exact, eps: Exact, Delta: Exact, delta: Exact) -> float:
+    from dpcert.darrm.gamma import named_gamma
+
+    mv, ev, Dv, dv = _frac(m), _frac(eps), _frac(Delta), _frac(delta)
+    pr = problem(named_gamma(gamma, check_k(K), mv, ev, Dv, dv), K, mv, ev, Dv, dv)
+    return plain_loop_max(pr)[0]
