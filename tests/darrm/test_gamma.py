@@ -50,7 +50,7 @@ def test_lemma_3_1_output_law_equals_subsampling_for_independent_mechanisms():
         sub = Fraction(0)
         for s in product((0, 1), repeat=K):
             w = Fraction(1)
-            for si, p in zip(s, ps):
+            for si, p in zip(s, ps, strict=True):
                 w *= p if si else 1 - p
             L = sum(s)
             maj = 1 if 2 * L > K else 0
@@ -85,7 +85,7 @@ def test_gamma_dsub_is_sub_of_2m_minus_1_and_dominates_sub():
         for m in range(1, (K - 1) // 2 + 1):
             d, s = gamma_dsub(K, m).table, gamma_sub(K, m).table
             assert d == gamma_sub(K, 2 * m - 1).table
-            assert all(a >= b for a, b in zip(d, s))
+            assert all(a >= b for a, b in zip(d, s, strict=True))
             assert gamma_max(K, m).table == d
         for m in range((K + 1) // 2, K + 1):
             assert set(gamma_max(K, m).table) == {1}

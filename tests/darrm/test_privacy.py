@@ -146,7 +146,6 @@ def test_non_integer_m_decides_by_refinement():
     ],
 )
 def test_bad_inputs(args, name):
-    K = args[0]
     g = gamma_one(11)
     with pytest.raises(InvalidParameter, match=name):
         problem(g, *[Fraction(a) if isinstance(a, str) else a for a in args])

@@ -10,7 +10,8 @@ from dpcert.darrm import accounting, gnmax, privacy_quantities
 QUANTITIES: dict[str, Quantity] = {q.name: q for mod in (accounting, gnmax, privacy_quantities) for q in mod.QUANTITIES}
 
 from dpcert.darrm import claims as _claims  # noqa: E402  (its claims look quantities up in QUANTITIES)
+from dpcert.darrm import privacy_claim_list as _privacy_claims  # noqa: E402
 
-CLAIMS = list(_claims.CLAIMS)
+CLAIMS = list(_claims.CLAIMS) + list(_privacy_claims.CLAIMS)
 
 __all__ = ["QUANTITIES", "CLAIMS"]

@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 #: The γ names the certifier and the CLI accept besides a table path.
-NAMED = ("sub", "dsub", "max", "const")
+NAMED = ("sub", "dsub", "max", "const", "one")
 
 
 @dataclass(frozen=True)
@@ -315,7 +315,7 @@ def load_table(path: str | Path, K: int | None = None) -> Gamma:
 
 
 def named_gamma(gamma: str, K: int, m: Fraction, eps: Fraction, Delta: Fraction, delta: Fraction) -> Gamma:
-    """γ from its CLI / quantity name (``sub``, ``dsub``, ``max``, ``const``) or a table path.
+    """γ from its CLI / quantity name (``sub``, ``dsub``, ``max``, ``const``, ``one``) or a table path.
 
     ``const`` uses τ = K and λ = 1 − (1 − Δ)^K (simple composition; notes A3's best reading; λ = 0 for Δ = 0).
     """
@@ -325,6 +325,8 @@ def named_gamma(gamma: str, K: int, m: Fraction, eps: Fraction, Delta: Fraction,
         return gamma_dsub(K, check_integer_m(K, m))
     if gamma == "max":
         return gamma_max(K, check_integer_m(K, m))
+    if gamma == "one":
+        return gamma_one(K)
     if gamma == "const":
         lam = 1 - (1 - Delta) ** K
         return gamma_const(K, check_integer_m(K, m), delta, lam=lam, eps=eps)

@@ -50,7 +50,7 @@ from dpcert.arith.ball import ball, workprec
 from dpcert.darrm.corners import composition_array, corners
 from dpcert.errors import InvalidParameter
 
-__all__ = ["FloatSetting", "float_setting", "error_bound", "block_margins", "groups", "MAX_K", "MAX_M_EPS"]
+__all__ = ["FloatSetting", "error_bound", "block_margins", "groups", "MAX_K", "MAX_M_EPS"]
 
 #: Largest K the float kernel's underflow argument covers.
 MAX_K = 201

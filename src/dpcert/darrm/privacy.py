@@ -108,41 +108,51 @@ def problem(gamma: Gamma, K: Any, m: Any, eps: Any, Delta: Any, delta: Any, *, m
 
 
 @lru_cache(maxsize=4096)
-def _bin_polys(c0: Fraction, c1: Fraction, n: int) -> tuple[fmpq_poly, ...]:
-    """[t^k] (Q + P t)^n = C(n,k) P^k Q^(n−k) with P = c0 + c1 x, Q = (1 − c0) + (1 − c1) x."""
+def _bin_polys(c0: Fraction, c1: Fraction, n: int) -> tuple[tuple[int, fmpq_poly], ...]:
+    """The non-zero [t^k] (Q + P t)^n = C(n,k) P^k Q^(n−k), P = c0 + c1 x, Q = (1 − c0) + (1 − c1) x, as (k, poly)."""
     P = fmpq_poly([fmpq(c0.numerator, c0.denominator), fmpq(c1.numerator, c1.denominator)])
     Q = fmpq_poly([1, 1]) - P
-    return tuple(comb(n, k) * P**k * Q ** (n - k) for k in range(n + 1))
+    if P.is_zero():
+        return ((0, Q**n),)
+    if Q.is_zero():
+        return ((n, P**n),)
+    return tuple((k, comb(n, k) * P**k * Q ** (n - k)) for k in range(n + 1))
 
 
-def _conv(a: list[fmpq_poly], b: tuple[fmpq_poly, ...]) -> list[fmpq_poly]:
-    out = [fmpq_poly() for _ in range(len(a) + len(b) - 1)]
-    for i, u in enumerate(a):
-        if u.is_zero():
-            continue
-        for j, v in enumerate(b):
-            out[i + j] += u * v
+def _conv(a: dict[int, fmpq_poly], b: tuple[tuple[int, fmpq_poly], ...]) -> dict[int, fmpq_poly]:
+    out: dict[int, fmpq_poly] = {}
+    for i, u in a.items():
+        for j, v in b:
+            if i + j in out:
+                out[i + j] += u * v
+            else:
+                out[i + j] = u * v
     return out
 
 
 def _phi_numerators(pr: Problem, counts: tuple[int, ...]) -> tuple[fmpq_poly, fmpq_poly]:
     """(x+1)^K φ(α) and (x+1)^K φ(α') as exact polynomials in x (γ's table only, scale not applied)."""
     cs = corners(pr.Delta)
-    H = (pr.K - 1) // 2
-    w = [(-1 if l <= H else 1) * g for l, g in enumerate(pr.gamma.table)]
+    w = _weights(pr.gamma.table)
     out = []
     for side in (0, 1):
-        G: list[fmpq_poly] = [fmpq_poly([1])]
+        G: dict[int, fmpq_poly] = {0: fmpq_poly([1])}
         for j, n in enumerate(counts):
             if n:
                 c0, c1 = cs[j][side]
                 G = _conv(G, _bin_polys(c0, c1, n))
         acc = fmpq_poly()
-        for l, g in enumerate(G):
-            if w[l]:
-                acc += fmpq(w[l].numerator, w[l].denominator) * g
+        for l, g in G.items():
+            if w[l] != 0:
+                acc += w[l] * g
         out.append(acc)
     return out[0], out[1]
+
+
+@lru_cache(maxsize=64)
+def _weights(table: tuple[Fraction, ...]) -> tuple[fmpq, ...]:
+    H = (len(table) - 2) // 2
+    return tuple(fmpq((-1 if l <= H else 1) * g.numerator, g.denominator) for l, g in enumerate(table))
 
 
 @dataclass(frozen=True)
@@ -171,8 +181,20 @@ class RowMargin:
         sq, dq = fmpq(s.numerator, s.denominator), fmpq((1 - 2 * pr.delta).numerator, (1 - 2 * pr.delta).denominator)
         return sq * self.N1 + dq * den, sq * self.N2 + den
 
+    def numerator(self) -> fmpq_poly:
+        """(x+1)^K · margin as a polynomial in x (integer m, γ not depending on ε)."""
+        pr = self.pr
+        s = Fraction(pr.gamma.scale)
+        m = int(pr.m)
+        xm = fmpq_poly([0] * m + [1])
+        c = 2 * pr.delta - 1
+        sq = fmpq(s.numerator, s.denominator)
+        return sq * (self.N1 - xm * self.N2) - (xm + fmpq(c.numerator, c.denominator)) * fmpq_poly([1, 1]) ** pr.K
+
     def is_zero(self) -> bool:
         """True when the margin is identically zero in x (a tight constraint, exact equality)."""
+        if self.pr.integer_m and self.pr.gamma.eps_free:
+            return self.numerator().is_zero()
         if self.pr.integer_m:
             return self.rational_function().is_zero()
         A, B = self._ab()
@@ -207,6 +229,9 @@ class RowMargin:
             n1, n2 = self.N1(fmpq(1)), self.N2(fmpq(1))
             v = s * (Fraction(int(n1.p), int(n1.q)) - Fraction(int(n2.p), int(n2.q))) / 2**pr.K - 2 * pr.delta
             return (v > 0) - (v < 0)
+        if pr.integer_m and pr.gamma.eps_free:
+            # (x+1)^K > 0, so the margin has the sign of its numerator
+            return sign_at_exp(self.numerator(), pr.eps, max_prec=pr.max_prec)
         if pr.integer_m:
             return sign_at_exp(self.rational_function(), pr.eps, max_prec=pr.max_prec)
         if self.is_zero():

@@ -5,16 +5,28 @@ from __future__ import annotations
 from dpcert.core.params import integer, probability, real
 from dpcert.core.quantity import Quantity
 from dpcert.darrm.params import gamma_param
-from dpcert.darrm.privacy import _margin_ball, _margin_float
 
 __all__ = ["QUANTITIES"]
+
+
+def _margin_ball(ctx, **kw):
+    from dpcert.darrm.privacy import _margin_ball as fn
+
+    return fn(ctx, **kw)
+
+
+def _margin_float(**kw):
+    from dpcert.darrm.privacy import _margin_float as fn
+
+    return fn(**kw)
+
 
 _REF = "Jiang–Zhang–Joshi, DaRRM (TMLR), Lemma 3.4 (Eq. 1) and Lemma 5.1"
 
 MARGIN = Quantity(
     "darrm.privacy.margin",
     (
-        gamma_param(doc="sub, dsub, max, const or a table path"),
+        gamma_param(doc="sub, dsub, max, const, one or a table path"),
         integer("K", 1, odd=True, doc="number of mechanisms"),
         real("m", 1, doc="privacy allowance, 1 <= m <= K"),
         real("eps", 0, doc="each mechanism's eps"),
