@@ -5,9 +5,11 @@ This foundation release covers the paper's privacy accounting: the general-compo
 """
 
 from dpcert.core.quantity import Quantity
-from dpcert.darrm import accounting, gnmax, privacy_quantities
+from dpcert.darrm import accounting, gnmax, privacy_quantities, utility
 
-QUANTITIES: dict[str, Quantity] = {q.name: q for mod in (accounting, gnmax, privacy_quantities) for q in mod.QUANTITIES}
+QUANTITIES: dict[str, Quantity] = {
+    q.name: q for mod in (accounting, gnmax, privacy_quantities, utility) for q in mod.QUANTITIES
+}
 
 from dpcert.darrm import claims as _claims  # noqa: E402  (its claims look quantities up in QUANTITIES)
 from dpcert.darrm import privacy_claim_list as _privacy_claims  # noqa: E402

@@ -37,6 +37,14 @@ def add_commands(sub: Any) -> None:
     c.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     c.add_argument("--json", action="store_true", help="machine-readable output (top-level 'verdict')")
     c.set_defaults(fn=_cmd_certify)
+    e = dsub.add_parser(
+        "error",
+        help="E(DaRRM_gamma) exactly: `dpcert darrm error gamma=sub K=11 m=3 mu=0.75` (i.i.d. p = mu, the "
+        "surrogate under a product prior) or `... p=0.6,0.7,...` (K mechanisms)",
+    )
+    e.add_argument("inputs", nargs="*", metavar="name=value", help="gamma, K, m and mu or p (comma-separated)")
+    e.add_argument("--json", action="store_true", help="machine-readable output")
+    e.set_defaults(fn=_cmd_error)
 
 
 def _need(inputs: dict[str, str], names: list[str]) -> None:
@@ -85,9 +93,12 @@ def _cmd_certify(a: argparse.Namespace) -> int:
         inputs=kw,
     )
     t0 = time.perf_counter()
-    if not a.quiet and not a.json:
-        sys.stderr.write(f"dpcert darrm certify: checking ({mode}) ...\n")
-    result = claim.check(max_prec=a.max_prec or MAX_PREC)
+    if not a.quiet:
+        pc.set_progress(_Progress(t0))
+    try:
+        result = claim.check(max_prec=a.max_prec or MAX_PREC)
+    finally:
+        pc.set_progress(None)
     seconds = time.perf_counter() - t0
     if result.error:
         raise InvalidParameter("inputs", inputs, result.error)
@@ -114,6 +125,45 @@ def _cmd_certify(a: argparse.Namespace) -> int:
             print(f"  {k}: {v}")
         print(f"  time: {seconds:.3f} s")
     return _EXIT.get(result.verdict.value, 2)
+
+
+def _cmd_error(a: argparse.Namespace) -> int:
+    from dpcert.arith.exact import fraction_to_decimal, parse_int, parse_rational
+    from dpcert.cli import parse_kv, print_json
+    from dpcert.darrm import utility
+    from dpcert.errors import InvalidParameter
+
+    inputs = parse_kv(a.inputs)
+    which = "p" if "p" in inputs else "mu"
+    _need(inputs, ["gamma", "K", "m", which])
+    K = parse_int(inputs["K"], "K")
+    g = utility._gamma(inputs["gamma"], K, parse_rational(inputs["m"], "m"))
+    if which == "mu":
+        mu = parse_rational(inputs["mu"], "mu").value
+        if not 0 <= mu <= 1:
+            raise InvalidParameter("mu", inputs["mu"], "a probability in [0, 1]")
+        val = utility.error_iid(g, mu)
+    else:
+        ps = [parse_rational(v, f"p[{i}]").value for i, v in enumerate(inputs["p"].split(","))]
+        val = utility.error(g, ps)
+    dec = fraction_to_decimal(val, 15, "nearest")
+    if a.json:
+        print_json({"verdict": "CERTIFIED", "error": {"exact": str(val), "decimal": dec}, **inputs})
+    else:
+        print(f"E(DaRRM_{inputs['gamma']}) = {dec}  (exact: {val})")
+    return 0
+
+
+class _Progress:
+    """Progress lines on stderr, only once a run has taken more than a second."""
+
+    def __init__(self, t0: float) -> None:
+        self.t0 = t0
+
+    def __call__(self, done: int, total: int) -> None:
+        el = time.perf_counter() - self.t0
+        if el > 1:
+            sys.stderr.write(f"dpcert darrm certify: {done}/{total} chunks, {el:.1f} s\n")
 
 
 def _validate_early(kw: dict[str, Any]) -> None:

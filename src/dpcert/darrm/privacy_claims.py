@@ -15,7 +15,17 @@ from typing import Any
 from dpcert.arith.exact import parse_rational
 from dpcert.core.claim import Evidence, Verdict, check_function
 
-__all__ = ["check_private", "privacy_evidence", "parse_delta"]
+__all__ = ["check_private", "privacy_evidence", "parse_delta", "set_progress"]
+
+#: Progress callback (chunks done, chunks total) for long certifications; set by the CLI, ``None`` otherwise.
+_PROGRESS: Any = None
+
+
+def set_progress(callback: Any) -> None:
+    """Report progress of :func:`check_private` through ``callback(done, total)`` (``None``: silent)."""
+    global _PROGRESS
+    _PROGRESS = callback
+
 
 _METHOD = (
     "float64 meet-in-the-middle kernel with a proved rounding-error bound; the undecided rows by exact rational "
@@ -73,7 +83,7 @@ def check_private(
     mv, ev, Dv = (parse_rational(v, n).value for v, n in ((m, "m"), (eps, "eps"), (Delta, "Delta")))
     dv = parse_delta(delta, Dv, mv)
     pr = problem(named_gamma(gamma, K, mv, ev, Dv, dv), K, mv, ev, Dv, dv, max_prec=max_prec)
-    return privacy_evidence(certify(pr, workers=workers))
+    return privacy_evidence(certify(pr, workers=workers, progress=_PROGRESS))
 
 
 def _problem(gamma: str, K: int, m: str, eps: str, Delta: str, delta: str, max_prec: int) -> Any:
