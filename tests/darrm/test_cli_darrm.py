@@ -15,7 +15,9 @@ def test_certify_json_and_exit_codes(capsys):
     assert rc == 0 and out["verdict"] == "CERTIFIED" and out["counts"]["float"] == 31824
     rc = main(["darrm", "certify", "gamma=one", "K=11", "m=5", "eps=0.1", "Delta=0", "delta=0", "--json"])
     out = json.loads(capsys.readouterr().out)
-    assert rc == 1 and out["verdict"] == "REFUTED" and out["worst_case"]["counts"] == [5, 0, 6, 0]
+    # two multisets violate, with equal margins (K = 11, m = 5 = (K-1)/2: gamma = 1 is not 5 eps-DP)
+    assert rc == 1 and out["verdict"] == "REFUTED" and out["worst_case"]["counts"] in ([5, 0, 6, 0], [4, 0, 7, 0])
+    assert out["counts"]["violating"] == 2 and float(out["enclosure"]["lo"]) > 0.00398
     rc = main(["darrm", "certify", "gamma=max", "K=11", "m=3", "Delta=0", "delta=0", "--for-all-eps", "--json"])
     assert rc == 0 and json.loads(capsys.readouterr().out)["verdict"] == "CERTIFIED"
 

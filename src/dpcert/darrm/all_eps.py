@@ -81,7 +81,7 @@ def _real_roots_above_one(P: fmpq_poly) -> list[tuple[Fraction, Fraction]]:
                 raise InvalidParameter("polynomial", str(f), "real roots separated from 1 (root isolation too coarse)")
             out.append((lo, hi))
     out.sort()
-    for (a, b), (c, d) in zip(out, out[1:], strict=False):
+    for (_a, b), (c, _d) in zip(out, out[1:], strict=False):
         if b >= c:
             raise InvalidParameter("polynomial", str(P), "separated root balls (isolation too coarse)")
     return out

@@ -67,6 +67,14 @@ class Gamma:
     table: tuple[Fraction, ...]
     scale: Fraction | RationalFunction = Fraction(1)
 
+    def __hash__(self) -> int:
+        # Fraction.__hash__ is slow (a modular inverse); caches key on Gammas, so hash once
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.name, tuple((v.numerator, v.denominator) for v in self.table), self.scale))
+            object.__setattr__(self, "_hash", h)
+        return h
+
     @property
     def K(self) -> int:
         return len(self.table) - 1

@@ -9,7 +9,8 @@ the corners, α = ⊛_j Bin(n_j, p_j) and α' = ⊛_j Bin(n_j, p'_j) (PoissonBin
 (n_A, n_B) with |n_A| = a and |n_B| = K − a; its pmf is P_A ⊛ P_B, so φ = P_A^T W_a P_B with the Hankel matrix
 W_a[i, j] = w(i + j). For one a, all C(a+g−1, g−1) · C(K−a+g−1, g−1) margins are one matrix product
 ``P_A @ (W_a @ P_B^T)``: every multiset with a corners in group A is a *chunk* of the enumeration, and the group
-pmfs are built once per chunk by row-wise convolution (shared prefixes), never per multiset.
+pmfs of every composition are built once per process, level by level (shared prefixes: each from its parent
+with one corner fewer), never per multiset.
 
 **Error bound (proof).** Standard model, unit roundoff u = 2^−53, γ_k = k u / (1 − k u) (Higham, *Accuracy and
 Stability of Numerical Algorithms*, §3.1, Lemma 3.3: (1+θ_j)(1+θ_k) = 1+θ_{j+k}; a sum of n terms in any
@@ -18,16 +19,14 @@ below is a sum of products of non-negative numbers except the final dot products
 componentwise relative error θ_k whose *depth* k we count:
 
 * corner coordinates p̂, q̂ = 1 − p (computed exactly in ball arithmetic, then rounded once): depth <= 3;
-* Bin(n, p̂)(k) = C(n,k) · p̂^k · q̂^{n−k} with the powers by repeated multiplication: depth <= 3k + (k − 1) +
-  3(n−k) + (n−k−1) + 1 + 2 <= 4n + 3;
-* the group pmf (g−1 row convolutions, each entry a sum of at most a + 1 products): depth
-  <= Σ_j (4 n_j + 3) + (g−1)(a + 2) <= 4a + 3g + (g−1)(a + 2);
-* φ = P_A^T (W P_B) (two dot products of lengths K−a+1 and a+1; w(l) = ±γ̂(l) with γ̂ = fl(γ), depth 1): the
-  computed φ̂ satisfies |φ̂ − φ| <= γ_N Σ_{i,j} P_A[i] |w(i+j)| P_B[j] = γ_N Σ_l |w(l)| α_l <= γ_N, because
-  |w| <= 1 and Σ α_l = 1, with N = 4K + 6g + (g−1)(K + 4) + (K + 2) + 1 <= 8K + 40 for g <= 4;
+* the group pmf of a composition of a is built from its parent (one corner fewer) by one Bernoulli step
+  P·q̂_j + shift(P)·p̂_j: each step adds depth 3 (p̂ or q̂) + 1 (product) + 1 (sum), so depth <= 5a;
+* φ = P_A^T (W P_B) (two dot products of lengths K−a+1 and a+1; w(l) = ±γ̂(l) with γ̂ rounded from a ball,
+  depth 3): the computed φ̂ satisfies |φ̂ − φ| <= γ_N Σ_{i,j} P_A[i] |w(i+j)| P_B[j] = γ_N Σ_l |w(l)| α_l <= γ_N,
+  because |w| <= 1 and Σ α_l = 1, with N = 5a + 5(K − a) + (K + 2) + 3 = 6K + 5 <= 8K + 46;
 * X̂ = fl(e^{mε}) and b̂ = fl(e^{mε} − 1 + 2δ) (from balls, depth 3 each), one product and two subtractions.
 
-Hence |margin̂ − margin| <= γ_{N+10} (1 + X + b) (+ 2^−700 (1 + X) for gradual underflow: each underflowing
+Hence |margin̂ − margin| <= γ_{8K+56} (1 + X + b) (+ 2^−700 (1 + X) for gradual underflow: each underflowing
 operation errs by at most 2^−1075 absolutely and is amplified by at most C(K, ·) <= 2^K times a count of at most
 2^40 operations, far below 2^−700 for K <= 201). :func:`error_bound` returns twice that, and the certifier
 decides a row by float only when |margin̂| exceeds it. Overflow cannot occur: all pmf values are <= 1 and
@@ -41,7 +40,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from math import comb
 
 import numpy as np
 from flint import arb
@@ -75,7 +73,7 @@ class FloatSetting:
     Attributes:
         K, c: number of mechanisms and of corners.
         w: the signed γ weights (float64, length K + 1).
-        tables_p, tables_pp: per corner, the (K+1) x (K+1) array of Bin(n, p_j)(k) (resp. p'_j) padded with zeros.
+        coords: per corner, ((p̂, q̂), (p̂', q̂')) as doubles.
         X, b: e^{mε} and e^{mε} − 1 + 2δ as doubles.
         bound: the proved bound on |margin̂ − margin| (see module docstring).
     """
@@ -114,53 +112,60 @@ class FloatSetting:
                     q = (ball(1 - c0) + ball(1 - c1) * x) / (x + 1)
                     pair.append((_to_double(p), _to_double(q)))
                 coords.append(pair)
-        combs = np.array([[float(comb(n, k)) for k in range(K + 1)] for n in range(K + 1)])
-        self.tables_p = [_bin_table(combs, coords[j][0], K) for j in range(self.c)]
-        self.tables_pp = [_bin_table(combs, coords[j][1], K) for j in range(self.c)]
+        self.coords = coords
         self.groups = groups(self.c)
         self.bound = error_bound(K, self.X, self.b)
+        self._levels: tuple | None = None
 
-
-def _bin_table(combs: np.ndarray, pq: tuple[float, float], K: int) -> np.ndarray:
-    """T[n, k] = C(n,k) p^k q^(n−k) (zero for k > n), powers by repeated multiplication."""
-    p, q = pq
-    pw = np.ones(K + 1)
-    qw = np.ones(K + 1)
-    for k in range(1, K + 1):
-        pw[k] = pw[k - 1] * p
-        qw[k] = qw[k - 1] * q
-    T = np.zeros((K + 1, K + 1))
-    for n in range(K + 1):
-        k = np.arange(n + 1)
-        T[n, : n + 1] = combs[n, : n + 1] * (pw[k] * qw[n - k])
-    return T
+    def levels(self) -> tuple:
+        """((levels of group A, of group B) for p, (…) for p'), built once per process."""
+        if self._levels is None:
+            self._levels = tuple(
+                tuple(group_levels([self.coords[j][side] for j in grp], self.K) for grp in self.groups)
+                for side in (0, 1)
+            )
+        return self._levels
 
 
 def error_bound(K: int, X: float, b: float) -> float:
-    """Twice the proved bound γ_{N+10}(1 + X + b) + 2^−700(1 + X), N = 8K + 40, rounded up generously."""
+    """Twice the proved bound γ_{8K+56}(1 + X + b) + 2^−700(1 + X), rounded up generously."""
     n = 8 * K + 56
     gam = n * U / (1 - n * U)
     Xu, bu = X * (1 + 8 * U), abs(b) * (1 + 8 * U)
     return 2.0 * gam * (1.0 + Xu + bu) * (1 + 1e-9) + 2.0**-700 * (1 + Xu)
 
 
-def _conv_rows(Uarr: np.ndarray, V: np.ndarray, L: int) -> np.ndarray:
-    """Row-wise convolution of two (n, L) pmf arrays truncated to length L (sequential sums)."""
-    out = np.zeros_like(Uarr)
-    for i in range(L):
-        ui = Uarr[:, i : i + 1]
-        if not ui.any():
-            continue
-        out[:, i:] += ui * V[:, : L - i]
-    return out
+@lru_cache(maxsize=1024)
+def _parents(total: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each composition v of ``total`` (rows of composition_array): the index of v − e_j among the
+    compositions of total − 1 and j, the last part with v_j > 0."""
+    rows = composition_array(total, parts)
+    prev = {tuple(r): i for i, r in enumerate(composition_array(total - 1, parts).tolist())}
+    idx = np.empty(len(rows), dtype=np.int64)
+    js = np.empty(len(rows), dtype=np.int64)
+    for r, v in enumerate(rows.tolist()):
+        j = max(k for k in range(parts) if v[k] > 0)
+        v[j] -= 1
+        idx[r], js[r] = prev[tuple(v)], j
+    return idx, js
 
 
-def group_pmfs(tables: list[np.ndarray], members: tuple[int, ...], vecs: np.ndarray, L: int) -> np.ndarray:
-    """The pmfs (n, L) of the group's PoissonBinomial for each row of ``vecs`` (counts of ``members``)."""
-    P = tables[members[0]][vecs[:, 0], :L]
-    for col in range(1, len(members)):
-        P = _conv_rows(P, tables[members[col]][vecs[:, col], :L], L)
-    return P
+def group_levels(coords: list[tuple[float, float]], K: int) -> list[np.ndarray]:
+    """Level s (s = 0..K): the PoissonBinomial pmfs (n_s, s + 1) of every composition of s over the group's
+    corners, each row obtained from its parent (one corner fewer) by one Bernoulli step
+    P_v = P_{v−e_j} · q_j + shift(P_{v−e_j}) · p_j (rounding depth 5 per level; see the module docstring)."""
+    g = len(coords)
+    pv = np.array([c[0] for c in coords])
+    qv = np.array([c[1] for c in coords])
+    levels = [np.ones((1, 1))]
+    for s in range(1, K + 1):
+        idx, js = _parents(s, g)
+        par = levels[-1][idx]
+        out = np.zeros((len(idx), s + 1))
+        out[:, :s] = par * qv[js][:, None]
+        out[:, 1:] += par * pv[js][:, None]
+        levels.append(out)
+    return levels
 
 
 @lru_cache(maxsize=4)
@@ -180,12 +185,9 @@ def block_margins(fs: FloatSetting, a: int) -> tuple[np.ndarray, np.ndarray, np.
     vA = composition_array(a, len(ga))
     vB = composition_array(K - a, len(gb))
     W = fs.w[_hankel_index(a, K)]
-    PA = group_pmfs(fs.tables_p, ga, vA, a + 1)
-    PB = group_pmfs(fs.tables_p, gb, vB, K - a + 1)
-    phi = PA @ (W @ PB.T)
-    PA = group_pmfs(fs.tables_pp, ga, vA, a + 1)
-    PB = group_pmfs(fs.tables_pp, gb, vB, K - a + 1)
-    phi2 = PA @ (W @ PB.T)
+    lv = fs.levels()
+    phi = lv[0][0][a] @ (W @ lv[0][1][K - a].T)
+    phi2 = lv[1][0][a] @ (W @ lv[1][1][K - a].T)
     M = phi - fs.X * phi2
     M -= fs.b
     return vA, vB, M

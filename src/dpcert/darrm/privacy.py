@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from math import comb
 from typing import Any
 
@@ -133,7 +133,7 @@ def _conv(a: dict[int, fmpq_poly], b: tuple[tuple[int, fmpq_poly], ...]) -> dict
 def _phi_numerators(pr: Problem, counts: tuple[int, ...]) -> tuple[fmpq_poly, fmpq_poly]:
     """(x+1)^K φ(α) and (x+1)^K φ(α') as exact polynomials in x (γ's table only, scale not applied)."""
     cs = corners(pr.Delta)
-    w = _weights(pr.gamma.table)
+    w = _weights(pr.gamma)
     out = []
     for side in (0, 1):
         G: dict[int, fmpq_poly] = {0: fmpq_poly([1])}
@@ -150,7 +150,8 @@ def _phi_numerators(pr: Problem, counts: tuple[int, ...]) -> tuple[fmpq_poly, fm
 
 
 @lru_cache(maxsize=64)
-def _weights(table: tuple[Fraction, ...]) -> tuple[fmpq, ...]:
+def _weights(gamma: Gamma) -> tuple[fmpq, ...]:
+    table = gamma.table
     H = (len(table) - 2) // 2
     return tuple(fmpq((-1 if l <= H else 1) * g.numerator, g.denominator) for l, g in enumerate(table))
 
@@ -181,15 +182,17 @@ class RowMargin:
         sq, dq = fmpq(s.numerator, s.denominator), fmpq((1 - 2 * pr.delta).numerator, (1 - 2 * pr.delta).denominator)
         return sq * self.N1 + dq * den, sq * self.N2 + den
 
-    def numerator(self) -> fmpq_poly:
-        """(x+1)^K · margin as a polynomial in x (integer m, γ not depending on ε)."""
+    @cached_property
+    def _numerator(self) -> fmpq_poly:
         pr = self.pr
         s = Fraction(pr.gamma.scale)
-        m = int(pr.m)
-        xm = fmpq_poly([0] * m + [1])
-        c = 2 * pr.delta - 1
+        xm = fmpq_poly([0] * int(pr.m) + [1])
         sq = fmpq(s.numerator, s.denominator)
-        return sq * (self.N1 - xm * self.N2) - (xm + fmpq(c.numerator, c.denominator)) * fmpq_poly([1, 1]) ** pr.K
+        return sq * (self.N1 - xm * self.N2) - _rhs_poly(pr.K, int(pr.m), pr.delta)
+
+    def numerator(self) -> fmpq_poly:
+        """(x+1)^K · margin as a polynomial in x (integer m, γ not depending on ε)."""
+        return self._numerator
 
     def is_zero(self) -> bool:
         """True when the margin is identically zero in x (a tight constraint, exact equality)."""
@@ -243,6 +246,13 @@ class RowMargin:
 
         result, _ = refine(step, what=f"sign of the margin at {self.counts}", max_prec=pr.max_prec)
         return result
+
+
+@lru_cache(maxsize=16)
+def _rhs_poly(K: int, m: int, delta: Fraction) -> fmpq_poly:
+    """(x^m − 1 + 2δ)(x + 1)^K."""
+    c = 2 * delta - 1
+    return (fmpq_poly([0] * m + [1]) + fmpq(c.numerator, c.denominator)) * fmpq_poly([1, 1]) ** K
 
 
 def _ev(p: fmpq_poly, x: arb) -> arb:
