@@ -30,11 +30,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, lru_cache
-from math import comb
+from math import comb, gcd
 from typing import Any
 
 import numpy as np
-from flint import arb, fmpq, fmpq_poly
+from flint import arb, fmpq, fmpq_poly, fmpz_poly
 
 from dpcert.arith.ball import MAX_PREC, Enclosure, ball, refine, sign, sign_at_exp, workprec
 from dpcert.arith.exact import Exact, RationalFunction, X
@@ -108,10 +108,11 @@ def problem(gamma: Gamma, K: Any, m: Any, eps: Any, Delta: Any, delta: Any, *, m
 
 
 @lru_cache(maxsize=4096)
-def _bin_polys(c0: Fraction, c1: Fraction, n: int) -> tuple[tuple[int, fmpq_poly], ...]:
-    """The non-zero [t^k] (Q + P t)^n = C(n,k) P^k Q^(n−k), P = c0 + c1 x, Q = (1 − c0) + (1 − c1) x, as (k, poly)."""
-    P = fmpq_poly([fmpq(c0.numerator, c0.denominator), fmpq(c1.numerator, c1.denominator)])
-    Q = fmpq_poly([1, 1]) - P
+def _bin_polys(c0: Fraction, c1: Fraction, n: int, den: int) -> tuple[tuple[int, fmpz_poly], ...]:
+    """The non-zero [t^k] (Q + P t)^n = C(n,k) P^k Q^(n−k) times den^n, as (k, integer poly), where
+    P = c0 + c1 x, Q = (1 − c0) + (1 − c1) x and ``den`` clears the denominators of c0, c1."""
+    P = fmpz_poly([int(c0 * den), int(c1 * den)])
+    Q = fmpz_poly([den, den]) - P
     if P.is_zero():
         return ((0, Q**n),)
     if Q.is_zero():
@@ -119,8 +120,8 @@ def _bin_polys(c0: Fraction, c1: Fraction, n: int) -> tuple[tuple[int, fmpq_poly
     return tuple((k, comb(n, k) * P**k * Q ** (n - k)) for k in range(n + 1))
 
 
-def _conv(a: dict[int, fmpq_poly], b: tuple[tuple[int, fmpq_poly], ...]) -> dict[int, fmpq_poly]:
-    out: dict[int, fmpq_poly] = {}
+def _conv(a: dict[int, fmpz_poly], b: tuple[tuple[int, fmpz_poly], ...]) -> dict[int, fmpz_poly]:
+    out: dict[int, fmpz_poly] = {}
     for i, u in a.items():
         for j, v in b:
             if i + j in out:
@@ -130,30 +131,38 @@ def _conv(a: dict[int, fmpq_poly], b: tuple[tuple[int, fmpq_poly], ...]) -> dict
     return out
 
 
+@lru_cache(maxsize=64)
+def _int_weights(gamma: Gamma) -> tuple[tuple[int, ...], int]:
+    """The signed weights w(l) = ±γ(l) as integers over one common denominator D: (D·w, D)."""
+    table = gamma.table
+    H = (len(table) - 2) // 2
+    D = 1
+    for g in table:
+        D = D * g.denominator // gcd(D, g.denominator)
+    return tuple((-1 if l <= H else 1) * int(g * D) for l, g in enumerate(table)), D
+
+
 def _phi_numerators(pr: Problem, counts: tuple[int, ...]) -> tuple[fmpq_poly, fmpq_poly]:
-    """(x+1)^K φ(α) and (x+1)^K φ(α') as exact polynomials in x (γ's table only, scale not applied)."""
+    """(x+1)^K φ(α) and (x+1)^K φ(α') as exact polynomials in x (γ's table only, scale not applied).
+
+    Computed in integer polynomials (denominators of Δ and γ cleared) and divided once at the end.
+    """
     cs = corners(pr.Delta)
-    w = _weights(pr.gamma)
+    w, D = _int_weights(pr.gamma)
+    dd = pr.Delta.denominator
     out = []
     for side in (0, 1):
-        G: dict[int, fmpq_poly] = {0: fmpq_poly([1])}
+        G: dict[int, fmpz_poly] = {0: fmpz_poly([1])}
         for j, n in enumerate(counts):
             if n:
                 c0, c1 = cs[j][side]
-                G = _conv(G, _bin_polys(c0, c1, n))
-        acc = fmpq_poly()
+                G = _conv(G, _bin_polys(c0, c1, n, dd))
+        acc = fmpz_poly()
         for l, g in G.items():
-            if w[l] != 0:
+            if w[l]:
                 acc += w[l] * g
-        out.append(acc)
+        out.append(fmpq_poly(acc) / (D * dd**pr.K))
     return out[0], out[1]
-
-
-@lru_cache(maxsize=64)
-def _weights(gamma: Gamma) -> tuple[fmpq, ...]:
-    table = gamma.table
-    H = (len(table) - 2) // 2
-    return tuple(fmpq((-1 if l <= H else 1) * g.numerator, g.denominator) for l, g in enumerate(table))
 
 
 @dataclass(frozen=True)
