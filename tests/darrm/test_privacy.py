@@ -160,3 +160,33 @@ def test_kernel_block_covers_every_multiset_once():
         assert M.shape == (len(vA), len(vB)) and np.all(np.isfinite(M))
         seen |= {tuple(x) + tuple(y) for x in vA.tolist() for y in vB.tolist()}
     assert len(seen) == n_multisets(5, 8)
+
+
+@st.composite
+def margin_inputs(draw):
+    K = draw(st.sampled_from([1, 3, 5, 7]))
+    gamma = draw(st.sampled_from(["sub", "max", "one", "const"]))
+    m = draw(st.integers(1, K))
+    Delta = draw(st.sampled_from(["0", "0.001"]))
+    delta = draw(st.sampled_from([Delta, "0.01"]))
+    return {
+        "gamma": gamma,
+        "K": K,
+        "m": str(m),
+        "eps": draw(st.sampled_from(["0.1", "0.5", "1"])),
+        "Delta": Delta,
+        "delta": delta,
+    }
+
+
+@settings(max_examples=25)
+@given(margin_inputs())
+def test_margin_quantity_float_within_enclosure(inputs):
+    """The plain per-multiset float loop (independent) lies within the certified enclosure up to float noise."""
+    from dpcert.darrm import QUANTITIES
+
+    q = QUANTITIES["darrm.privacy.margin"]
+    enc = q.enclose(inputs, rel_tol=1e-20)
+    f = q.evaluate_float(inputs)
+    noise = Fraction(1, 10**12) * (1 + abs(enc.hi))
+    assert enc.lo - noise <= Fraction(f) <= enc.hi + noise
