@@ -190,3 +190,21 @@ def test_margin_quantity_float_within_enclosure(inputs):
     f = q.evaluate_float(inputs)
     noise = Fraction(1, 10**12) * (1 + abs(enc.hi))
     assert enc.lo - noise <= Fraction(f) <= enc.hi + noise
+
+
+def test_corners_are_vertices_and_the_authors_sixth_corner_is_not():
+    """Each listed corner is feasible with two independent constraints tight identically in x; the authors' code's
+    sixth corner ((1−Δ)/(1+e^{−ε}), (e^ε+Δ)/(1+e^ε)) (PEERS.md) has no two tight constraints: not a vertex."""
+    D = Fraction(1, 100000)
+
+    def tight_count(p, q):
+        slack = [X * q + D - p, X * p + D - q, X * (1 - q) + D - (1 - p), X * (1 - p) + D - (1 - q), p, 1 - p, q, 1 - q]
+        assert all(sign_at_exp(s, Fraction(1, 10)) >= 0 for s in slack)
+        return sum(s.is_zero() for s in slack)
+
+    for (a0, a1), (b0, b1) in corners(D):
+        assert tight_count((a0 + a1 * X) / (X + 1), (b0 + b1 * X) / (X + 1)) >= 2
+    authors = ((1 - D) * X / (X + 1), (X + D) / (X + 1))
+    assert tight_count(*authors) < 2
+    ours = corners(D)[6]
+    assert ((ours[0][0] + ours[0][1] * X) / (X + 1)) == (1 - D) / (X + 1)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dpcert.core.claim import Claim, FunctionClaim
 from dpcert.darrm import privacy_claims as pc
+from dpcert.darrm.claims import TABLE3
 
 __all__ = ["CLAIMS"]
 
@@ -165,6 +166,25 @@ def _claims() -> list[Claim]:
                     delta="0",
                 )
             )
+    # C5 at App. D.1.1 (K = 35, Table 3's printed m, tau, lambda, delta; eps = 0.1, Delta = 1e-5)
+    for M, (m, tau, lam, _, delta) in TABLE3.items():
+        out.append(
+            _fc(
+                f"darrm.lemma_a1.pconst.d11.M{M}",
+                "Lemma A.1 (Eq. 4), App. D.1.1, Table 3",
+                f"RR with p_const (tau = {tau}, lambda = {lam}) is ({m} eps, {delta})-DP for K = 35, "
+                "eps = 0.1, Delta = 1e-5 (27.0 M multisets)",
+                pc.check_pconst_upper,
+                slow=True,
+                K=35,
+                m=m,
+                tau=tau,
+                lam=lam,
+                eps=EPS,
+                Delta=DELTA_FIG2,
+                delta=delta,
+            )
+        )
     # C6: Theorem 4.1 (i.i.d.), here implied by the stronger multiset certificate; C7: non-identical mechanisms
     for K, ms, slow in ((11, tuple(range(1, 12)), False), (101, K101_MS, True)):
         for m in ms:

@@ -350,3 +350,37 @@ def check_corners(max_prec: int, Delta: str, eps: str) -> tuple[Verdict, Evidenc
     want = 4 if D == 0 else 8
     v = Verdict.CERTIFIED if len(cs) == want else Verdict.REFUTED
     return v, Evidence(method="exact rational functions of x", detail=f"{len(cs)} corners, each a vertex of F")
+
+
+@check_function
+def check_pconst_upper(
+    max_prec: int, K: int, m: str, tau: str, lam: str, eps: str, Delta: str, delta: str
+) -> tuple[Verdict, Evidence]:
+    """RR with Lemma A.1's p_const (real m and τ) is (mε, δ)-DP: p_const is enclosed in a ball and the constant
+    γ ≡ r with a rational r >= p_const is certified; feasibility is downward closed in a constant γ (its margin is
+    c·F − b with b >= 0), so p_const itself is feasible."""
+    from flint import arb
+
+    from dpcert.arith.ball import ball, workprec
+    from dpcert.arith.exact import fraction_to_decimal
+    from dpcert.darrm.gamma import Gamma
+    from dpcert.darrm.privacy import certify, problem
+
+    mv, tv, lv, ev, Dv, dv = (
+        parse_rational(v, n).value
+        for v, n in ((m, "m"), (tau, "tau"), (lam, "lambda"), (eps, "eps"), (Delta, "Delta"), (delta, "delta"))
+    )
+    if tv < mv:
+        raise ValueError("tau >= m is needed for Lemma A.1's maximiser (notes §3.1)")
+    with workprec(128):
+        X = (ball(mv) * ball(ev)).exp()
+        T = (ball(tv) * ball(ev)).exp()
+        pc: arb = (X - 1 + 2 * ball(dv)) / (2 * (T - X + (1 + X) * ball(lv)) / (T + 1) + X - 1)
+        from dpcert.arith.ball import Enclosure
+
+        enc = Enclosure.from_ball(pc)
+    r = min(Fraction(1), Fraction(fraction_to_decimal(enc.hi, 20, "up")))
+    pr = problem(Gamma("const-upper", tuple(r for _ in range(K + 1))), K, mv, ev, Dv, dv, max_prec=max_prec)
+    v, evd = privacy_evidence(certify(pr))
+    evd.detail = f"p_const in {enc.short(15)} <= r = {r}; gamma = r: " + evd.detail
+    return v, evd
