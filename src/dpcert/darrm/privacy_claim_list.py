@@ -7,7 +7,7 @@ positively (``...not_private...`` is CERTIFIED when a counterexample is certifie
 
 from __future__ import annotations
 
-from dpcert.core.claim import Claim, FunctionClaim
+from dpcert.core.claim import Claim, FunctionClaim, Verdict
 from dpcert.darrm import privacy_claims as pc
 from dpcert.darrm.claims import TABLE3
 
@@ -104,6 +104,18 @@ def _claims() -> list[Claim]:
             Kmax=59,
         ),
     ]
+    out.append(
+        FunctionClaim(
+            "darrm.alg3.ties_to_one.k11_m2",
+            f"{P}, Algorithm 3 and Lemma 3.1 (notes T6)",
+            "SubMaj as printed (ties output 1) has the output law of DaRRM_gamma_Sub, K = 11, m = 2",
+            fn=pc.check_algorithm3_ties_to_one,
+            inputs={"K": 11, "m": 2},
+            expected=Verdict.REFUTED,
+            erratum="Algorithm 3 outputs I{L/m >= 1/2}, sending ties to 1; Lemma 3.1's gamma_Sub (and its symmetry) "
+            "needs a fair coin on ties, as Eq. 20's +1/2 term shows.",
+        )
+    )
     # C4: gamma_Sub private, Figure 2 (approximate DP) and D.1.2 (pure DP)
     for m in (1, 3, 5, 7):
         out.append(

@@ -384,3 +384,36 @@ def check_pconst_upper(
     v, evd = privacy_evidence(certify(pr))
     evd.detail = f"p_const in {enc.short(15)} <= r = {r}; gamma = r: " + evd.detail
     return v, evd
+
+
+@check_function
+def check_algorithm3_ties_to_one(max_prec: int, K: int, m: int) -> tuple[Verdict, Evidence]:
+    """Algorithm 3 as printed (output I{L̂/m >= 1/2}: ties go to 1) has the output law of DaRRM_γSub (Lemma 3.1).
+
+    REFUTED for even m (notes T6): with ties to 1, Pr[output = 1 | L = l] is not h_Sub(l) (fair coin), and the
+    induced γ would not be symmetric; the counterexample is the first l where they differ.
+    """
+    from dpcert.darrm.gamma import h_sub
+
+    h = h_sub(K, m)
+    for l in range(K + 1):
+        fair = _subsample_dp(K, m, l)
+        tie_mass = _subsample_tie(K, m, l)
+        ties_to_one = fair + tie_mass / 2
+        if ties_to_one != h[l]:
+            return Verdict.REFUTED, Evidence(
+                method="exact rationals (sequential drawing)",
+                detail=f"K = {K}, m = {m}, l = {l}: ties to 1 give Pr[out = 1 | L = l] = {ties_to_one}, "
+                f"Lemma 3.1 needs h_Sub(l) = {h[l]} (fair coin on ties)",
+                worst_case={"l": l, "ties_to_one": str(ties_to_one), "h_sub": str(h[l])},
+            )
+    return Verdict.CERTIFIED, Evidence(method="exact rationals", detail="no tie can occur (m odd)")
+
+
+def _subsample_tie(K: int, m: int, l: int) -> Fraction:
+    """Pr[exactly m/2 ones among m draws without replacement] (0 for odd m)."""
+    if m % 2:
+        return Fraction(0)
+    from math import comb
+
+    return Fraction(comb(l, m // 2) * comb(K - l, m // 2), comb(K, m))
