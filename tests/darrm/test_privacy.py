@@ -208,3 +208,20 @@ def test_corners_are_vertices_and_the_authors_sixth_corner_is_not():
     assert tight_count(*authors) < 2
     ours = corners(D)[6]
     assert ((ours[0][0] + ours[0][1] * X) / (X + 1)) == (1 - D) / (X + 1)
+
+
+def test_float_kernel_bound_at_k101_on_sampled_rows():
+    """The proved bound also holds where the error analysis is stretched most (K = 101, large e^{m eps})."""
+    pr = problem(gamma_dsub(101, 40), 101, Fraction(40), Fraction(1, 10), Fraction(0), Fraction(0))
+    fs = _float_setting(pr)
+    worst = 0.0
+    for a in (0, 7, 50, 94, 101):
+        vA, vB, M = block_margins(fs, a)
+        for i in range(0, len(vA), max(1, len(vA) // 3)):
+            for j in range(0, len(vB), max(1, len(vB) // 3)):
+                counts = tuple(int(v) for v in vA[i]) + tuple(int(v) for v in vB[j])
+                b = row_margin(pr, counts).ball(300)
+                err = float(abs(b - M[i, j]).upper())
+                assert err <= fs.bound
+                worst = max(worst, err)
+    assert worst < fs.bound
