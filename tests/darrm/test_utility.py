@@ -54,3 +54,17 @@ def test_lemma_b11_larger_gamma_smaller_error_iid():
             assert error_iid(gamma_dsub(11, m), p) <= error_iid(gamma_sub(11, m), p)
     with pytest.raises(InvalidParameter):
         error(gamma_sub(5, 1), [Fraction(1, 2)] * 4)
+
+
+def test_surrogate_is_error_minus_a_gamma_free_term():
+    """Eq. 199: for μ >= 1/2, E(DaRRM_γ) = A − B with A independent of γ and −B the surrogate (Eq. 201)."""
+    from dpcert.darrm.gamma import gamma_one
+    from dpcert.darrm.utility import PRIOR_MEANS, surrogate
+
+    for mu in PRIOR_MEANS.values():
+        A = error_iid(gamma_one(11), mu) - surrogate(gamma_one(11), mu)
+        # gamma = 1 has error 0, so A = -surrogate(1) = (1/2) sum_{l>H} (Bin(l) - Bin(K-l))
+        assert error_iid(gamma_one(11), mu) == 0
+        for m in (1, 3, 5):
+            for g in (gamma_sub(11, m), gamma_dsub(11, m)):
+                assert error_iid(g, mu) == A + surrogate(g, mu)

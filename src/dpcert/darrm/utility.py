@@ -23,7 +23,11 @@ from dpcert.darrm.gamma import Gamma, check_integer_m, check_k, named_gamma
 from dpcert.darrm.params import gamma_param
 from dpcert.errors import InvalidParameter
 
-__all__ = ["poisson_binomial", "error", "error_iid", "mismatch", "QUANTITIES"]
+__all__ = ["poisson_binomial", "error", "error_iid", "mismatch", "surrogate", "PRIOR_MEANS", "QUANTITIES"]
+
+#: Means μ of the product priors behind the paper's surrogate objectives (notes §5): Eq. 202 (uniform on
+#: [0.5, 1]^K), Algorithm 5's left-endpoint grid {0.50, …, 0.99}, Eq. 204 (uniform on [0.7, 1]^K).
+PRIOR_MEANS = {"eq202": Fraction(3, 4), "alg5_grid": Fraction(149, 200), "eq204": Fraction(17, 20)}
 
 
 def poisson_binomial(ps: list[Fraction]) -> list[Fraction]:
@@ -77,6 +81,20 @@ def mismatch(gamma: Gamma, ps: list[Fraction]) -> Fraction:
     """Pr[DaRRM_γ output differs from the realised majority] = Σ_l α_l (1 − γ(l))/2 (notes A1)."""
     g = _table(gamma)
     return sum((a * (1 - gl) / 2 for a, gl in zip(poisson_binomial(ps), g, strict=True)), Fraction(0))
+
+
+def surrogate(gamma: Gamma, mu: Fraction) -> Fraction:
+    """The surrogate objective of App. C.1–C.2 (Eq. 201 with E_T[α_l] = Bin(K, μ)(l) exactly):
+    −(1/2) Σ_{l=H+1}^{K} (Bin(K,μ)(l) − Bin(K,μ)(K−l)) γ(l), linear in γ (the LP minimises it).
+
+    References:
+        DaRRM App. C.1, Eqs. 199–202; Algorithm 5 estimates it by sampling, here it is exact.
+    """
+    g = _table(gamma)
+    K = len(g) - 1
+    H = (K - 1) // 2
+    b = [comb(K, l) * mu**l * (1 - mu) ** (K - l) for l in range(K + 1)]
+    return -sum(((b[l] - b[K - l]) * g[l] for l in range(H + 1, K + 1)), Fraction(0)) / 2
 
 
 def _frac(v: Any) -> Fraction:
