@@ -103,6 +103,22 @@ def _claims() -> list[Claim]:
             pc.check_dsub_ge_sub,
             Kmax=59,
         ),
+        _fc(
+            "darrm.lemma_b11.utility.k11",
+            "Lemma B.11",
+            "E(DaRRM_gamma_DSub) <= E(DaRRM_gamma_Sub) for K = 11 i.i.d. mechanisms and every p in [0, 1]",
+            pc.check_lemma_b11,
+            K=11,
+            ms=(1, 2, 3, 4, 5),
+        ),
+        _fc(
+            "darrm.lemma_b11.utility.k101",
+            "Lemma B.11",
+            "E(DaRRM_gamma_DSub) <= E(DaRRM_gamma_Sub) for K = 101 i.i.d. mechanisms and every p in [0, 1]",
+            pc.check_lemma_b11,
+            K=101,
+            ms=(10, 20, 30, 40),
+        ),
     ]
     out.append(
         FunctionClaim(
