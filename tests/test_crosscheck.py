@@ -21,7 +21,13 @@ LIMITS = {
     "sml.qm.sml_bits": {"I": (1, 1)},
 }
 
-FLOAT_QUANTITIES = sorted(n for n, q in registry.quantities().items() if q.float is not None)
+#: Quantities whose parameters the generic strategies can draw (the DaRRM gamma is a string: a name or a table path;
+#: darrm.privacy.margin and darrm.error are cross-checked float vs ball in tests/darrm with valid (gamma, K, m)).
+FLOAT_QUANTITIES = sorted(
+    n
+    for n, q in registry.quantities().items()
+    if q.float is not None and all(p.kind in ("int", "real", "reals") for p in q.params)
+)
 
 
 #: Exact-only quantities: their value is a rational computed exactly, so a float of it would compare the code with

@@ -28,6 +28,13 @@ EXPECTED_OUTPUT = {
         "verdict counts: {'CERTIFIED': 4, 'REFUTED': 4, 'as_expected': 8}",  # Table 4
         "Figure 10: MNIST",
     ],
+    "darrm_privacy.ipynb": [
+        "m = 1: CERTIFIED, max margin 0",  # gamma_Sub tight at the Figure 2 parameters
+        "equals -2x(x-1)/(11(x+1)): True",  # a constraint decided symbolically
+        "m = 5: gamma_max (subsample 9) is m*eps-DP for every eps: CERTIFIED",  # Theorem 4.1, every eps
+        "gamma = 1, m = 5, identical mechanisms: REFUTED",  # notes C8
+        "error at mu = 0.75, dsub: 0.06919",
+    ],
     "br_composition.ipynb": [
         "CERTIFIED",
         "4.77457",
