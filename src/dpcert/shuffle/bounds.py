@@ -343,20 +343,38 @@ def thm1_float(n: ArrayLike, eps0: ArrayLike, lam: ArrayLike) -> NDArray[np.floa
         Girgis et al. (CCS 2021), Theorem 1, eq. (6).
     """
     n, e, lam = _arrays(n, eps0, lam)
+    shape = lam.shape
+    n, e, lam = n.ravel(), e.ravel(), lam.ravel()
+    out = np.empty(lam.shape)
+    # chunks keep the (element × i) table below about 4·10^6 entries
+    start = 0
+    while start < lam.size:
+        stop = start + 1
+        width = max(int(lam[start]), 3)
+        while stop < lam.size and (stop - start + 1) * max(width, int(lam[stop])) <= 4_000_000:
+            width = max(width, int(lam[stop]))
+            stop += 1
+        out[start:stop] = _thm1_chunk(n[start:stop], e[start:stop], lam[start:stop])
+        start = stop
+    return out.reshape(shape)
+
+
+def _thm1_chunk(n: NDArray[np.float64], e: NDArray[np.float64], lam: NDArray[np.float64]) -> NDArray[np.float64]:
     nb = nbar_float(n, e)
     with np.errstate(divide="ignore", invalid="ignore"):
         l2 = np.log(lam * (lam - 1) / 2) + 2 * _log_expm1(e) - np.log(nb) - e
         logx = 2 * _log_expm1(2 * e) - np.log(2 * nb) - 2 * e
-        imax = int(np.max(lam)) if lam.size else 2
-        i = np.arange(3, max(imax, 3) + 1, dtype=np.float64)
-        shape = lam.shape + (1,)
-        lam_i = lam.reshape(shape)
-        log_binom = gammaln(lam_i + 1) - gammaln(i + 1) - gammaln(np.maximum(lam_i - i, 0) + 1)
-        terms = log_binom + np.log(i) + gammaln(i / 2) + (i / 2) * logx.reshape(shape)
-        terms = np.where(i <= lam_i, terms, -np.inf)
-        if imax < 3:
-            terms = np.full(shape, -np.inf)
-        parts = np.concatenate([l2.reshape(shape), terms, _log_chernoff(n, e, lam).reshape(shape)], axis=-1)
+        imax = max(int(np.max(lam)) if lam.size else 2, 3)
+        # log k! for k = 0..imax, looked up instead of recomputed for every (λ, i)
+        log_fact = gammaln(np.arange(imax + 1, dtype=np.float64) + 1)
+        i_int = np.arange(3, imax + 1)
+        i = i_int.astype(np.float64)
+        lam_int = lam.astype(np.int64)[:, None]
+        below = np.maximum(lam_int - i_int, 0)
+        log_binom = log_fact[lam_int] - log_fact[i_int] - log_fact[below]
+        terms = log_binom + (np.log(i) + gammaln(i / 2)) + (i / 2) * logx[:, None]
+        terms = np.where(i_int <= lam_int, terms, -np.inf)
+        parts = np.concatenate([l2[:, None], terms, _log_chernoff(n, e, lam)[:, None]], axis=-1)
         return _finish(logsumexp(parts, axis=-1), lam)
 
 
@@ -368,10 +386,12 @@ def eq8_float(n: ArrayLike, eps0: ArrayLike, lam: ArrayLike) -> NDArray[np.float
     """
     n, e, lam = _arrays(n, eps0, lam)
     lo, hi = np.floor(lam), np.ceil(lam)
+    if np.all(lo == hi):
+        return thm1_float(n, e, lam)
     a = hi - lam
     up = (1 - a) * (hi - 1) * thm1_float(n, e, np.maximum(hi, 2))
     down = np.where(lo >= 2, a * (lo - 1) * thm1_float(n, e, np.maximum(lo, 2)), 0.0)
-    return np.where(lo == hi, thm1_float(n, e, np.maximum(lam, 2)), (up + down) / (lam - 1))
+    return (up + down) / (lam - 1)
 
 
 def cor1_float(n: ArrayLike, eps0: ArrayLike, lam: ArrayLike) -> NDArray[np.float64]:

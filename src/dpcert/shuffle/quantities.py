@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dpcert.core.params import Param, integer, real
+from dpcert.core.params import Param, integer, probability, real
 from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter
-from dpcert.shuffle import bounds, pair
+from dpcert.shuffle import bounds, conversion, pair
 
 __all__ = ["Choice", "QUANTITIES", "N", "EPS0", "LAM_INT", "LAM_REAL"]
 
@@ -49,6 +49,9 @@ EPS0 = real("eps0", 0, doc="LDP parameter eps0 of each client's randomizer (nats
 LAM_INT = integer("lam", 2, doc="integer Renyi order lambda >= 2", max_abs=10**5)
 LAM_THM3 = integer("lam", 2, doc="integer Renyi order lambda >= 2 (O(lambda^2) moments)", max_abs=4096)
 LAM_REAL = real("lam", 1, lo_open=True, doc="Renyi order lambda > 1", max_abs=10**5)
+T_ROUNDS = integer("T", 1, doc="number of composed shuffled rounds", max_abs=10**9)
+DELTA = probability("delta", zero=False, doc="target delta in (0, 1)")
+EPS = real("eps", 0, lo_open=True, doc="target DP epsilon > 0 (nats)", max_abs=10**4)
 ORDER = choice("order", ("max", "forward", "reverse"), doc="which order of the pair: max of both, forward, reverse")
 
 _PAPER = "Girgis–Data–Diggavi–Suresh–Kairouz, CCS 2021"
@@ -143,6 +146,33 @@ QUANTITIES = [
         f"{_PAPER}, §8 (the pair of Theorem 3); notes §1.11",
         "exact RDP of shuffled binary RR, D = 0^n vs D' = 0^(n-1)1 (order: max of both, forward, reverse)",
         float=_pair_float,
+        float_rtol=1e-8,
+    ),
+    Quantity(
+        "shuffle.rdp.upper",
+        (N, EPS0, LAM_REAL),
+        conversion.upper_ball,
+        f"{_PAPER}, Theorems 1-2 and eq. (8); Steinke 2024 (Sharp RDP from pure DP), Theorem 4",
+        "default certified RDP upper bound: min(Thm 1 via eq. (8), Thm 2, RR_1(lam))",
+        float=_f(conversion.upper_float),
+        float_rtol=1e-10,
+    ),
+    Quantity(
+        "shuffle.dp.eps",
+        (N, EPS0, T_ROUNDS, DELTA),
+        conversion.dp_eps_ball,
+        f"{_PAPER}, Lemmas 1-2 with shuffle.rdp.upper",
+        "DP epsilon(delta) of T shuffled rounds, certified at the float-chosen Renyi order",
+        float=conversion.dp_eps_float,
+        float_rtol=1e-9,
+    ),
+    Quantity(
+        "shuffle.dp.delta",
+        (N, EPS0, T_ROUNDS, EPS),
+        conversion.dp_delta_ball,
+        f"{_PAPER}, Lemmas 1-2 with shuffle.rdp.upper",
+        "DP delta(eps) of T shuffled rounds, certified at the float-chosen Renyi order",
+        float=conversion.dp_delta_float,
         float_rtol=1e-8,
     ),
 ]
