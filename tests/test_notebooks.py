@@ -34,6 +34,13 @@ EXPECTED_OUTPUT = {
         "{'CERTIFIED': 19}",  # every value of the notes' DP-OptComp column
         "Figure 1 (DP baselines)",
     ],
+    "sml.ipynb": [
+        "sml.thm_v4.qm_distortion_printed: REFUTED",
+        "sml.thm_v4.qm_beats_rr.adult: REFUTED",
+        "verdict counts: {'CERTIFIED': 44, 'REFUTED': 9, 'as_expected': 53}",
+        "4  3  3 |         5/8       5/8     7/16   <- printed formula wrong",
+        "RR <= exact QM at 18851 points; RR >= printed QM at 18851 points",
+    ],
 }
 
 

@@ -35,7 +35,7 @@ from flint import arb, fmpz
 from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure, ball, fraction_of, le, workprec
 from dpcert.arith.exact import Exact, parse_rational
 from dpcert.arith.search import Probe, certified_root
-from dpcert.arith.sums import Weight, find_peak, log_concave_sum, log_concave_sum_float
+from dpcert.arith.sums import Weight, log_concave_sum, log_concave_sum_float
 from dpcert.core.claim import QuantityClaim, Rounds
 from dpcert.core.params import Param, integer, probability, real
 from dpcert.core.quantity import Quantity
@@ -67,7 +67,8 @@ _REF_KOV = "Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 201
 # the typed parameters of this module's quantities; the public functions validate through them too
 _K = integer("k", 1, KOV_MAX_K, doc="number of composed mechanisms")
 _EPS = real("eps", 0, KOV_MAX_EPS, doc="per-mechanism epsilon (pure DP)")
-_EPS_G = real("eps_g", 0, doc="global epsilon of the composition")
+# any size: eps_g >= k*eps is answered exactly 0 by one rational comparison, so no magnitude cap is needed
+_EPS_G = real("eps_g", 0, doc="global epsilon of the composition", max_abs=None)
 _DELTA = probability("delta", doc="target global delta; 0 gives k*eps")
 
 
@@ -96,10 +97,19 @@ def _guard_bits(k: int, e: Fraction) -> int:
 
 def _mass_ball(k: int, i: int, e: Fraction, log1p_x: arb) -> arb:
     """Bin(k, q)(i) = C(k, i) e^{iε} / (1 + e^ε)^k as a ball at the working precision."""
-    if k <= 4096:
+    if k <= 2**14:  # the exact binomial is cheaper than three log-gammas up to here
         return arb(fmpz.bin_uiui(k, i)) * (ball(i * e) - k * log1p_x).exp()
     log_c = arb(k + 1).lgamma() - arb(i + 1).lgamma() - arb(k - i + 1).lgamma()
     return (log_c + ball(i * e) - k * log1p_x).exp()
+
+
+def _mode(k: int, e: Fraction, i0: int) -> int:
+    """Where Bin(k, q) peaks, from i0 on: the first i >= i0 with e^ε (k − i) < i + 1 (in float: only a start)."""
+    ef = float(e)
+    if ef > 700:
+        return k
+    x = math.exp(ef)
+    return min(k, max(i0, math.ceil((x * k - 1) / (x + 1))))
 
 
 def _kov_sum(
@@ -130,6 +140,7 @@ def _kov_sum(
             weights=[Weight(lambda i: -ball(g - (2 * i - k) * e).expm1(), lambda i, h: a + b * h)],
             plain=slope,
             stop_above=above,
+            peak=_mode(k, e, i0),
         )
         if total.exceeded:
             return None, None
@@ -192,11 +203,11 @@ def kov_delta_float(k: Any, eps: Any, eps_g: Any) -> float:
     e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
     if e == 0:
         return 0.0
-    return _kov_float_sums(k, e, g)[0]
+    return _kov_float_sums(k, e, g, slope=False)[0]
 
 
-def _kov_float_sums(k: int, e: Fraction, g: Fraction) -> tuple[float, float]:
-    """float64 (δ(ε_g), −δ'(ε_g)) for validated k and exact ε > 0, ε_g >= 0."""
+def _kov_float_sums(k: int, e: Fraction, g: Fraction, *, slope: bool = True) -> tuple[float, float]:
+    """float64 (δ(ε_g), −δ'(ε_g)) for validated k and exact ε > 0, ε_g >= 0 (−δ' is 0.0 unless ``slope``)."""
     from scipy import special, stats  # only here: importing dpcert must stay fast
 
     i0 = first_index(k, e, g)
@@ -226,22 +237,26 @@ def _kov_float_sums(k: int, e: Fraction, g: Fraction) -> tuple[float, float]:
         with workprec(96):
             dp = float(fraction_of((1 / (1 + ball(e).exp()) - ball(Fraction(p))).mid()))
 
+    # boost's pmf without scipy's per-call argument checks (the arguments are valid by construction); they cost
+    # more than the pmf itself for the few thousand masses a sum needs
+    binom_pmf = getattr(stats.binom, "_pmf", stats.binom.pmf)
+
     def mass(i: np.ndarray) -> np.ndarray:
-        pmf = stats.binom.pmf(k - i, k, p)
+        pmf = binom_pmf(k - i, k, p)
         if p > 0:
             pmf = pmf * np.exp((k - i) * math.log1p(dp / p) + i * math.log1p(-dp / (1 - p)))
         return pmf
 
-    peak = find_peak(lambda i: math.exp(min(700.0, ef + math.log((k - i) / (i + 1)))), i0, k)
-    weights = [weight, slope_weight]
-    total, slope = log_concave_sum_float(mass, ratio, i0, k, weights=weights, peak=peak)
-    if total > 1e-280:
-        return total, slope
-    return _kov_float_underflow(k, e, i0, peak, ratio, weights)
+    peak = _mode(k, e, i0)
+    weights = [weight, slope_weight] if slope else [weight]
+    sums = log_concave_sum_float(mass, ratio, i0, k, weights=weights, peak=peak)
+    if sums[0] <= 1e-280:
+        sums = _kov_float_underflow(k, e, i0, peak, ratio, weights)
+    return sums[0], (sums[1] if slope else 0.0)
 
 
-def _kov_float_underflow(k: int, e: Fraction, i0: int, peak: int, ratio: Any, weights: Any) -> tuple[float, float]:
-    """(δ, −δ') when the binomial masses underflow: masses scaled by 2^-E (E the peak's exponent)."""
+def _kov_float_underflow(k: int, e: Fraction, i0: int, peak: int, ratio: Any, weights: Any) -> tuple[float, ...]:
+    """The weighted sums (δ, and −δ' when asked) when the binomial masses underflow: masses scaled by 2^-E."""
     # A log-pmf near −700 carries an absolute rounding of ~1e-13, i.e. that much relative error after exp;
     # keeping the exponent apart (ldexp) avoids it. Each chunk starts from its first mass taken once from a ball
     # and is stepped by the float ratio.
@@ -250,7 +265,7 @@ def _kov_float_underflow(k: int, e: Fraction, i0: int, peak: int, ratio: Any, we
         log1p_x = ball(e).exp().log1p()
         t_peak = fraction_of(_mass_ball(k, peak, e, log1p_x).mid())
     if t_peak == 0:
-        return 0.0, 0.0
+        return tuple(0.0 for _ in weights)
     ex = t_peak.numerator.bit_length() - t_peak.denominator.bit_length()
 
     def scaled(i: np.ndarray) -> np.ndarray:
@@ -261,9 +276,7 @@ def _kov_float_underflow(k: int, e: Fraction, i0: int, peak: int, ratio: Any, we
             return first * np.exp(np.concatenate([[0.0], np.cumsum(np.log((k - j) / (j + 1)) + ef)]))
 
     sums = log_concave_sum_float(scaled, ratio, i0, k, weights=weights, peak=peak)
-    with np.errstate(over="ignore", under="ignore"):
-        total, slope = (math.ldexp(v, ex) if math.isfinite(v) else math.inf for v in sums)
-    return total, slope
+    return tuple(math.ldexp(v, ex) if math.isfinite(v) else math.inf for v in sums)
 
 
 def kov_delta(k: Any, eps: Any, eps_g: Any, *, rel_tol: float = 1e-15, max_prec: int = MAX_PREC) -> Enclosure:
@@ -328,6 +341,7 @@ def kov_eps_float(k: Any, eps: Any, delta: Any) -> float:
     g = k * ef * math.tanh(ef / 2) + ef * math.sqrt(2 * k * max(1.0, -math.log(max(df, 1e-300))))
     if not lo < g < hi:
         g = hi / 2
+    last_step = math.inf
     for _ in range(200):
         value, slope = _kov_float_sums(k, e, Fraction(g))
         if value > df:
@@ -336,13 +350,17 @@ def kov_eps_float(k: Any, eps: Any, delta: Any) -> float:
             hi = g
         if value > 0 and slope > 0:
             nxt = g + (math.log(value) - math.log(df)) * value / slope
+            step = abs(nxt - g)
+            # converged, or the steps stopped shrinking at the float δ's own noise (~1e-13 relative)
+            if step <= 1e-14 * g or (step <= 1e-13 * g and step >= last_step / 2):
+                return min(max(nxt, lo), hi)
         else:
-            nxt = math.nan
+            nxt, step = math.nan, math.inf
         if not lo < nxt < hi:
             nxt = lo + (hi - lo) / 2
-        if abs(nxt - g) <= 2 * np.finfo(float).eps * g or hi - lo <= 2 * np.finfo(float).eps * hi:
-            return nxt
-        g = nxt
+            if hi - lo <= 1e-15 * hi:
+                return nxt
+        g, last_step = nxt, step
     return g
 
 
