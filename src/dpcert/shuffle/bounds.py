@@ -39,7 +39,6 @@ from typing import Any
 import numpy as np
 from flint import arb, fmpq
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import gammaln, logsumexp
 
 from dpcert.arith.ball import ball, refine
 from dpcert.arith.exact import Exact
@@ -360,6 +359,8 @@ def thm1_float(n: ArrayLike, eps0: ArrayLike, lam: ArrayLike) -> NDArray[np.floa
 
 
 def _thm1_chunk(n: NDArray[np.float64], e: NDArray[np.float64], lam: NDArray[np.float64]) -> NDArray[np.float64]:
+    from scipy.special import gammaln, logsumexp  # imported on use: `dpcert --help` must not load scipy
+
     nb = nbar_float(n, e)
     with np.errstate(divide="ignore", invalid="ignore"):
         l2 = np.log(lam * (lam - 1) / 2) + 2 * _log_expm1(e) - np.log(nb) - e

@@ -32,8 +32,6 @@ from typing import Any, Literal
 import numpy as np
 from flint import arb
 from numpy.typing import NDArray
-from scipy.special import logsumexp
-from scipy.stats import binom
 
 from dpcert.arith.ball import ball, workprec
 from dpcert.arith.exact import Exact
@@ -151,6 +149,9 @@ def _log1pmx(u: NDArray[np.float64]) -> NDArray[np.float64]:
 
 def pair_log_excess_float(n: int, eps0: float, a: float) -> float:
     """log(S_n(a) − 1) in float64, summing all n+1 terms in log space with the φ-trick (notes §2, pitfall 3b)."""
+    from scipy.special import logsumexp  # imported on use: `dpcert --help` must not load scipy
+    from scipy.stats import binom
+
     k = np.arange(n + 1, dtype=np.float64)
     p = 1.0 / (math.exp(eps0) + 1.0) if eps0 < 700 else 0.0
     with np.errstate(divide="ignore"):
