@@ -99,6 +99,11 @@ _SANDWICH: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "cor2": (("shuffle.rdp.cor2", "shuffle.rdp.thm3"),),
     "reverse": (("shuffle.rdp.pair:forward", "shuffle.rdp.pair:reverse"),),
+    "reduction": (
+        ("shuffle.rdp.pair:max", "shuffle.rdp.reduction"),
+        ("shuffle.rdp.reduction", "shuffle.rdp.thm1_real"),
+        ("shuffle.rdp.reduction", "shuffle.rdp.thm2"),
+    ),
 }
 
 
@@ -303,6 +308,26 @@ CLAIMS: list[Claim] = [
         (10, "3", "50"),
         "shuffle.rdp.thm1",
         (10, "3", "2"),
+    ),
+]
+
+CLAIMS += [
+    FunctionClaim(
+        "shuffle.reduction.sandwich_grid",
+        "derived here (dpcert), notes shuffle_rdp §1.10 (C4, C10): U_red = Theorem 4 with the special case solved "
+        "exactly; proof in dpcert.shuffle.reduction",
+        "Exact 2RR pair RDP <= U_red (derived here) <= Theorem 1 (eq. 8) and <= Theorem 2 on n in {10,30,100,200}, "
+        "eps0 in {0.1,0.5,1,2,3}, lam in {1.5,2,3,5,10,20,50}",
+        fn=check_sandwich,
+        inputs={"kind": "reduction", "ns": _GRID_N, "eps0s": _GRID_E, "lams": ("1.5",) + _GRID_L[:-1] + ("50",)},
+    ),
+    FunctionClaim(
+        "shuffle.reduction.pinned_n1000_eps3_lam100",
+        "derived here (dpcert), notes shuffle_rdp C23",
+        "U_red (derived here) at n = 1000, eps0 = 3, lam = 100 rounds to 2.50921885527 (the exact pair gives "
+        "2.50921867097: eps(100) is pinned to 2e-7)",
+        fn=check_rounds,
+        inputs={"name": "shuffle.rdp.reduction", "at": (1000, "3", "100"), "printed": "2.50921885527"},
     ),
 ]
 

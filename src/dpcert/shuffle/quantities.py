@@ -12,7 +12,7 @@ from typing import Any
 from dpcert.core.params import Param, integer, probability, real
 from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter
-from dpcert.shuffle import bounds, conversion, pair
+from dpcert.shuffle import bounds, conversion, pair, reduction
 
 __all__ = ["Choice", "QUANTITIES", "N", "EPS0", "LAM_INT", "LAM_REAL"]
 
@@ -44,6 +44,7 @@ def choice(name: str, choices: tuple[str, ...], doc: str = "") -> Choice:
 
 
 N = integer("n", 1, doc="number of clients (shuffled messages)", max_abs=10**9)
+N_RED = integer("n", 1, doc="number of clients (U_red is evaluated exactly: O(n) inner sums)", max_abs=10**4)
 N_PAIR = integer("n", 1, doc="number of clients (shuffled messages)", max_abs=10**7)
 EPS0 = real("eps0", 0, doc="LDP parameter eps0 of each client's randomizer (nats)", max_abs=1000)
 LAM_INT = integer("lam", 2, doc="integer Renyi order lambda >= 2", max_abs=10**5)
@@ -174,5 +175,15 @@ QUANTITIES = [
         "DP delta(eps) of T shuffled rounds, certified at the float-chosen Renyi order",
         float=conversion.dp_delta_float,
         float_rtol=1e-8,
+    ),
+    Quantity(
+        "shuffle.rdp.reduction",
+        (N_RED, EPS0, LAM_REAL),
+        reduction.reduction_ball,
+        "DERIVED HERE (dpcert, notes shuffle_rdp §1.10): Girgis et al. CCS 2021 Theorem 4 with the special case "
+        "solved exactly (binary RR is the worst special pair, by convex order)",
+        "U_red, a tighter upper bound on the shuffle-model RDP, derived here (not in the paper); real lam > 1",
+        float=lambda n, eps0, lam: reduction.reduction_float(n, eps0, lam),
+        float_rtol=1e-9,
     ),
 ]
