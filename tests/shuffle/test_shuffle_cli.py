@@ -61,3 +61,11 @@ def test_bad_input_exits_2(capsys, argv):
 def test_eval_refuses_real_order_for_theorem1(capsys):
     code, out = _run(capsys, "eval", "shuffle.rdp.thm1", "n=10", "eps0=1", "lam=2.5")
     assert code == 2 and "lam" in out.err
+
+
+def test_rdp_reduction_is_labelled_derived_here(capsys):
+    code, out = _run(capsys, "shuffle", "rdp", "n=1000", "eps0=3", "lam=100", "--reduction")
+    assert code == 0 and "U_red (up, derived here)" in out.out and "derived here (dpcert)" in out.out
+    assert "2.509218856" in out.out  # notes C23: U_red = 2.50921885527, rounded up
+    code, out = _run(capsys, "shuffle", "rdp", "n=100000", "eps0=3", "lam=100", "--reduction")
+    assert code == 2

@@ -3,7 +3,8 @@
 ``dpcert shuffle rdp n=1000000 eps0=1 lam=2..256 [--pair] [--json]`` prints, for every order λ (comma-separated
 values and integer ranges ``a..b``: ``1.5,2..8``), Theorem 1 (eq. 8 between integers), Theorem 2, eq. (10), Corollary 1
 (with its condition decided exactly), Theorem 3 and Corollary 2 (integer λ), the exact 2RR pair (both orders;
-by default for n <= 10^4, else with ``--pair``) and the default certified upper bound min(Thm 1, Thm 2, RR_1).
+by default for n <= 10^4, else with ``--pair``), the default certified upper bound min(Thm 1, Thm 2, RR_1) and,
+with ``--reduction``, U_red (derived here, not in the paper; n <= 10^4).
 Upper bounds are shown rounded up and lower bounds rounded down, from certified enclosures.
 
 ``dpcert shuffle dp n= eps0= T= delta= [--json]`` prints ε(δ) of T rounds for each upper bound (and the Theorem 3
@@ -45,6 +46,7 @@ def _cmd_rdp(a: argparse.Namespace) -> int:
     from dpcert.cli import parse_kv, print_json, table
     from dpcert.errors import InvalidParameter
     from dpcert.shuffle import QUANTITIES, bounds
+    from dpcert.shuffle.reduction import LABEL
 
     kv = parse_kv(a.inputs)
     unknown = set(kv) - {"n", "eps0", "lam"}
@@ -52,6 +54,8 @@ def _cmd_rdp(a: argparse.Namespace) -> int:
         raise InvalidParameter("inputs", a.inputs, "n=<int> eps0=<real> lam=<value, list or a..b> (and nothing else)")
     base = QUANTITIES["shuffle.rdp.thm2"].parse({"n": kv.get("n"), "eps0": kv.get("eps0"), "lam": 2})
     n, eps0 = base["n"], base["eps0"]
+    if a.reduction and n > 10**4:
+        raise InvalidParameter("n", n, "n <= 10000 with --reduction (U_red is evaluated exactly)")
     show_pair = a.pair or n <= 10**4
     rows, records = [], []
     for lam_text in _orders(kv["lam"]):
@@ -89,6 +93,9 @@ def _cmd_rdp(a: argparse.Namespace) -> int:
             cells.append(_down(put("cor2", "shuffle.rdp.cor2", inp=int_inputs)))
         else:
             cells += ["n/a (integer lam)"] * 3
+        if a.reduction:
+            red = put("reduction_derived_here", "shuffle.rdp.reduction")
+            cells.append(_up(red))
         if show_pair:
             fwd = put("pair_forward", "shuffle.rdp.pair", {"order": "forward"})
             rev = put("pair_reverse", "shuffle.rdp.pair", {"order": "reverse"})
@@ -96,6 +103,8 @@ def _cmd_rdp(a: argparse.Namespace) -> int:
         rows.append(cells)
         records.append(rec)
     header = ["lam", "Thm1 (up)", "Thm2 (up)", "eq10 (up)", "upper=min(T1,T2,RR1)", "Cor1", "Thm3 (low)", "Cor2 (low)"]
+    if a.reduction:
+        header.append("U_red (up, derived here)")
     if show_pair:
         header += ["pair fwd (low)", "pair rev (low)"]
     if a.json:
@@ -107,6 +116,7 @@ def _cmd_rdp(a: argparse.Namespace) -> int:
                 "units": "nats",
                 "reference": "Girgis-Data-Diggavi-Suresh-Kairouz, CCS 2021, Theorems 1-3, Corollaries 1-2, eqs. (8), "
                 "(10); RR_1: Steinke 2024; pair: notes shuffle_rdp §1.11",
+                **({"reduction_derived_here": LABEL} if a.reduction else {}),
             }
         )
         return 0
@@ -114,6 +124,8 @@ def _cmd_rdp(a: argparse.Namespace) -> int:
     print(table(rows, header))
     print("upper bounds rounded up, lower bounds rounded down, from certified enclosures; Cor 1 is a bound only")
     print("where lam^4 e^{5 eps0} < n/9 (and its derivation from Thm 1 has a gap at tiny eps0: erratum E2)")
+    if a.reduction:
+        print(f"U_red: {LABEL}")
     return 0
 
 
@@ -160,6 +172,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     r.add_argument("inputs", nargs="*", metavar="name=value", help="n=<int> eps0=<real> lam=<value | list | a..b>")
     r.add_argument("--pair", action="store_true", help="also the exact pair for n > 10^4 (slower)")
+    r.add_argument(
+        "--reduction", action="store_true", help="also U_red, the tighter bound derived here (n <= 10^4; slower)"
+    )
     r.add_argument("--json", action="store_true", help="machine-readable output")
     r.set_defaults(fn=_cmd_rdp)
     d = inner.add_parser(
