@@ -26,7 +26,14 @@ from dpcert.core.parallel import Summary, map_chunks
 from dpcert.errors import PrecisionExhausted
 from dpcert.shuffle import QUANTITIES, bounds
 
-__all__ = ["CLAIMS", "check_le", "check_rounds", "check_sandwich", "check_cor1_from_thm1"]
+__all__ = [
+    "CLAIMS",
+    "check_le",
+    "check_rounds",
+    "check_sandwich",
+    "check_cor1_from_thm1",
+    "check_lemma1_inverse",
+]
 
 _PAPER = "Girgis–Data–Diggavi–Suresh–Kairouz, CCS 2021"
 
@@ -181,6 +188,48 @@ def check_rounds(max_prec: int, name: str, at: tuple[int, str, str], printed: st
     return verdict, Evidence(enc, "arb ball arithmetic", prec, f"{name}{tuple(at)} in {enc.short()} vs {printed}")
 
 
+class _SympyContext:
+    """The three functions Lemma 1's formulas use, as sympy expressions (for the symbolic identity check)."""
+
+    @staticmethod
+    def log(x: Any) -> Any:
+        import sympy
+
+        return sympy.log(x)
+
+    @staticmethod
+    def exp(x: Any) -> Any:
+        import sympy
+
+        return sympy.exp(x)
+
+    @staticmethod
+    def log1p(x: Any) -> Any:
+        import sympy
+
+        return sympy.log(1 + x)
+
+
+@check_function
+def check_lemma1_inverse(max_prec: int) -> tuple[Verdict, Evidence]:
+    """Lemma 1's δ-form applied to the ε-form's ε gives back δ, for every λ > 1, R and δ > 0 (symbolic algebra).
+
+    With λ = 1 + s (s > 0), δ > 0, every logarithm's argument is positive (1 − 1/λ = s/(1+s)), so expanding the
+    logarithms is valid; sympy then simplifies log δ(ε(δ)) − log δ to 0.
+    """
+    import sympy
+
+    from dpcert.shuffle.conversion import lemma1_delta, lemma1_eps
+
+    s, rdp, delta = sympy.symbols("s R delta", positive=True)
+    lam = 1 + s
+    back = lemma1_delta(_SympyContext, lam, rdp, lemma1_eps(_SympyContext, lam, rdp, delta))
+    residual = sympy.simplify(sympy.expand_log(sympy.log(back) - sympy.log(delta), force=True))
+    detail = f"log delta(eps(delta)) - log delta simplifies to {residual} (lam = 1 + s, s > 0, delta > 0)"
+    verdict = Verdict.CERTIFIED if residual == 0 else Verdict.UNDECIDED
+    return verdict, Evidence(None, "exact symbolic algebra (sympy)", 0, detail)
+
+
 def _le(cid: str, ref: str, statement: str, lower: str, lower_at: tuple, upper: str, upper_at: tuple, **kw: Any):
     return FunctionClaim(
         cid,
@@ -328,6 +377,16 @@ CLAIMS += [
         "2.50921867097: eps(100) is pinned to 2e-7)",
         fn=check_rounds,
         inputs={"name": "shuffle.rdp.reduction", "at": (1000, "3", "100"), "printed": "2.50921885527"},
+    ),
+]
+
+CLAIMS += [
+    FunctionClaim(
+        "shuffle.lemma1.forms_inverse",
+        f"{_PAPER}, Lemma 1 (notes C1)",
+        "For each fixed lam > 1, Lemma 1's eps-form and delta-form are inverses of each other",
+        fn=check_lemma1_inverse,
+        inputs={},
     ),
 ]
 
