@@ -40,6 +40,12 @@ def test_dp_matches_notes(capsys):
     rec = json.loads(out.out)
     assert code == 0 and rec["lam"] == "17"
     assert Fraction(rec["eps"]["lo"]) <= Fraction("1.36841991876479976607") <= Fraction(rec["eps"]["hi"])
+    per = {o["bound"]: o for o in rec["per_bound"]}
+    # Theorem 1 alone is the minimum here (lam = 17); its upper endpoint is rounded up
+    assert per["thm1"]["lam"] == "17" and Fraction(per["thm1"]["eps_upper_endpoint"]) >= Fraction(
+        "1.36841991876479976607"
+    )
+    assert Fraction(per["thm2"]["eps_upper_endpoint"]) > Fraction(per["thm1"]["eps_upper_endpoint"])
 
 
 @pytest.mark.parametrize(

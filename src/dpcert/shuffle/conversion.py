@@ -49,6 +49,8 @@ __all__ = [
     "dp_eps_ball",
     "dp_eps_float",
     "dp_delta_ball",
+    "dp_eps_of_bound",
+    "BOUNDS",
     "dp_delta_float",
 ]
 
@@ -120,11 +122,23 @@ def lemma1_delta(ctx: Any, lam: Any, rdp: Any, eps: Any) -> Any:
 # ----------------------------------------------------------------------------------------------------------------
 # the best λ (float search; its choice needs no proof)
 
+#: the RDP curves the conversion can use: name -> (float evaluator, ball evaluator), all valid at real λ > 1
+BOUNDS: dict[str, tuple[Any, Any]] = {
+    "upper": (upper_float, upper_ball),
+    "thm1": (bounds.eq8_float, bounds.eq8_ball),
+    "thm2": (bounds.thm2_float, bounds.thm2_ball),
+    "efm19": (bounds.efm19_float, bounds.efm19_ball),
+}
+
 _INT_GRID = np.unique(np.concatenate([np.arange(2, 513), np.round(np.geomspace(512, 10**5, 40))])).astype(np.float64)
 
 
-def _objective_eps(n: int, e: float, t: int, delta: float, lam: NDArray[np.float64]) -> NDArray[np.float64]:
-    return t * upper_float(n, e, lam) + (-math.log(delta) + (lam - 1) * np.log1p(-1 / lam) - np.log(lam)) / (lam - 1)
+def _objective_eps(
+    n: int, e: float, t: int, delta: float, lam: NDArray[np.float64], bound: str = "upper"
+) -> NDArray[np.float64]:
+    return t * BOUNDS[bound][0](n, e, lam) + (-math.log(delta) + (lam - 1) * np.log1p(-1 / lam) - np.log(lam)) / (
+        lam - 1
+    )
 
 
 def _objective_log_delta(n: int, e: float, t: int, eps: float, lam: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -155,17 +169,18 @@ def _search(objective: Any) -> Fraction:
 
 
 @lru_cache(maxsize=1024)
-def best_lambda(n: int, eps0: Fraction, t: int, target: Fraction, kind: str) -> Fraction:
+def best_lambda(n: int, eps0: Fraction, t: int, target: Fraction, kind: str, bound: str = "upper") -> Fraction:
     """The λ (an exact rational, a multiple of 1/1024) at which the float64 objective is smallest.
 
     Args:
         n, eps0, t: clients, LDP parameter, number of rounds.
         target: δ (``kind="eps"``) or ε (``kind="delta"``).
         kind: ``"eps"`` (minimise ε(δ)) or ``"delta"`` (minimise log δ(ε)).
+        bound: the RDP curve (a key of :data:`BOUNDS`; ``"delta"`` uses the default upper bound).
     """
     e = float(eps0)
     if kind == "eps":
-        return _search(lambda lam: _objective_eps(n, e, t, float(target), lam))
+        return _search(lambda lam: _objective_eps(n, e, t, float(target), lam, bound))
     return _search(lambda lam: _objective_log_delta(n, e, t, float(target), lam))
 
 
@@ -184,6 +199,20 @@ def dp_eps_float(n: int, eps0: Any, T: int, delta: Any) -> float:
     """float64 ε(δ): the minimum of the objective over the same search (evidence)."""
     lam = best_lambda(n, _frac(eps0), T, _frac(delta), "eps")
     return max(0.0, float(_objective_eps(n, float(eps0), T, float(delta), np.array([float(lam)]))[0]))
+
+
+def dp_eps_of_bound(bound: str, n: int, eps0: Exact, T: int, delta: Exact, prec: int = 128) -> tuple[Fraction, arb]:
+    """(λ, certified ε(δ)) of T rounds from one RDP curve of :data:`BOUNDS` (``"upper"`` is :func:`dp_eps_ball`).
+
+    References:
+        Girgis et al. (CCS 2021), Lemmas 1–2 with Theorem 1 (eq. 8), Theorem 2 or eq. (10).
+    """
+    from dpcert.arith.context import BallContext
+
+    lam = best_lambda(n, _frac(eps0), T, _frac(delta), "eps", bound)
+    with BallContext(prec) as ctx:
+        rdp = T * ball(BOUNDS[bound][1](ctx, n, eps0, Exact(lam, str(lam), "fraction")))
+        return lam, lemma1_eps(ctx, ball(lam), rdp, ball(delta))
 
 
 def dp_delta_ball(ctx: Any, n: int, eps0: Exact, T: int, eps: Exact) -> arb | Fraction:
