@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpcert.shuffle import QUANTITIES, reduction
+from dpcert.shuffle import QUANTITIES, conversion, pair, reduction
 
 RED = QUANTITIES["shuffle.rdp.reduction"]
 PAIR = QUANTITIES["shuffle.rdp.pair"]
@@ -123,3 +123,7 @@ def test_sandwich_pair_reduction_upper(n, eps0, lam):
     assert red.lo <= UPPER.enclose(inputs).hi
     f = reduction.reduction_float(n, float(eps0), float(lam))
     assert float(red.lo) * (1 - 1e-9) <= f <= float(red.hi) * (1 + 1e-9)
+    # the same chain in float64: pair <= U_red <= min(Thm 1 via eq. (8), Thm 2, RR_1)
+    e, lf = float(eps0), float(lam)
+    assert pair.pair_float(n, e, lf) <= f * (1 + 1e-9)
+    assert f <= float(conversion.upper_float(n, e, lf)) * (1 + 1e-9)

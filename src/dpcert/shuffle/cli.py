@@ -86,7 +86,7 @@ def _cmd_rdp(a: argparse.Namespace) -> int:
             applies = bounds.cor1_applies(n, eps0, lam_i)
             rec["cor1_condition_holds"] = applies
             cells.append(_up(c1) + ("" if applies else " (cond. fails)"))
-            if lam_i <= 4096 and n <= 10**7:
+            if lam_i <= 4096 and n <= 10**6:
                 cells.append(_down(put("thm3", "shuffle.rdp.thm3", inp=int_inputs)))
             else:
                 cells.append("n/a")
