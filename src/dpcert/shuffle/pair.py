@@ -68,12 +68,22 @@ def pair_excess_ball(n: int, eps0: Exact | Fraction, lam: Exact | Fraction, orde
     Runs with ``prec`` bits of relative accuracy for the omitted terms and enough guard bits for the recurrence
     of the binomial masses.
     """
+    return _excess_balls(n, eps0, lam, (order,), prec)[0]
+
+
+def _excess_balls(
+    n: int, eps0: Exact | Fraction, lam: Exact | Fraction, orders: tuple[str, ...], prec: int
+) -> tuple[arb, ...]:
+    """The excesses of several orders in one pass over the binomial masses (one weight per order).
+
+    The stopping rule follows the first order; every order's omitted part is still carried as its own rigorous
+    radius (weight bound × omitted mass), so each ball is an enclosure whatever the first order is.
+    """
     e = _frac(eps0)
-    a = _exponent(_frac(lam), order)
+    exps = [_exponent(_frac(lam), o) for o in orders]
     guard = 16 + int(math.log2(n + 1)) * 2
     with workprec(prec + guard):
         e0 = ball(e)
-        a_b = ball(a)
         em, ep = (-e0).exp(), e0.exp()
         step = (ep - em) / n  # r_{k+1} − r_k
         log_p = -(e0.exp().log1p())
@@ -87,20 +97,17 @@ def pair_excess_ball(n: int, eps0: Exact | Fraction, lam: Exact | Fraction, orde
         def ratio(k: int) -> arb:
             return ratio_pq * (n - k) / (k + 1)
 
-        def phi(k: int) -> arb:
-            r = em + k * step
-            u = r - 1
-            return (a_b * r.log()).exp() - 1 - a_b * u
+        def weight(a: Fraction) -> Weight:
+            a_b = ball(a)
 
-        s = log_concave_sum(
-            term,
-            ratio,
-            0,
-            n,
-            prec=prec,
-            weights=[Weight(phi, lambda k, _w: phi(k + 1), _weight_bound(e, a))],
-        )
-    return s.values[0]
+            def phi(k: int) -> arb:
+                r = em + k * step
+                return (a_b * r.log()).exp() - 1 - a_b * (r - 1)
+
+            return Weight(phi, lambda k, _w: phi(k + 1), _weight_bound(e, a))
+
+        s = log_concave_sum(term, ratio, 0, n, prec=prec, weights=[weight(a) for a in exps])
+    return s.values
 
 
 def pair_ball(ctx: Any, n: int, eps0: Exact, lam: Exact, order: str = "max") -> arb | Fraction:
@@ -122,8 +129,9 @@ def pair_ball(ctx: Any, n: int, eps0: Exact, lam: Exact, order: str = "max") -> 
     if _frac(eps0) == 0:
         return Fraction(0)
     lam_f = _frac(lam)
+    # "max": both orders in one pass, led by the forward one (its weight bound e^{ε0λ} is the larger)
     orders = ORDERS if order == "max" else (order,)
-    vals = [pair_excess_ball(n, eps0, lam_f, o, ctx.prec).log1p() / ball(lam_f - 1) for o in orders]
+    vals = [x.log1p() / ball(lam_f - 1) for x in _excess_balls(n, eps0, lam_f, orders, ctx.prec)]
     out = vals[0]
     for v in vals[1:]:
         out = arb.max(out, v)
