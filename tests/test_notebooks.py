@@ -48,6 +48,14 @@ EXPECTED_OUTPUT = {
         "4  3  3 |         5/8       5/8     7/16   <- printed formula wrong",
         "RR <= exact QM at 18851 points; RR >= printed QM at 18851 points",
     ],
+    "shuffle.ipynb": [
+        "shuffle.remark7.lower_bound_tight: REFUTED",
+        "shuffle.cor1.follows_from_thm1: REFUTED",
+        "verdict counts: {'CERTIFIED': 18, 'REFUTED': 5, 'as_expected': 23}",
+        "U_red (derived here) [2.50921885527, 2.50921885528]",
+        "T = 100000: eps = [1.36841991876, 1.36841991877] at lambda = 17",
+        "Figure 2 recomputed",
+    ],
 }
 
 

@@ -19,6 +19,7 @@ PACKAGES: tuple[str, ...] = (
     "dpcert.composition",
     "dpcert.darrm",
     "dpcert.sml",
+    "dpcert.shuffle",
 )
 
 

@@ -1,0 +1,22 @@
+"""Shuffle-model RDP (Girgis, Data, Diggavi, Suresh, Kairouz, CCS 2021), certified.
+
+* :mod:`dpcert.shuffle.bounds`: the paper's bounds (Theorems 1–3, Corollaries 1–2, eqs. (8) and (10)), in balls
+  and in vectorised float64, with n̄ decided exactly;
+* :mod:`dpcert.shuffle.pair`: the exact RDP of the binary randomized-response pair behind Theorem 3, both orders;
+* :mod:`dpcert.shuffle.conversion`: the default certified upper bound min(Thm 1, Thm 2, RR_1) and RDP → DP
+  (Lemma 1 both forms, Lemma 2 over T rounds, best λ);
+* :mod:`dpcert.shuffle.reduction`: U_red, a tighter upper bound DERIVED HERE (Theorem 4 with the special case
+  solved exactly), with its proof;
+* :mod:`dpcert.shuffle.claims`: claims and errata of the notes (§5, §7).
+"""
+
+from dpcert.core.quantity import Quantity
+from dpcert.shuffle import quantities as _quantities
+
+QUANTITIES: dict[str, Quantity] = {q.name: q for q in _quantities.QUANTITIES}
+
+from dpcert.shuffle import claims as _claims  # noqa: E402  (its claims look quantities up in QUANTITIES)
+
+CLAIMS = list(_claims.CLAIMS)
+
+__all__ = ["QUANTITIES", "CLAIMS"]
