@@ -8,13 +8,11 @@ and ε_g(δ)), ``mv`` (optimal heterogeneous δ), ``identities`` (exact identiti
 bundled claims. The registry (:mod:`dpcert.engine.registry`) collects both from here.
 """
 
-from dpcert.composition import basic, general, identities, kov, mv, rdp
-from dpcert.core.quantity import Quantity
-
-QUANTITIES: dict[str, Quantity] = {q.name: q for mod in (basic, general, kov, mv, rdp) for q in mod.QUANTITIES}
-
-from dpcert.composition import claims as _claims  # noqa: E402  (its claims look quantities up in QUANTITIES)
-
-CLAIMS = [*identities.CLAIMS, *kov.CLAIMS, *mv.CLAIMS, *_claims.CLAIMS]
+from dpcert.core.tables import lazy_tables
 
 __all__ = ["QUANTITIES", "CLAIMS"]
+
+# built on first access, so that importing the package (or its cli) loads none of its mathematics
+__getattr__ = lazy_tables(
+    __name__, quantities=("basic", "general", "kov", "mv", "rdp"), claims=("identities", "kov", "mv", "claims")
+)

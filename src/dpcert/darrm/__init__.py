@@ -10,16 +10,13 @@ certifier of Lemma 3.4's condition (:mod:`~dpcert.darrm.privacy`), for every ε 
 (:mod:`~dpcert.darrm.utility`), and their claims (:mod:`~dpcert.darrm.privacy_claims`).
 """
 
-from dpcert.core.quantity import Quantity
-from dpcert.darrm import accounting, gnmax, privacy_quantities, utility
-
-QUANTITIES: dict[str, Quantity] = {
-    q.name: q for mod in (accounting, gnmax, privacy_quantities, utility) for q in mod.QUANTITIES
-}
-
-from dpcert.darrm import claims as _claims  # noqa: E402  (its claims look quantities up in QUANTITIES)
-from dpcert.darrm import privacy_claim_list as _privacy_claims  # noqa: E402
-
-CLAIMS = list(_claims.CLAIMS) + list(_privacy_claims.CLAIMS)
+from dpcert.core.tables import lazy_tables
 
 __all__ = ["QUANTITIES", "CLAIMS"]
+
+# built on first access, so that importing the package (or its cli) loads none of its mathematics
+__getattr__ = lazy_tables(
+    __name__,
+    quantities=("accounting", "gnmax", "privacy_quantities", "utility"),
+    claims=("claims", "privacy_claim_list"),
+)

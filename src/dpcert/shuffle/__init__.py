@@ -10,13 +10,9 @@
 * :mod:`dpcert.shuffle.claims`: claims and errata of the notes (§5, §7).
 """
 
-from dpcert.core.quantity import Quantity
-from dpcert.shuffle import quantities as _quantities
-
-QUANTITIES: dict[str, Quantity] = {q.name: q for q in _quantities.QUANTITIES}
-
-from dpcert.shuffle import claims as _claims  # noqa: E402  (its claims look quantities up in QUANTITIES)
-
-CLAIMS = list(_claims.CLAIMS)
+from dpcert.core.tables import lazy_tables
 
 __all__ = ["QUANTITIES", "CLAIMS"]
+
+# built on first access, so that importing the package (or its cli) loads none of its mathematics
+__getattr__ = lazy_tables(__name__, quantities=("quantities",), claims=("claims",))

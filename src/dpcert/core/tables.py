@@ -1,0 +1,46 @@
+"""A paper package's ``QUANTITIES`` and ``CLAIMS``, built on first access.
+
+Every paper package exports ``QUANTITIES`` (name -> :class:`~dpcert.core.quantity.Quantity`) and ``CLAIMS`` (a
+list of claims) for the registry. Building them imports the package's mathematics (numpy, scipy, flint), so the
+package's ``__init__`` defers it (PEP 562) and importing ``<package>.cli`` for ``dpcert --help`` stays cheap::
+
+    __getattr__ = lazy_tables(__name__, quantities=("gamma", "privacy"), claims=("claims",))
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["lazy_tables"]
+
+
+def lazy_tables(package: str, *, quantities: Sequence[str], claims: Sequence[str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` building ``QUANTITIES`` from the ``QUANTITIES`` lists of the ``quantities``
+    submodules and ``CLAIMS`` from the ``CLAIMS`` lists of the ``claims`` submodules, once, in that order.
+
+    Raises:
+        RuntimeError: when two submodules define a quantity of the same name.
+    """
+
+    def build(name: str) -> Any:
+        if name == "QUANTITIES":
+            table: dict[str, Any] = {}
+            for sub in quantities:
+                for q in importlib.import_module(f"{package}.{sub}").QUANTITIES:
+                    if q.name in table:
+                        raise RuntimeError(f"quantity {q.name} defined twice in {package}")
+                    table[q.name] = q
+            return table
+        if name == "CLAIMS":
+            return [c for sub in claims for c in importlib.import_module(f"{package}.{sub}").CLAIMS]
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    def __getattr__(name: str) -> Any:
+        value = build(name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    return __getattr__
