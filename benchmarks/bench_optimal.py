@@ -25,12 +25,12 @@ import argparse
 import json
 import math
 import os
-import statistics
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
+
+from timing import median_time  # benchmarks/timing.py (the script's folder is on sys.path)
 
 # the umbrella module exists in old and new trees alike, so the --baseline worker imports the same names
 from dpcert.composition.optimal import kov_delta, kov_delta_float, kov_eps, kov_eps_float
@@ -51,16 +51,6 @@ SCALE_TARGETS = {
     "certified eps_g(delta), k = 10^7": (10**7, "cert_eps_s", 1.0),
     "certified delta(eps_g), k = 10^7": (10**7, "cert_delta_s", 0.1),
 }
-
-
-def median_time(fn: Callable[[], Any], runs: int) -> tuple[float, Any]:
-    """Median wall time of ``runs`` calls, and the last result."""
-    times, out = [], None
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def scale_eps_g(k: int) -> str:

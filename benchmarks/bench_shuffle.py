@@ -20,27 +20,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from timing import median_time  # benchmarks/timing.py (the script's folder is on sys.path)
 
 from dpcert.shuffle import QUANTITIES, bounds, conversion
 
 N = 10**6
 LAMS = np.arange(2, 257)
-
-
-def median_time(fn: Callable[[], Any], runs: int) -> tuple[float, Any]:
-    """Median wall time of ``runs`` calls, and the last result."""
-    times, out = [], None
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def float_all() -> dict[str, Any]:

@@ -26,14 +26,13 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
-import statistics
 import sys
 import time
-from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
+from timing import median_time  # benchmarks/timing.py (the script's folder is on sys.path)
 
 from dpcert.arith.ball import ball, workprec
 from dpcert.sml.deterministic import matching_sml_exp
@@ -46,16 +45,6 @@ QUICK_SIZES = range(4, 11)
 ENUM_MAX = 8
 SEARCH_LIMIT_S = 60.0
 TARGETS = {"deterministic 10^5 x 10^4": 5.0, "figure 5, all points": 1.0}
-
-
-def median_time(fn: Callable[[], Any], runs: int) -> tuple[float, Any]:
-    """Median wall time of ``runs`` calls, and the last result."""
-    times, out = [], None
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def deterministic_instance(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
