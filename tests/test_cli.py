@@ -43,7 +43,8 @@ def test_verify_exit_1_when_a_user_claim_is_refuted(capsys, tmp_path):
 def test_eval_json(capsys):
     code, out, _ = run(capsys, "eval", "composition.general.eps", "k=20", "eps=0.2676", "delta_prime=0.0001", "--json")
     data = json.loads(out)
-    assert code == 0 and data["enclosure"]["lo"].startswith("5.35199")
+    # 20 x 0.2676 wins the minimum of KOV Thm 3.4, and is reported exactly
+    assert code == 0 and data["enclosure"] == {"lo": "5.352", "hi": "5.352", "exact": "669/125"}
     assert data["inputs"]["eps"]["exact"] == "669/2500"
 
 

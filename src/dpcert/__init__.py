@@ -18,33 +18,95 @@ Quick tour::
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from dpcert._version import __version__
-from dpcert.arith import Enclosure, RationalFunction, X, fraction_to_float, parse_rational, sign_at_exp
-from dpcert.composition.optimal import kov_delta, kov_eps, mv_delta
-from dpcert.core import (
-    AtLeast,
-    AtMost,
-    Claim,
-    ClaimResult,
-    Evidence,
-    Quantity,
-    QuantityClaim,
-    Rounds,
-    Verdict,
-)
-from dpcert.engine.certificate import load_certificate, make_certificate, recheck, write_certificate
-from dpcert.engine.registry import claims, quantities, quantity, select
-from dpcert.engine.verify import VerifyReport, verify
-from dpcert.errors import (
-    CertificateError,
-    DpcertError,
-    InvalidParameter,
-    ManifestError,
-    PrecisionExhausted,
-    UnknownClaim,
-)
+
+# The public names are imported on first use (PEP 562), so that `import dpcert` and `dpcert --help` do not pay
+# for numpy/scipy/flint until something needs them.
+_LAZY: dict[str, str] = {
+    "Enclosure": "dpcert.arith",
+    "RationalFunction": "dpcert.arith",
+    "X": "dpcert.arith",
+    "fraction_to_float": "dpcert.arith",
+    "parse_rational": "dpcert.arith",
+    "sign_at_exp": "dpcert.arith",
+    "kov_delta": "dpcert.composition.optimal",
+    "kov_eps": "dpcert.composition.optimal",
+    "mv_delta": "dpcert.composition.optimal",
+    "AtLeast": "dpcert.core",
+    "AtMost": "dpcert.core",
+    "Claim": "dpcert.core",
+    "ClaimResult": "dpcert.core",
+    "Evidence": "dpcert.core",
+    "FunctionClaim": "dpcert.core",
+    "Quantity": "dpcert.core",
+    "QuantityClaim": "dpcert.core",
+    "Rounds": "dpcert.core",
+    "Truncates": "dpcert.core",
+    "Verdict": "dpcert.core",
+    "check_function": "dpcert.core",
+    "load_certificate": "dpcert.engine.certificate",
+    "make_certificate": "dpcert.engine.certificate",
+    "recheck": "dpcert.engine.certificate",
+    "write_certificate": "dpcert.engine.certificate",
+    "claims": "dpcert.engine.registry",
+    "quantities": "dpcert.engine.registry",
+    "quantity": "dpcert.engine.registry",
+    "select": "dpcert.engine.registry",
+    "VerifyReport": "dpcert.engine.verify",
+    "verify": "dpcert.engine.verify",
+    "CertificateError": "dpcert.errors",
+    "DpcertError": "dpcert.errors",
+    "InvalidParameter": "dpcert.errors",
+    "ManifestError": "dpcert.errors",
+    "PrecisionExhausted": "dpcert.errors",
+    "UnknownClaim": "dpcert.errors",
+}
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from dpcert.arith import Enclosure, RationalFunction, X, fraction_to_float, parse_rational, sign_at_exp
+    from dpcert.composition.optimal import kov_delta, kov_eps, mv_delta
+    from dpcert.core import (
+        AtLeast,
+        AtMost,
+        Claim,
+        ClaimResult,
+        Evidence,
+        FunctionClaim,
+        Quantity,
+        QuantityClaim,
+        Rounds,
+        Truncates,
+        Verdict,
+        check_function,
+    )
+    from dpcert.engine.certificate import load_certificate, make_certificate, recheck, write_certificate
+    from dpcert.engine.registry import claims, quantities, quantity, select
+    from dpcert.engine.verify import VerifyReport, verify
+    from dpcert.errors import (
+        CertificateError,
+        DpcertError,
+        InvalidParameter,
+        ManifestError,
+        PrecisionExhausted,
+        UnknownClaim,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dpcert' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "__version__",
@@ -68,6 +130,9 @@ __all__ = [
     "AtMost",
     "AtLeast",
     "Rounds",
+    "Truncates",
+    "FunctionClaim",
+    "check_function",
     "claims",
     "select",
     "verify",
@@ -98,4 +163,6 @@ def enclose(name: str, /, rel_tol: float = 1e-15, **inputs: Any) -> Enclosure:
         InvalidParameter: unknown quantity, missing/unknown/out-of-domain input.
         PrecisionExhausted: if the requested accuracy is not reached at the maximum precision.
     """
+    from dpcert.engine.registry import quantity
+
     return quantity(name).enclose(inputs, rel_tol=rel_tol)

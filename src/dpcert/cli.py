@@ -11,10 +11,11 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from dpcert._version import __version__
-from dpcert.errors import DpcertError
+from dpcert.errors import DpcertError, InvalidParameter
 
 __all__ = ["main"]
 
@@ -46,11 +47,26 @@ def table(rows: list[list[str]], header: list[str]) -> str:
     return _table(rows, header)
 
 
+def _int_option(name: str, lo: int, hi: int) -> Any:
+    """An argparse type: an integer option in [lo, hi], refused with one line naming it otherwise."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer in [{lo}, {hi}], got {text!r}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer in [{lo}, {hi}], got {value}")
+        return value
+
+    return parse
+
+
 def _kv(items: Sequence[str]) -> dict[str, str]:
     out = {}
     for it in items:
         if "=" not in it:
-            raise DpcertError(f"expected name=value, got {it!r}")
+            raise InvalidParameter("input", it, "name=value")
         k, v = it.split("=", 1)
         out[k.strip()] = v.strip()
     return out
@@ -176,7 +192,7 @@ def _cmd_eval(a: argparse.Namespace) -> int:
     q = registry.quantity(a.quantity)
     inputs = _kv(a.inputs)
     parsed = q.parse(inputs)
-    enc = q.enclose(inputs, rel_tol=10.0 ** (-a.digits))
+    enc = q.enclose(inputs, rel_tol=10.0 ** (-a.digits), max_prec=a.max_prec)
     fl = q.evaluate_float(inputs) if q.float is not None else None
     if a.json:
         _print_json(
@@ -199,15 +215,19 @@ def _cmd_eval(a: argparse.Namespace) -> int:
 
 
 def _cmd_claim(a: argparse.Namespace) -> int:
-    from dpcert.core.claim import AtLeast, AtMost, QuantityClaim, Rounds
+    from dpcert.core.claim import AtLeast, AtMost, QuantityClaim, Rounds, Truncates
     from dpcert.engine import registry
     from dpcert.engine.certificate import write_certificate
 
     q = registry.quantity(a.quantity)
     inputs = _kv(a.inputs)
     q.parse(inputs)
+    if a.figures is not None and a.rounds_to is None:
+        raise InvalidParameter("--figures", a.figures, "to go with --rounds-to")
     if a.rounds_to is not None:
-        cmp: Any = Rounds(a.rounds_to)
+        cmp: Any = Rounds(a.rounds_to, a.figures)
+    elif a.truncates_to is not None:
+        cmp = Truncates(a.truncates_to)
     elif a.at_most is not None:
         cmp = AtMost.of(a.at_most)
     else:
@@ -227,8 +247,10 @@ def _cmd_claim(a: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from dpcert.arith.ball import MAX_PREC
+    from dpcert.arith.ball import MAX_PREC, START_PREC
 
+    max_prec = _int_option("--max-prec", START_PREC, 1 << 20)
+    digits = _int_option("--digits", 1, 1000)
     p = _Parser(
         prog="dpcert",
         description="Certify differential-privacy numbers: exact and rigorous ball "
@@ -249,7 +271,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     v.add_argument("--full", action="store_true", help="include the slow claims")
     v.add_argument("--certificates", metavar="DIR", help="write one certificate per claim into DIR")
-    v.add_argument("--max-prec", type=int, default=MAX_PREC, help="maximum ball precision in bits")
+    v.add_argument("--max-prec", type=max_prec, default=MAX_PREC, help="maximum ball precision in bits")
     v.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     v.add_argument("--json", action="store_true", help="machine-readable output")
     v.set_defaults(fn=_cmd_verify)
@@ -274,7 +296,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     e.add_argument("quantity")
     e.add_argument("inputs", nargs="*", metavar="name=value")
-    e.add_argument("--digits", type=int, default=15, help="relative accuracy in decimal digits")
+    e.add_argument("--digits", type=digits, default=15, help="relative accuracy in decimal digits (1 to 1000)")
+    e.add_argument("--max-prec", type=max_prec, default=MAX_PREC, help="maximum ball precision in bits")
     e.add_argument("--json", action="store_true")
     e.set_defaults(fn=_cmd_eval)
 
@@ -282,13 +305,17 @@ def _parser() -> argparse.ArgumentParser:
     cl.add_argument("quantity")
     cl.add_argument("inputs", nargs="*", metavar="name=value")
     g = cl.add_mutually_exclusive_group(required=True)
-    g.add_argument("--rounds-to", metavar="DECIMAL")
+    g.add_argument("--rounds-to", metavar="DECIMAL", help="printed digits, e.g. 5.352 or 1.2E-6")
+    g.add_argument("--truncates-to", metavar="DECIMAL", help="the value truncated after the last printed digit")
     g.add_argument("--at-most", metavar="BOUND")
     g.add_argument("--at-least", metavar="BOUND")
+    cl.add_argument(
+        "--figures", type=_int_option("--figures", 1, 1000), help="with --rounds-to: significant figures printed"
+    )
     cl.add_argument("--id", default="user.claim", help="claim id for the certificate")
     cl.add_argument("--reference", default="user claim")
     cl.add_argument("--certificate", metavar="DIR", help="write the certificate into DIR")
-    cl.add_argument("--max-prec", type=int, default=MAX_PREC)
+    cl.add_argument("--max-prec", type=max_prec, default=MAX_PREC, help="maximum ball precision in bits")
     cl.add_argument("--json", action="store_true")
     cl.set_defaults(fn=_cmd_claim)
 
@@ -299,7 +326,10 @@ def _parser() -> argparse.ArgumentParser:
     from dpcert.engine.registry import PACKAGES
 
     for pkg in PACKAGES:
-        if importlib.util.find_spec(pkg + ".cli") is not None:
+        # look for <pkg>/cli.py without importing the package itself (a paper package imports scipy & co.)
+        spec = importlib.util.find_spec(pkg)
+        locations = list(spec.submodule_search_locations or []) if spec is not None else []
+        if any((Path(loc) / "cli.py").is_file() for loc in locations):
             importlib.import_module(pkg + ".cli").add_commands(sub)
     return p
 
@@ -314,11 +344,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.fn(args))
     except DpcertError as exc:
-        sys.stderr.write(f"dpcert: error: {exc}\n")
+        sys.stderr.write(f"dpcert: error: {_one_line(exc)}\n")
+        return EXIT_USAGE
+    except OSError as exc:  # a file that cannot be read or written
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        sys.stderr.write(f"dpcert: error:{where} {exc.strerror or exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
         sys.stderr.write("dpcert: interrupted\n")
         return 130
+    except Exception as exc:  # a bug: still one line for the user, and the exit code of a failed check
+        sys.stderr.write(f"dpcert: internal error ({type(exc).__name__}): {_one_line(exc)}; please report it\n")
+        return EXIT_USAGE
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,6 +7,7 @@ is allowed. dpcert never clamps bad input silently and never "returns 0" for it.
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 __all__ = [
@@ -20,7 +21,29 @@ __all__ = [
 
 
 class DpcertError(Exception):
-    """Root of every exception raised by dpcert on purpose."""
+    """Root of every exception raised by dpcert on purpose.
+
+    Every dpcert exception crosses a process boundary intact (a worker's UNDECIDED must stay UNDECIDED, not
+    become a broken pool): it pickles as its class, its message and its attributes, an attribute that cannot be
+    pickled (a user's odd input value) travelling as its ``repr``.
+    """
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        state = {}
+        for key, value in self.__dict__.items():
+            try:
+                pickle.dumps(value)
+            except Exception:  # noqa: BLE001 - anything unpicklable travels as text
+                value = repr(value)
+            state[key] = value
+        return (_restore, (type(self), str(self), state))
+
+
+def _restore(cls: type[DpcertError], message: str, state: dict[str, Any]) -> DpcertError:
+    obj = cls.__new__(cls)
+    Exception.__init__(obj, message)
+    obj.__dict__.update(state)
+    return obj
 
 
 class InvalidParameter(DpcertError, ValueError):

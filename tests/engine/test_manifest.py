@@ -92,3 +92,28 @@ def test_selector_matching_nothing_in_a_manifest_is_an_error():
         verify([bundled_dir() / "darrm.toml"], ["composition.*"])
     report = verify([bundled_dir() / "darrm.toml"], ["darrm.table4.mnist.*"])
     assert len(report.results) == 4 and report.exit_code == 0
+
+
+def test_manifest_claims_by_truncation_and_significant_figures(tmp_path):
+    m = tmp_path / "m.toml"
+    m.write_text(
+        '[[claims]]\nid = "mine.t.trunc"\nreference = "r"\nquantity = "composition.general.eps"\n'
+        'inputs = { k = 20, eps = "0.2676", delta_prime = "0.0001" }\ntruncates_to = "5.35"\n'
+        '[[claims]]\nid = "mine.t.sig"\nreference = "r"\nquantity = "composition.general.eps"\n'
+        'inputs = { k = 20, eps = "0.2676", delta_prime = "0.0001" }\nrounds_to = "5.4"\nfigures = 2\n'
+        '[[claims]]\nid = "mine.t.sci"\nreference = "r"\nquantity = "composition.general.eps"\n'
+        'inputs = { k = 20, eps = "0.2676", delta_prime = "0.0001" }\nrounds_to = "5.36e0"\nexpect = "REFUTED"\n'
+    )
+    report = verify([m])
+    assert [r.verdict.value for r in report.results] == ["CERTIFIED", "CERTIFIED", "REFUTED"]
+    assert report.exit_code == 0
+
+
+def test_figures_without_rounds_to_is_a_manifest_error(tmp_path):
+    m = tmp_path / "m.toml"
+    m.write_text(
+        '[[claims]]\nid = "mine.t.x"\nreference = "r"\nquantity = "composition.simple.eps"\n'
+        'inputs = { k = 1, eps = "1" }\nat_most = "1"\nfigures = 2\n'
+    )
+    with pytest.raises(ManifestError, match="figures"):
+        load_manifest(m)

@@ -259,13 +259,36 @@ class Enclosure:
         return lo, hi
 
     def to_json(self, digits: int = 20) -> dict[str, str]:
+        """Outward-rounded ``lo``/``hi`` strings; an exact value also records ``exact``, its exact rational."""
         lo, hi = self.decimal(digits)
-        return {"lo": lo, "hi": hi}
+        out = {"lo": lo, "hi": hi}
+        if self.is_exact:
+            out["exact"] = str(self.lo)
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, str]) -> Enclosure:
-        lo = None if data["lo"] == "-inf" else Fraction(data["lo"])
-        hi = None if data["hi"] == "inf" else Fraction(data["hi"])
+        """Rebuild from :meth:`to_json`; an ``exact`` entry must lie in [lo, hi] and is then the enclosure.
+
+        Raises:
+            ValueError: for a malformed record (missing or non-numeric ends, lo > hi, exact outside).
+        """
+        if not isinstance(data, dict) or not {"lo", "hi"} <= set(data) or not set(data) <= {"lo", "hi", "exact"}:
+            raise ValueError(f"an enclosure record needs lo and hi (and optionally exact), got {data!r}")
+
+        def end(text: object, infinite: str) -> Fraction | None:
+            if not isinstance(text, str):
+                raise ValueError(f"an enclosure end must be a string, got {text!r}")
+            return None if text == infinite else Fraction(text)
+
+        lo, hi = end(data["lo"], "-inf"), end(data["hi"], "inf")
+        if lo is not None and hi is not None and lo > hi:
+            raise ValueError(f"an enclosure with lo > hi: {data!r}")
+        if "exact" in data:
+            x = end(data["exact"], "")
+            if x is None or not cls(lo, hi).contains(x):
+                raise ValueError(f"an exact value outside its enclosure: {data!r}")
+            return cls(x, x)
         return cls(lo, hi)
 
     def short(self, digits: int = 12) -> str:

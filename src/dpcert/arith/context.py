@@ -32,11 +32,29 @@ class FloatContext:
     def num(x: Fraction | int | Exact) -> float:
         return float(x.value if isinstance(x, Exact) else x)
 
-    exp = staticmethod(math.exp)
+    @staticmethod
+    def exp(x: float) -> float:
+        """e^x, +inf past the largest double (IEEE semantics, where math.exp raises)."""
+        try:
+            return math.exp(x)
+        except OverflowError:
+            return math.inf
+
+    @staticmethod
+    def expm1(x: float) -> float:
+        try:
+            return math.expm1(x)
+        except OverflowError:
+            return math.inf
+
     log = staticmethod(math.log)
     log1p = staticmethod(math.log1p)
-    expm1 = staticmethod(math.expm1)
     sqrt = staticmethod(math.sqrt)
+
+    @staticmethod
+    def exact(x: Fraction | int | Exact) -> float:
+        """An exact rational term of a formula, as a float (the ball context keeps it exact)."""
+        return float(x.value if isinstance(x, Exact) else x)
 
     @staticmethod
     def min(*xs: float) -> float:
@@ -92,6 +110,12 @@ class BallContext:
         return ball(x)
 
     @staticmethod
+    def exact(x: Fraction | int | Exact) -> Fraction:
+        """An exact rational term of a formula, kept exact: ``min``/``max`` return it exactly when it wins, so a
+        quantity whose value is rational is enclosed exactly and can be certified at equality."""
+        return Fraction(x.value if isinstance(x, Exact) else x)
+
+    @staticmethod
     def exp(x: arb) -> arb:
         return ball(x).exp()
 
@@ -112,19 +136,30 @@ class BallContext:
         return ball(x).sqrt()
 
     @staticmethod
-    def min(*xs: arb) -> arb:
-        out = ball(xs[0])
-        for x in xs[1:]:
-            out = out.min(ball(x))
-        return out
+    def min(*xs: arb | Fraction) -> arb | Fraction:
+        """The minimum; an exact argument certainly <= every other is returned exactly."""
+        return _extreme(xs, lambda a, b: a <= b, arb.min)
 
     @staticmethod
-    def max(*xs: arb) -> arb:
-        out = ball(xs[0])
-        for x in xs[1:]:
-            out = out.max(ball(x))
-        return out
+    def max(*xs: arb | Fraction) -> arb | Fraction:
+        """The maximum; an exact argument certainly >= every other is returned exactly."""
+        return _extreme(xs, lambda a, b: a >= b, arb.max)
 
     @staticmethod
     def e() -> arb:
         return arb.const_e()
+
+
+def _extreme(xs: tuple[Any, ...], beats: Any, combine: Any) -> arb | Fraction:
+    exact = [x for x in xs if isinstance(x, (Fraction, int))]
+    if exact:
+        best = Fraction(exact[0])
+        for x in exact[1:]:
+            best = Fraction(x) if beats(Fraction(x), best) else best
+        # arb comparisons are True only when certain
+        if all(isinstance(x, (Fraction, int)) or beats(ball(best), x) for x in xs):
+            return best
+    out = ball(xs[0])
+    for x in xs[1:]:
+        out = combine(out, ball(x))
+    return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 import decimal
 import math
 import numbers
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal, Union
@@ -24,6 +25,7 @@ from dpcert.errors import InvalidParameter
 
 __all__ = [
     "Exact",
+    "MAX_DIGITS",
     "RationalLike",
     "parse_rational",
     "parse_int",
@@ -34,6 +36,48 @@ __all__ = [
 ]
 
 Source = Literal["str", "int", "fraction", "decimal", "float"]
+
+#: The most decimal digits an exact parameter may have (numerator and denominator each, or a decimal exponent):
+#: every parameter is parsed in time proportional to its size, and "1e-10000000" is refused at once instead of
+#: building a ten-million-digit integer.
+MAX_DIGITS = 4000
+_MAX_BITS = int(MAX_DIGITS * 3.3219280948873626) + 1
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|[+-]?\d+/\d+")
+_TOO_BIG = f"at most {MAX_DIGITS} digits in its numerator, denominator and decimal exponent"
+
+
+def _check_size(name: str, value: Any, frac: Fraction) -> Fraction:
+    if frac.numerator.bit_length() > _MAX_BITS or frac.denominator.bit_length() > _MAX_BITS:
+        raise InvalidParameter(name, _short(value), "a number with " + _TOO_BIG)
+    return frac
+
+
+def _short(value: Any) -> Any:
+    """The value for an error message, cut to a readable length (a 5000-digit integer has no useful repr)."""
+    if isinstance(value, int) and value.bit_length() > _MAX_BITS:
+        return f"<integer of about {int(value.bit_length() * 0.30103)} digits>"
+    text = value if isinstance(value, str) else None
+    if text is not None and len(text) > 60:
+        return text[:40] + f"… ({len(text)} characters)"
+    return value
+
+
+def _parse_text(text: str, value: Any, name: str) -> Fraction:
+    """A decimal or fraction string, with its size checked before any big integer is built."""
+    allowed = "a finite decimal or fraction string such as '0.1', '1e-6' or '1/3' (ASCII digits)"
+    if len(text) > 2 * MAX_DIGITS + 10:
+        raise InvalidParameter(name, _short(value), "a number with " + _TOO_BIG)
+    if not _NUMBER.fullmatch(text):
+        raise InvalidParameter(name, _short(value), allowed)
+    mantissa, _, exponent = text.lower().partition("e")
+    if exponent and abs(int(exponent)) > MAX_DIGITS:
+        raise InvalidParameter(name, _short(value), "a number with " + _TOO_BIG)
+    try:
+        return _check_size(name, value, Fraction(text))
+    except ZeroDivisionError:
+        raise InvalidParameter(name, value, allowed + " with a non-zero denominator") from None
+
+
 RationalLike = Union[str, int, Fraction, decimal.Decimal, float, "Exact"]
 
 
@@ -56,6 +100,39 @@ class Exact:
 
     def to_json(self) -> dict[str, str]:
         return {"given": self.given, "type": self.source, "exact": str(self.value)}
+
+    @classmethod
+    def from_json(cls, record: Any, name: str = "value") -> Exact:
+        """Rebuild from ``{given, type, exact}``, re-parsing ``given`` as its ``type`` says and requiring that it
+        gives exactly ``exact`` (a record whose statements disagree is refused, never trusted).
+
+        Raises:
+            InvalidParameter: for a malformed record or a ``given`` that does not parse to ``exact``.
+        """
+        if not isinstance(record, dict) or set(record) != {"given", "type", "exact"}:
+            raise InvalidParameter(name, record, "an exact-number record {given, type, exact}")
+        given, source, exact = record["given"], record["type"], record["exact"]
+        if not all(isinstance(v, str) for v in (given, source, exact)):
+            raise InvalidParameter(name, record, "an exact-number record whose fields are strings")
+        readers = {
+            "str": lambda g: g,
+            "int": lambda g: parse_int(g, name),
+            "fraction": lambda g: Fraction(_parse_text(g, g, name)),
+            "decimal": decimal.Decimal,
+            "float": float,
+        }
+        if source not in readers:
+            raise InvalidParameter(f"{name}.type", source, f"one of {sorted(readers)}")
+        try:
+            parsed = parse_rational(readers[source](given), name)
+            stated = _parse_text(exact, exact, name)
+        except (ValueError, ArithmeticError) as exc:
+            raise InvalidParameter(name, record, f"a record whose given and exact parse ({exc})") from None
+        if parsed.value != stated:
+            raise InvalidParameter(
+                name, record, f"a record whose given value {given!r} (as {source}) equals its exact value {exact}"
+            )
+        return cls(parsed.value, given, source)  # type: ignore[arg-type]
 
     def __str__(self) -> str:
         return self.given
@@ -86,37 +163,30 @@ def parse_rational(value: Any, name: str = "value") -> Exact:
         raise InvalidParameter(name, value, "a real number (a bool is not accepted)")
     if isinstance(value, str):
         text = value.strip()
-        try:
-            frac = Fraction(text)
-        except (ValueError, ZeroDivisionError):
-            raise InvalidParameter(
-                name, value, "a finite decimal or fraction string such as '0.1', '1e-6' or '1/3'"
-            ) from None
-        return Exact(frac, text, "str")
-    if isinstance(value, int):
-        return Exact(Fraction(value), str(value), "int")
-    if isinstance(value, Fraction):
-        return Exact(value, str(value), "fraction")
-    if isinstance(value, fmpq):
-        frac = Fraction(int(value.p), int(value.q))
+        return Exact(_parse_text(text, value, name), text, "str")
+    if isinstance(value, (int, fmpz)) or (isinstance(value, numbers.Integral) and not isinstance(value, bool)):
+        frac = _check_size(name, value, Fraction(int(value)))
+        return Exact(frac, str(frac.numerator), "int")
+    if isinstance(value, (Fraction, fmpq)):
+        frac = _check_size(name, value, Fraction(int(value.numerator), int(value.denominator)))
         return Exact(frac, str(frac), "fraction")
-    if isinstance(value, fmpz):
-        return Exact(Fraction(int(value)), str(value), "int")
     if isinstance(value, decimal.Decimal):
         if not value.is_finite():
             raise InvalidParameter(name, value, "a finite number")
+        if abs(value.adjusted()) > MAX_DIGITS or len(value.as_tuple().digits) > MAX_DIGITS:
+            raise InvalidParameter(name, _short(str(value)), "a number with " + _TOO_BIG)
         return Exact(Fraction(value), str(value), "decimal")
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise InvalidParameter(name, value, "a finite number")
-        return Exact(Fraction(value), repr(value), "float")
-    if isinstance(value, numbers.Integral):  # numpy integers
-        return Exact(Fraction(int(value)), str(int(value)), "int")
-    if isinstance(value, numbers.Real):  # numpy floats: their exact binary value
-        as_float = float(value)
-        if not math.isfinite(as_float):
-            raise InvalidParameter(name, value, "a finite number")
-        return Exact(Fraction(as_float), repr(as_float), "float")
+    if isinstance(value, numbers.Real) and hasattr(value, "as_integer_ratio"):
+        # float, numpy float16/32/64 and longdouble: the exact binary value of the number itself (a longdouble
+        # is not rounded to a double first)
+        try:
+            num, den = value.as_integer_ratio()
+        except (OverflowError, ValueError):
+            raise InvalidParameter(name, value, "a finite number") from None
+        frac = Fraction(int(num), int(den))
+        if isinstance(value, float):  # a binary64 double (np.float64 included): recorded as Python writes it
+            return Exact(frac, repr(float(value)), "float")
+        return Exact(frac, str(frac), "fraction")  # float32, longdouble: their exact value, written exactly
     raise InvalidParameter(name, value, "a number or a decimal/fraction string")
 
 
@@ -128,16 +198,18 @@ def parse_int(value: Any, name: str) -> int:
     """
     if isinstance(value, bool):
         raise InvalidParameter(name, value, "an integer (a bool is not accepted)")
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, fmpz):
-        return int(value)
+    if isinstance(value, (numbers.Integral, fmpz)):
+        out = int(value)
+        if out.bit_length() > _MAX_BITS:
+            raise InvalidParameter(name, _short(out), f"an integer of at most {MAX_DIGITS} digits")
+        return out
     if isinstance(value, str):
         text = value.strip()
-        sign = text[1:] if text[:1] in "+-" else text
-        if sign.isdigit():
-            return int(text)
-        raise InvalidParameter(name, value, "an integer written with digits only")
+        if not re.fullmatch(r"[+-]?[0-9]+", text):
+            raise InvalidParameter(name, _short(value), "an integer written with ASCII digits only")
+        if len(text) > MAX_DIGITS:
+            raise InvalidParameter(name, _short(value), f"an integer of at most {MAX_DIGITS} digits")
+        return int(text)
     if isinstance(value, Exact) and value.value.denominator == 1 and value.source != "float":
         return int(value.value)
     if isinstance(value, (float, numbers.Real)):
@@ -160,10 +232,12 @@ def fraction_to_decimal(value: Fraction, digits: int, rounding: Literal["down", 
         return "0"
     sign = -1 if value < 0 else 1
     mag = abs(value)
-    # exponent e with 10^e <= mag < 10^(e+1)
-    e = len(str(mag.numerator)) - len(str(mag.denominator))
-    if Fraction(10) ** e > mag:
+    # exponent e with 10^e <= mag < 10^(e+1), from the bit lengths (no decimal string of a huge integer)
+    e = (mag.numerator.bit_length() - mag.denominator.bit_length()) * 30103 // 100000
+    while Fraction(10) ** e > mag:
         e -= 1
+    while Fraction(10) ** (e + 1) <= mag:
+        e += 1
     scale = Fraction(10) ** (digits - 1 - e)
     scaled = value * scale
     if rounding == "down":

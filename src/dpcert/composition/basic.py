@@ -55,7 +55,7 @@ QUANTITIES = [
         lambda ctx, k, eps: simple_eps(k, eps),
         "Dwork–Roth Thm 3.16; DaRRM Thm 2.2",
         "k·eps of basic composition (exact)",
-        float=lambda k, eps: float(simple_eps(k, eps)),
+        exact=True,
     ),
     Quantity(
         "composition.simple.delta",
@@ -63,7 +63,7 @@ QUANTITIES = [
         lambda ctx, k, delta: simple_delta(k, delta),
         "Dwork–Roth Thm 3.16; DaRRM Thm 2.2",
         "k·delta of basic composition (exact)",
-        float=lambda k, delta: float(simple_delta(k, delta)),
+        exact=True,
     ),
     Quantity(
         "composition.drv.eps",
@@ -79,6 +79,6 @@ QUANTITIES = [
         lambda ctx, **kw: drv_delta(**kw),
         "Dwork–Rothblum–Vadhan 2010; Dwork–Roth Thm 3.20",
         "advanced composition: k delta + delta' (exact)",
-        float=lambda **kw: float(drv_delta(**kw)),
+        exact=True,
     ),
 ]

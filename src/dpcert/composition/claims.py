@@ -19,6 +19,7 @@ from dpcert.composition import QUANTITIES, optimal
 from dpcert.core.claim import Claim, Evidence, FunctionClaim, Verdict, check_function
 from dpcert.core.parallel import Summary, map_chunks
 from dpcert.core.quantity import Quantity
+from dpcert.errors import PrecisionExhausted
 
 __all__ = ["CLAIMS", "sandwich", "check_sandwich"]
 
@@ -26,8 +27,8 @@ _GENERAL: Quantity = QUANTITIES["composition.general.eps"]
 _DRV: Quantity = QUANTITIES["composition.drv.eps"]
 
 
-def _certify_le(lower: Enclosure, q: Quantity, inputs: dict[str, object], max_prec: int) -> tuple[bool, Enclosure]:
-    """Decide ``lower <= q(inputs)`` with rising precision on q: True/False when certain."""
+def _certify_le(lower: Enclosure, q: Quantity, inputs: dict[str, object], max_prec: int) -> tuple[bool, Enclosure, int]:
+    """Decide ``lower <= q(inputs)`` with rising precision on q: (True/False when certain, q's enclosure, bits)."""
 
     def decider(enc: Enclosure) -> bool | None:
         assert lower.hi is not None and lower.lo is not None and enc.lo is not None and enc.hi is not None
@@ -37,8 +38,8 @@ def _certify_le(lower: Enclosure, q: Quantity, inputs: dict[str, object], max_pr
             return False
         return None
 
-    holds, enc, _ = q.decide(q.parse(inputs), decider, max_prec=max_prec)
-    return holds, enc
+    holds, enc, prec = q.decide(q.parse(inputs), decider, max_prec=max_prec)
+    return holds, enc, 0 if enc.is_exact else prec
 
 
 def _sandwich_point(point: tuple[int, str, str, int]) -> Summary:
@@ -46,12 +47,19 @@ def _sandwich_point(point: tuple[int, str, str, int]) -> Summary:
     k, eps, delta, max_prec = point
     case = {"k": k, "eps": eps, "delta": delta}
     out = Summary()
-    opt = optimal.kov_eps(k, eps, delta)
-    ok1, gen = _certify_le(opt, _GENERAL, {"k": k, "eps": eps, "delta_prime": delta}, max_prec)
-    if not ok1:
-        out.refuted.append({**case, "detail": f"optimal eps_g {opt.short()} exceeds KOV Thm 3.4's {gen.short()}"})
+    try:
+        opt = optimal.kov_eps(k, eps, delta)
+        ok1, gen, p1 = _certify_le(opt, _GENERAL, {"k": k, "eps": eps, "delta_prime": delta}, max_prec)
+        out.used(p1)
+        if not ok1:
+            out.refuted.append({**case, "detail": f"optimal eps_g {opt.short()} exceeds KOV Thm 3.4's {gen.short()}"})
+            return out
+        ok2, drv, p2 = _certify_le(gen, _DRV, {"k": k, "eps": eps, "delta_prime": delta}, max_prec)
+        out.used(p2)
+    except PrecisionExhausted as exc:
+        out.undecided.append({**case, "detail": str(exc)})
+        out.used(exc.max_prec)
         return out
-    ok2, drv = _certify_le(gen, _DRV, {"k": k, "eps": eps, "delta_prime": delta}, max_prec)
     if not ok2:
         out.refuted.append({**case, "detail": f"KOV Thm 3.4's eps' {gen.short()} exceeds DRV's {drv.short()}"})
         return out
@@ -64,10 +72,10 @@ def _sandwich_point(point: tuple[int, str, str, int]) -> Summary:
 
 @check_function
 def check_sandwich(
-    max_prec: int, k: tuple[int, ...], eps: tuple[str, ...], delta: tuple[str, ...]
+    max_prec: int, k: tuple[int, ...], eps: tuple[str, ...], delta: tuple[str, ...], workers: int | None = None
 ) -> tuple[Verdict, Evidence]:
     """The claim check of :func:`sandwich` (the inputs a certificate records)."""
-    return sandwich(k, eps, delta, max_prec)
+    return sandwich(k, eps, delta, max_prec, workers)
 
 
 def sandwich(
@@ -80,21 +88,33 @@ def sandwich(
     """Certify ε_opt ≤ ε_KOV-3.4 ≤ ε_DRV at every grid point, on every local core; return (Verdict, Evidence)."""
     points = [(k, e, d, max_prec) for k, e, d in itertools.product(ks, epss, deltas)]
     summary = map_chunks(_sandwich_point, points, workers=workers)
+    counts = {"grid_points": len(points), **summary.counts}
     if summary.refuted:
         first = summary.refuted[0]
         return Verdict.REFUTED, Evidence(
             method="arb ball arithmetic",
+            precision=summary.precision,
             worst_case=first,
             detail=first["detail"],
-            counts={"grid_points": len(points), **summary.counts, "refuted": len(summary.refuted)},
+            counts={**counts, "refuted": len(summary.refuted), "undecided": len(summary.undecided)},
+        )
+    if summary.undecided:
+        first = summary.undecided[0]
+        return Verdict.UNDECIDED, Evidence(
+            method="arb ball arithmetic",
+            precision=summary.precision,
+            worst_case=first,
+            detail=f"{len(summary.undecided)} grid point(s) undecided at {max_prec} bits; first: {first['detail']}",
+            counts={**counts, "undecided": len(summary.undecided)},
         )
     n = summary.counts.get("certified", 0)
     return Verdict.CERTIFIED, Evidence(
         method="certified bisection (optimal) and arb ball arithmetic (closed forms)",
+        precision=summary.precision,
         detail=f"eps_opt <= eps_KOV3.4 <= eps_DRV at all {n} grid points; smallest relative margin "
         f"{float(-summary.worst_score):.3g} between optimal and KOV Thm 3.4",
         worst_case=summary.worst_case,
-        counts={"grid_points": len(points), **summary.counts},
+        counts=counts,
     )
 
 

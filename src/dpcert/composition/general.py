@@ -17,6 +17,7 @@ References:
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -25,7 +26,7 @@ from dpcert.arith.exact import Exact
 from dpcert.core.params import integer, probability, real
 from dpcert.core.quantity import Quantity
 
-__all__ = ["general_eps_terms", "general_eps", "general_delta", "QUANTITIES"]
+__all__ = ["general_eps_terms", "general_eps", "general_delta", "general_delta_float", "QUANTITIES"]
 
 
 def general_eps_terms(ctx: Any, k: int, eps: Exact, delta_prime: Exact) -> tuple[Any, Any, Any]:
@@ -33,7 +34,7 @@ def general_eps_terms(ctx: Any, k: int, eps: Exact, delta_prime: Exact) -> tuple
     e = ctx.num(eps)
     dp = ctx.num(delta_prime)
     drift = k * e * ctx.expm1(e) / (ctx.exp(e) + 1)
-    t1 = k * e
+    t1 = ctx.exact(k * eps.value)  # rational: kept exact so that eps' = k*eps is enclosed exactly
     t2 = drift + e * ctx.sqrt(2 * k * ctx.log(ctx.e() + ctx.sqrt(ctx.num(k)) * e / dp))
     t3 = drift + e * ctx.sqrt(2 * k * -ctx.log(dp))
     return t1, t2, t3
@@ -47,6 +48,12 @@ def general_eps(ctx: Any, k: int, eps: Exact, delta_prime: Exact) -> Any:
 def general_delta(k: int, delta: Exact, delta_prime: Exact) -> Fraction:
     """1 − (1 − δ)^k (1 − δ'), the total δ of KOV Thm 3.4. Exact rational."""
     return 1 - (1 - delta.value) ** k * (1 - delta_prime.value)
+
+
+def general_delta_float(k: int, delta: Exact, delta_prime: Exact) -> float:
+    """float64 1 − (1 − δ)^k (1 − δ') in log space, −expm1(k·log1p(−δ) + log1p(−δ')): an independent evaluation
+    (no cancellation for tiny δ, where the direct form loses every digit)."""
+    return -math.expm1(k * math.log1p(-float(delta)) + math.log1p(-float(delta_prime)))
 
 
 _K = integer("k", 1, doc="number of composed mechanisms")
@@ -69,6 +76,7 @@ QUANTITIES = [
         lambda ctx, **kw: general_delta(**kw),
         "Kairouz–Oh–Viswanath 2015, Thm 3.4; DaRRM Thm 2.3",
         "1 - (1 - delta)^k (1 - delta') of the general composition theorem (exact)",
-        float=lambda **kw: float(general_delta(**kw)),
+        float=lambda **kw: general_delta_float(**kw),
+        exact=True,
     ),
 ]

@@ -10,6 +10,7 @@ from dpcert.core.claim import (
     FunctionClaim,
     QuantityClaim,
     Rounds,
+    Truncates,
     Verdict,
     check_function,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "FunctionClaim",
     "QuantityClaim",
     "Rounds",
+    "Truncates",
     "Verdict",
     "check_function",
     "Param",

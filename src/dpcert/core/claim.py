@@ -16,6 +16,7 @@ An erratum is a claim whose *expected* verdict is REFUTED: ``ok`` is true when t
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -24,7 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure
-from dpcert.arith.exact import fraction_to_decimal, parse_rational
+from dpcert.arith.exact import MAX_DIGITS, Exact, fraction_to_decimal, parse_rational
 from dpcert.core.params import inputs_to_json
 from dpcert.core.quantity import Quantity
 from dpcert.errors import DpcertError, InvalidParameter, PrecisionExhausted
@@ -35,6 +36,7 @@ __all__ = [
     "AtMost",
     "AtLeast",
     "Rounds",
+    "Truncates",
     "Evidence",
     "ClaimResult",
     "Claim",
@@ -43,6 +45,8 @@ __all__ = [
     "check_function",
     "resolve_check",
     "comparison_from_json",
+    "check_claim_id",
+    "CLAIM_ID",
 ]
 
 
@@ -84,18 +88,29 @@ class Comparison:
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
-class AtMost(Comparison):
-    """The quantity is ≤ ``bound`` (an upper bound claimed by someone)."""
+class _Bound(Comparison):
+    """A comparison with an exact bound, recorded as inputs are: ``{given, type, exact}``."""
 
-    bound: Fraction
-    given: str = ""
-    kind = "at_most"
+    value: Exact
 
     @classmethod
-    def of(cls, bound: Any) -> AtMost:
-        e = parse_rational(bound, "bound")
-        return cls(e.value, e.given)
+    def of(cls, bound: Any) -> Any:
+        return cls(parse_rational(bound, "bound"))  # type: ignore[call-arg]
+
+    @property
+    def bound(self) -> Fraction:
+        return self.value.value
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "value": self.value.to_json()}
+
+
+@dataclass(frozen=True)
+class AtMost(_Bound):
+    """The quantity is ≤ ``bound`` (an upper bound claimed by someone); the bound is exact as given."""
+
+    value: Exact
+    kind = "at_most"
 
     def decide(self, enc: Enclosure) -> bool | None:
         if enc.hi is not None and enc.hi <= self.bound:
@@ -105,24 +120,15 @@ class AtMost(Comparison):
         return None
 
     def describe(self) -> str:
-        return f"<= {self.given or self.bound}"
-
-    def to_json(self) -> dict[str, str]:
-        return {"kind": self.kind, "value": self.given or str(self.bound)}
+        return f"<= {self.value.given}"
 
 
 @dataclass(frozen=True)
-class AtLeast(Comparison):
-    """The quantity is ≥ ``bound``."""
+class AtLeast(_Bound):
+    """The quantity is ≥ ``bound``; the bound is exact as given."""
 
-    bound: Fraction
-    given: str = ""
+    value: Exact
     kind = "at_least"
-
-    @classmethod
-    def of(cls, bound: Any) -> AtLeast:
-        e = parse_rational(bound, "bound")
-        return cls(e.value, e.given)
 
     def decide(self, enc: Enclosure) -> bool | None:
         if enc.lo is not None and enc.lo >= self.bound:
@@ -132,40 +138,96 @@ class AtLeast(Comparison):
         return None
 
     def describe(self) -> str:
-        return f">= {self.given or self.bound}"
-
-    def to_json(self) -> dict[str, str]:
-        return {"kind": self.kind, "value": self.given or str(self.bound)}
+        return f">= {self.value.given}"
 
 
-@dataclass(frozen=True)
-class Rounds(Comparison):
-    """The quantity, rounded to the printed number of decimals, gives the printed string.
+_PRINTED = re.compile(r"([+-]?)(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?")
 
-    ``Rounds("5.352")`` holds iff the value lies in [5.3515, 5.3525]; it is CERTIFIED when the enclosure lies
-    strictly inside, REFUTED when it lies strictly outside. A value exactly on a rounding boundary is left
-    UNDECIDED (round-half conventions differ).
+
+def _printed(text: str, name: str = "printed") -> tuple[Fraction, int, bool]:
+    """A printed number: its value, the decimal exponent of its last printed digit, and whether it is negative.
+
+    Plain (``"5.352"``, ``"0.030"``) and scientific notation (``"5.352e0"``, ``"1.2E-6"``) are accepted; the last
+    printed digit counts even when it is a trailing zero.
     """
+    m = _PRINTED.fullmatch(text.strip()) if isinstance(text, str) else None
+    if m is None or (m.group(4) is not None and abs(int(m.group(4))) > MAX_DIGITS) or len(text) > MAX_DIGITS:
+        raise InvalidParameter(name, text, "a printed decimal such as '5.352', '0.030', '5.352e0' or '1.2E-6'")
+    sign, whole, frac, exp = m.group(1), m.group(2), m.group(3) or "", int(m.group(4) or 0)
+    value = Fraction(int(whole + frac), 10 ** len(frac)) * Fraction(10) ** exp
+    return (-value if sign == "-" else value), exp - len(frac), sign == "-"
+
+
+class _Printed(Comparison):
+    """A number as people print it; subclasses give the interval of values that print so."""
 
     printed: str
-    kind = "rounds_to"
 
-    def __post_init__(self) -> None:
-        text = self.printed.strip()
-        body = text.lstrip("+-")
-        if not body or "e" in body.lower() or "/" in body or body.count(".") > 1 or not body.replace(".", "").isdigit():
-            raise InvalidParameter("printed", self.printed, "a plain decimal such as '5.352'")
+    def bounds(self) -> tuple[Fraction, Fraction, bool, bool]:
+        """(lo, hi, lo_closed, hi_closed): the values that print as ``printed``."""
+        raise NotImplementedError
 
     @property
     def interval(self) -> tuple[Fraction, Fraction]:
-        text = self.printed.strip()
-        decimals = len(text.split(".")[1]) if "." in text else 0
-        half = Fraction(1, 2 * 10**decimals)
-        v = Fraction(text)
-        return v - half, v + half
+        """The ends (lo, hi) of the values that print as ``printed``."""
+        return self.bounds()[:2]
+
+    def decide(self, enc: Enclosure) -> bool | None:
+        lo, hi, lo_closed, hi_closed = self.bounds()
+        inside_lo = enc.lo is not None and (lo < enc.lo or (lo_closed and lo == enc.lo))
+        inside_hi = enc.hi is not None and (enc.hi < hi or (hi_closed and enc.hi == hi))
+        if inside_lo and inside_hi:
+            return True
+        below = enc.hi is not None and (enc.hi < lo or (not lo_closed and enc.hi == lo))
+        above = enc.lo is not None and (enc.lo > hi or (not hi_closed and enc.lo == hi))
+        return False if below or above else None
+
+
+@dataclass(frozen=True)
+class Rounds(_Printed):
+    """The quantity, rounded at the last printed digit (or to ``figures`` significant figures), is ``printed``.
+
+    ``Rounds("5.352")`` holds iff the value lies in [5.3515, 5.3525]; it is CERTIFIED when the enclosure lies
+    strictly inside, REFUTED when it lies strictly outside. A value exactly on a rounding boundary is left
+    UNDECIDED (round-half conventions differ). Scientific notation is read as printed: ``"1.2E-6"`` is
+    1.2e-6 ± 0.05e-6. With ``figures`` (``Rounds("1200", figures=2)``) the last significant digit is the
+    ``figures``-th one, so trailing zeros of an integer need not count; just below a power of ten the rounding
+    unit is ten times smaller (``Rounds("1.00", figures=3)`` is [0.9995, 1.005]).
+    """
+
+    printed: str
+    figures: int | None = None
+    kind = "rounds_to"
+
+    def __post_init__(self) -> None:
+        value, last, _ = _printed(self.printed)
+        if self.figures is not None:
+            if isinstance(self.figures, bool) or not isinstance(self.figures, int) or self.figures < 1:
+                raise InvalidParameter("figures", self.figures, "a number of significant figures >= 1")
+            if value != 0 and self.figures > 1 + _exponent10(abs(value)) - last:
+                raise InvalidParameter(
+                    "figures", self.figures, f"at most the {1 + _exponent10(abs(value)) - last} figures printed"
+                )
+            if value != 0 and _round_sig(value, self.figures) != value:
+                raise InvalidParameter("printed", self.printed, f"a number with {self.figures} significant figures")
+
+    def bounds(self) -> tuple[Fraction, Fraction, bool, bool]:
+        value, last, _ = _printed(self.printed)
+        if self.figures is not None and value != 0:
+            last = _exponent10(abs(value)) - self.figures + 1
+        half = Fraction(10) ** last / 2
+        below = above = half
+        if self.figures is not None and value != 0 and abs(value) == Fraction(10) ** _exponent10(abs(value)):
+            # 10^e: values just under it have one more digit after the point at the same number of figures
+            if value > 0:
+                below = half / 10
+            else:
+                above = half / 10
+        return value - below, value + above, True, True
 
     def decide(self, enc: Enclosure) -> bool | None:
         lo, hi = self.interval
+        # the ends are where round-half conventions differ: never certify on them
         if enc.lo is not None and enc.hi is not None and lo < enc.lo and enc.hi < hi:
             return True
         if (enc.hi is not None and enc.hi < lo) or (enc.lo is not None and enc.lo > hi):
@@ -173,22 +235,75 @@ class Rounds(Comparison):
         return None
 
     def describe(self) -> str:
-        return f"rounds to {self.printed}"
+        figs = f" ({self.figures} significant figures)" if self.figures is not None else ""
+        return f"rounds to {self.printed}{figs}"
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "value": self.printed}
+        if self.figures is not None:
+            out["figures"] = self.figures
+        return out
+
+
+@dataclass(frozen=True)
+class Truncates(_Printed):
+    """The quantity, truncated (towards zero) after the last printed digit, is ``printed``.
+
+    ``Truncates("5.352")`` holds iff the value lies in [5.352, 5.353); ``Truncates("-0.12")`` iff in (−0.13, −0.12].
+    """
+
+    printed: str
+    kind = "truncates_to"
+
+    def __post_init__(self) -> None:
+        _printed(self.printed)
+
+    def bounds(self) -> tuple[Fraction, Fraction, bool, bool]:
+        value, last, negative = _printed(self.printed)
+        unit = Fraction(10) ** last
+        return (value - unit, value, False, True) if negative else (value, value + unit, True, False)
+
+    def describe(self) -> str:
+        return f"truncates to {self.printed}"
+
+    def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "value": self.printed}
 
 
+def _exponent10(x: Fraction) -> int:
+    """The e with 10^e <= x < 10^(e+1), for x > 0 (exact)."""
+    e = (x.numerator.bit_length() - x.denominator.bit_length()) * 30103 // 100000
+    while Fraction(10) ** e > x:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= x:
+        e += 1
+    return e
+
+
+def _round_sig(x: Fraction, figures: int) -> Fraction:
+    unit = Fraction(10) ** (_exponent10(abs(x)) - figures + 1)
+    return round(x / unit) * unit
+
+
 def comparison_from_json(data: Mapping[str, Any]) -> Comparison:
-    """Rebuild a comparison from its JSON record."""
+    """Rebuild a comparison from its JSON record (a bound's ``given`` must parse to its ``exact``).
+
+    Raises:
+        InvalidParameter: for an unknown kind or a malformed or inconsistent value.
+    """
+    if not isinstance(data, Mapping):
+        raise InvalidParameter("comparison", data, "a JSON object with kind and value")
     kind, value = data.get("kind"), data.get("value")
-    if kind == "at_most":
-        return AtMost.of(str(value))
-    if kind == "at_least":
-        return AtLeast.of(str(value))
-    if kind == "rounds_to":
-        return Rounds(str(value))
-    raise InvalidParameter("comparison.kind", kind, "one of at_most, at_least, rounds_to")
+    if kind in ("at_most", "at_least"):
+        exact = Exact.from_json(value, "comparison.value")
+        return AtMost(exact) if kind == "at_most" else AtLeast(exact)
+    if kind in ("rounds_to", "truncates_to"):
+        if not isinstance(value, str):
+            raise InvalidParameter("comparison.value", value, "the printed number as a string")
+        if kind == "truncates_to":
+            return Truncates(value)
+        return Rounds(value, data.get("figures"))
+    raise InvalidParameter("comparison.kind", kind, "one of at_most, at_least, rounds_to, truncates_to")
 
 
 # --------------------------------------------------------------------------------------------- results
@@ -264,6 +379,24 @@ class ClaimResult:
 
 # --------------------------------------------------------------------------------------------- claims
 
+#: ``<paper>.<theorem>.<name>``: dot-separated segments of letters, digits, ``_`` and ``-`` (at least two segments,
+#: at most 200 characters). An id is also a certificate's file name, so it can hold no path separator, no ``..``
+#: and cannot be absolute.
+CLAIM_ID = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+")
+
+
+def check_claim_id(claim_id: Any) -> str:
+    """Return ``claim_id`` if it follows the id grammar :data:`CLAIM_ID`.
+
+    Raises:
+        InvalidParameter: otherwise (the message shows the grammar).
+    """
+    if not isinstance(claim_id, str) or len(claim_id) > 200 or not CLAIM_ID.fullmatch(claim_id):
+        raise InvalidParameter(
+            "id", claim_id, "a claim id <paper>.<theorem>.<name>: dot-separated segments of letters, digits, _ or -"
+        )
+    return claim_id
+
 
 @dataclass(frozen=True)
 class Claim:
@@ -284,6 +417,9 @@ class Claim:
     expected: Verdict = Verdict.CERTIFIED
     erratum: str = ""
     slow: bool = False
+
+    def __post_init__(self) -> None:
+        check_claim_id(self.id)
 
     def spec_json(self) -> dict[str, Any]:
         return {}
@@ -415,6 +551,7 @@ class FunctionClaim(Claim):
     inputs: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.fn is None or not getattr(self.fn, _CHECK_MARK, False):
             raise TypeError(f"FunctionClaim {self.id}: fn must be a function marked with @check_function")
         for k, v in self.inputs.items():

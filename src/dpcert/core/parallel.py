@@ -32,9 +32,15 @@ class Summary:
     worst_case: Any = None
     undecided: list[Any] = field(default_factory=list)
     refuted: list[Any] = field(default_factory=list)
+    #: the highest ball precision (bits) any item needed; 0 when everything was exact
+    precision: int = 0
 
     def add(self, path: str, n: int = 1) -> None:
         self.counts[path] = self.counts.get(path, 0) + n
+
+    def used(self, prec: int) -> None:
+        """Record that an item was decided at ``prec`` bits."""
+        self.precision = max(self.precision, prec)
 
     def consider(self, score: Any, case: Any) -> None:
         """Keep ``case`` if its score is the largest so far (ties keep the earlier case)."""
@@ -48,6 +54,7 @@ class Summary:
             self.worst_case,
             [*self.undecided, *other.undecided],
             [*self.refuted, *other.refuted],
+            max(self.precision, other.precision),
         )
         for path, n in other.counts.items():
             out.add(path, n)
@@ -68,6 +75,7 @@ def map_chunks(fn: Callable[[C], Summary], chunks: Sequence[C] | Iterable[C], *,
     """Apply ``fn`` to every chunk (in processes when ``workers > 1``) and merge the summaries in chunk order.
 
     ``fn`` must be a module-level function (picklable) and pure: the same chunk always gives the same summary.
+    An exception in a worker (every dpcert exception pickles intact) is raised here as it would be serially.
     """
     chunks = list(chunks)
     n = default_workers() if workers is None else workers

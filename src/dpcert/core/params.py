@@ -8,14 +8,25 @@ A :class:`Param` knows its name, whether it is an integer or a real, and its dom
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Literal
 
 from dpcert.arith.exact import Exact, parse_int, parse_rational
 from dpcert.errors import InvalidParameter
 
-__all__ = ["Param", "Value", "validate", "inputs_to_json", "real", "integer", "probability", "reals"]
+__all__ = [
+    "Param",
+    "Value",
+    "validate",
+    "inputs_to_json",
+    "real",
+    "integer",
+    "probability",
+    "reals",
+    "REAL_MAX_ABS",
+    "INT_MAX_ABS",
+]
 
 Value = int | Exact | tuple[Exact, ...]
 
@@ -31,6 +42,9 @@ class Param:
         lo_open, hi_open: whether the bound itself is excluded.
         odd: integers only; require an odd value.
         doc: a short description for error messages and ``dpcert quantities``.
+        max_abs: the largest magnitude accepted (``None``: no limit). Every parameter has one by default
+            (:data:`REAL_MAX_ABS`, :data:`INT_MAX_ABS`) so that no input makes a computation run out of memory or
+            time: e^ε at ε = 10^11 has an exponent of 10^11 bits. A quantity that can take more says so.
     """
 
     name: str
@@ -41,6 +55,7 @@ class Param:
     hi_open: bool = False
     odd: bool = False
     doc: str = ""
+    max_abs: Fraction | None = None
 
     def allowed(self) -> str:
         what = "an odd integer" if self.odd else ("an integer" if self.kind == "int" else "a real number")
@@ -51,6 +66,10 @@ class Param:
             parts.append(f"{'>' if self.lo_open else '>='} {self.lo}")
         if self.hi is not None:
             parts.append(f"{'<' if self.hi_open else '<='} {self.hi}")
+        if self.max_abs is not None and (self.lo is None or self.lo < -self.max_abs):
+            parts.append(f">= -{self.max_abs}")
+        if self.max_abs is not None and (self.hi is None or self.hi > self.max_abs):
+            parts.append(f"<= {self.max_abs}")
         if parts:
             what += " " + " and ".join(parts)
         if self.kind == "real":
@@ -63,7 +82,7 @@ class Param:
             items = value.split(",") if isinstance(value, str) else value
             if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
                 raise InvalidParameter(self.name, value, "a list of real numbers or a comma-separated string")
-            one = Param(self.name, "real", self.lo, self.hi, self.lo_open, self.hi_open, False, self.doc)
+            one = replace(self, kind="real")
             parsed = tuple(one.parse(x) for x in items)
             if not parsed:
                 raise InvalidParameter(self.name, value, "a non-empty list of real numbers")
@@ -75,7 +94,8 @@ class Param:
             v = parse_rational(value, self.name)
             x = v.value
         bad = (
-            (self.lo is not None and (x < self.lo or (self.lo_open and x == self.lo)))
+            (self.max_abs is not None and abs(x) > self.max_abs)
+            or (self.lo is not None and (x < self.lo or (self.lo_open and x == self.lo)))
             or (self.hi is not None and (x > self.hi or (self.hi_open and x == self.hi)))
             or (self.odd and int(x) % 2 == 0)
         )
@@ -88,23 +108,51 @@ def _exact(bound: Any) -> Fraction | None:
     return None if bound is None else Fraction(bound)
 
 
+#: Default largest magnitude of a real parameter (e^ε at ε = 10^5 already has a 144,000-bit exponent).
+REAL_MAX_ABS = 10**5
+#: Default largest magnitude of an integer parameter.
+INT_MAX_ABS = 10**12
+
+
 def real(
-    name: str, lo: Any = None, hi: Any = None, *, lo_open: bool = False, hi_open: bool = False, doc: str = ""
+    name: str,
+    lo: Any = None,
+    hi: Any = None,
+    *,
+    lo_open: bool = False,
+    hi_open: bool = False,
+    doc: str = "",
+    max_abs: Any = REAL_MAX_ABS,
 ) -> Param:
-    """A real parameter on [lo, hi] (bounds given exactly, e.g. ``0`` or ``"1"``)."""
-    return Param(name, "real", _exact(lo), _exact(hi), lo_open, hi_open, False, doc)
+    """A real parameter on [lo, hi] (bounds given exactly, e.g. ``0`` or ``"1"``), |value| <= ``max_abs``."""
+    return Param(name, "real", _exact(lo), _exact(hi), lo_open, hi_open, False, doc, _exact(max_abs))
 
 
-def integer(name: str, lo: int | None = None, hi: int | None = None, *, odd: bool = False, doc: str = "") -> Param:
-    """An integer parameter on [lo, hi]."""
-    return Param(name, "int", _exact(lo), _exact(hi), False, False, odd, doc)
+def integer(
+    name: str,
+    lo: int | None = None,
+    hi: int | None = None,
+    *,
+    odd: bool = False,
+    doc: str = "",
+    max_abs: int | None = INT_MAX_ABS,
+) -> Param:
+    """An integer parameter on [lo, hi], |value| <= ``max_abs``."""
+    return Param(name, "int", _exact(lo), _exact(hi), False, False, odd, doc, _exact(max_abs))
 
 
 def reals(
-    name: str, lo: Any = None, hi: Any = None, *, lo_open: bool = False, hi_open: bool = False, doc: str = ""
+    name: str,
+    lo: Any = None,
+    hi: Any = None,
+    *,
+    lo_open: bool = False,
+    hi_open: bool = False,
+    doc: str = "",
+    max_abs: Any = REAL_MAX_ABS,
 ) -> Param:
-    """A non-empty list of reals, each on [lo, hi] (a list, or a comma-separated string)."""
-    return Param(name, "reals", _exact(lo), _exact(hi), lo_open, hi_open, False, doc)
+    """A non-empty list of reals, each on [lo, hi] with |value| <= ``max_abs`` (a list, or a comma-separated string)."""
+    return Param(name, "reals", _exact(lo), _exact(hi), lo_open, hi_open, False, doc, _exact(max_abs))
 
 
 def probability(name: str, *, zero: bool = True, one: bool = False, doc: str = "") -> Param:

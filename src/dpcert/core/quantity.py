@@ -45,6 +45,8 @@ class Quantity:
         reference: where the formula comes from (paper, theorem, equation).
         summary: one line saying what it computes.
         float_rtol: relative tolerance the float evaluator is tested to (cross-check harness).
+        exact: the value is rational and ``ball`` returns it as an exact ``Fraction`` for every input; such a
+            quantity needs no float twin (a float of the exact value would be no cross-check at all).
     """
 
     name: str
@@ -55,6 +57,7 @@ class Quantity:
     float: Callable[..., float] | None = None
     float_rtol: float = 1e-12
     tags: tuple[str, ...] = field(default=())
+    exact: bool = False
 
     def parse(self, inputs: Mapping[str, Any]) -> dict[str, Value]:
         """Validate and parse raw inputs (strings, ints, Fractions, floats)."""
@@ -97,10 +100,12 @@ class Quantity:
         inputs: Mapping[str, Any] | None = None,
         *,
         rel_tol: float = 1e-15,
+        abs_tol: float | Fraction = Fraction(1, 10**300),
         max_prec: int = MAX_PREC,
         **kw: Any,
     ) -> Enclosure:
-        """A rigorous enclosure whose relative width is at most ``rel_tol`` (or exact).
+        """A rigorous enclosure whose relative width is at most ``rel_tol``, or whose width is at most ``abs_tol``
+        (a value computed in balls that is zero, or nearly, never narrows relatively), or exact.
 
         >>> from dpcert.composition import QUANTITIES
         >>> enc = QUANTITIES["composition.simple.eps"].enclose(k=3, eps="0.0892")
@@ -109,8 +114,12 @@ class Quantity:
         """
         parsed = self.parse({**(inputs or {}), **kw})
 
+        atol = Fraction(abs_tol)
+
         def narrow(enc: Enclosure) -> bool | None:
-            return True if enc.rel_width() <= rel_tol or enc.width == 0 else None
+            if enc.width is not None and (enc.width <= atol or enc.rel_width() <= rel_tol):
+                return True
+            return None
 
         _, enc, _ = self.decide(parsed, narrow, max_prec=max_prec)
         return enc

@@ -10,6 +10,7 @@ References:
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from dpcert.arith.context import FLOAT
@@ -23,7 +24,10 @@ __all__ = ["allowance", "QUANTITIES"]
 
 def allowance(ctx: Any, k: int, eps: Exact, delta_prime: Exact) -> Any:
     """ε'/ε for the k-fold general composition: DaRRM's privacy allowance m (k = M) and RR's τ (k = K)."""
-    return general_eps(ctx, k, eps, delta_prime) / ctx.num(eps)
+    eps_prime = general_eps(ctx, k, eps, delta_prime)
+    if isinstance(eps_prime, Fraction):  # ε' = kε exactly, so the allowance is exactly k
+        return eps_prime / eps.value
+    return eps_prime / ctx.num(eps)
 
 
 QUANTITIES = [

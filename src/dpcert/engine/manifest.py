@@ -20,7 +20,9 @@ Format (``format = 1``)::
     reference = "My paper, Table 1"
     quantity = "composition.general.eps"
     inputs = { k = 20, eps = "0.2676", delta_prime = "0.0001" }
-    rounds_to = "5.352"                  # or at_most = "…" / at_least = "…"
+    rounds_to = "5.352"                  # printed digits ("1.2E-6" too); or truncates_to = "5.351",
+                                         # or at_most = "…" / at_least = "…"
+    # figures = 2                        # with rounds_to: rounded to 2 significant figures ("1200")
     expect = "CERTIFIED"
 
 Reals should be written as strings ("0.1" means exactly 1/10); a TOML float is taken at its binary value and
@@ -35,9 +37,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from dpcert.core.claim import AtLeast, AtMost, Claim, Comparison, QuantityClaim, Rounds, Verdict
+from dpcert.core.claim import AtLeast, AtMost, Claim, Comparison, QuantityClaim, Rounds, Truncates, Verdict
 from dpcert.engine import registry
-from dpcert.errors import InvalidParameter, ManifestError
+from dpcert.errors import InvalidParameter, ManifestError, UnknownClaim
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -56,6 +58,8 @@ _ENTRY_KEYS = {
     "reference",
     "statement",
     "rounds_to",
+    "truncates_to",
+    "figures",
     "at_most",
     "at_least",
     "erratum",
@@ -90,16 +94,21 @@ def default_manifest() -> Path:
 
 
 def _comparison(raw: dict[str, Any], where: str) -> Comparison:
-    given = [k for k in ("rounds_to", "at_most", "at_least") if k in raw]
+    kinds = ("rounds_to", "truncates_to", "at_most", "at_least")
+    given = [k for k in kinds if k in raw]
     if len(given) != 1:
-        raise ManifestError(where, "a quantity claim needs exactly one of rounds_to, at_most, at_least")
+        raise ManifestError(where, "a quantity claim needs exactly one of " + ", ".join(kinds))
     key = given[0]
     value = raw[key]
-    if not isinstance(value, (str, int)):
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
         raise ManifestError(where, f'{key} must be a string such as "5.352" (got {value!r})')
+    if "figures" in raw and key != "rounds_to":
+        raise ManifestError(where, "figures (significant figures) goes with rounds_to only")
     try:
         if key == "rounds_to":
-            return Rounds(str(value))
+            return Rounds(str(value), raw.get("figures"))
+        if key == "truncates_to":
+            return Truncates(str(value))
         return AtMost.of(str(value)) if key == "at_most" else AtLeast.of(str(value))
     except InvalidParameter as exc:
         raise ManifestError(where, str(exc)) from None
@@ -130,7 +139,9 @@ def _entries(raw: dict[str, Any], where: str) -> list[Entry]:
             if len(claims) != 1 or not isinstance(claims[0], QuantityClaim):
                 raise ManifestError(where, "inputs/id overrides need a select naming exactly one quantity claim")
             base = claims[0]
-            new_id = raw.get("id") or base.id + "[" + ",".join(f"{k}={v}" for k, v in inputs.items()) + "]"
+            if "id" not in raw:
+                raise ManifestError(where, "an inputs override needs its own id (the certificate's file name)")
+            new_id = raw["id"]
             claims = [replace(base.with_inputs(inputs), id=new_id)]
         return [Entry(c, expect or c.expected, full or c.slow, where) for c in claims]
     if "quantity" in raw:
@@ -186,7 +197,13 @@ def load_manifest(path: str | Path, _seen: frozenset[Path] = frozenset()) -> lis
     if not isinstance(raw_claims, list) or not all(isinstance(c, dict) for c in raw_claims):
         raise ManifestError(str(p), "claims must be an array of tables ([[claims]])")
     for i, raw in enumerate(raw_claims):
-        out += _entries(raw, f"{p}: claims[{i}]")
+        where = f"{p}: claims[{i}]"
+        try:
+            out += _entries(raw, where)
+        except (ManifestError, UnknownClaim):
+            raise
+        except InvalidParameter as exc:  # a bad id, input or selector: say where in the manifest it is
+            raise ManifestError(where, str(exc)) from None
     return _dedupe(out)
 
 
