@@ -239,3 +239,12 @@ def test_argmax_sqrt_squared_against_exact_two_needs_a_proof():
     best = certified_argmax(cands, value, equal=lambda a, b: True)
     assert best.exact_tie and best.enclosure.is_exact and best.enclosure.lo == 2
     assert lt(ball(1), ball(2)) is True  # the helpers used above behave as documented
+
+
+def test_docstring_examples():
+    import doctest
+
+    from dpcert.arith import search
+
+    failures, tried = doctest.testmod(search)
+    assert tried >= 4 and failures == 0

@@ -214,3 +214,12 @@ def test_float_twin_with_weights_and_geometric_series():
         env, ratio, 0, 300, weights=[lambda i: np.full(i.shape, 0.5), lambda i: np.ones(i.shape)]
     )
     assert math.isclose(half, 0.5, rel_tol=1e-13) and math.isclose(full, 1.0, rel_tol=1e-13)
+
+
+def test_docstring_examples():
+    import doctest
+
+    from dpcert.arith import sums
+
+    failures, tried = doctest.testmod(sums)
+    assert tried >= 3 and failures == 0

@@ -13,7 +13,7 @@ from fractions import Fraction
 import mpmath as mp
 import pytest
 
-from dpcert.composition.optimal import kov_delta, kov_eps
+from dpcert.composition.kov import kov_delta, kov_eps
 
 pytestmark = pytest.mark.peers
 

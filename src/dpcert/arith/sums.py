@@ -240,6 +240,7 @@ def log_concave_sum_float(
     peak: int | None = None,
     rel_tol: float = 2.0**-60,
     chunk: int = 256,
+    whole: int = 4096,
 ) -> tuple[float, ...]:
     """float64 twin of :func:`log_concave_sum`: Σ a_i w_i over vectorised chunks, truncated the same way.
 
@@ -256,6 +257,8 @@ def log_concave_sum_float(
         peak: where to start (default: bisection on ``ratio``).
         rel_tol: the relative size of the omitted part at which to stop.
         chunk: the first chunk length.
+        whole: a range of at most this many indices is summed in one vectorised call, without truncation
+            (cheaper than several calls).
 
     Returns:
         One float per weight (one float for the plain sum).
@@ -275,10 +278,14 @@ def log_concave_sum_float(
     bd = list(bounds) or [1.0] * len(ws)
     w0 = bd[0] if ws else 1.0
     nw = max(1, len(ws))
+    accs = [0.0] * nw
+    if stop - start < whole:
+        idx = np.arange(start, stop + 1, dtype=np.int64)
+        env = envelope(idx)
+        return tuple(float(np.dot(env, w(idx))) for w in ws) if ws else (float(np.sum(env)),)
     if peak is None:
         peak = find_peak(lambda i: float(ratio(np.array([i], dtype=np.int64))[0]), start, stop)
     m = min(max(peak, start), stop)
-    accs = [0.0] * nw
 
     def add(a: int, b: int) -> NDArray[np.float64]:
         idx = np.arange(a, b + 1, dtype=np.int64)

@@ -35,7 +35,7 @@ from flint import arb, fmpz
 from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure, ball, fraction_of, le, workprec
 from dpcert.arith.exact import Exact, parse_rational
 from dpcert.arith.search import Probe, certified_root
-from dpcert.arith.sums import Weight, find_peak, log_concave_sum, log_concave_sum_float
+from dpcert.arith.sums import Weight, log_concave_sum, log_concave_sum_float
 from dpcert.core.claim import QuantityClaim, Rounds
 from dpcert.core.params import Param, integer, probability, real
 from dpcert.core.quantity import Quantity
@@ -96,10 +96,19 @@ def _guard_bits(k: int, e: Fraction) -> int:
 
 def _mass_ball(k: int, i: int, e: Fraction, log1p_x: arb) -> arb:
     """Bin(k, q)(i) = C(k, i) e^{iε} / (1 + e^ε)^k as a ball at the working precision."""
-    if k <= 4096:
+    if k <= 2**14:  # the exact binomial is cheaper than three log-gammas up to here
         return arb(fmpz.bin_uiui(k, i)) * (ball(i * e) - k * log1p_x).exp()
     log_c = arb(k + 1).lgamma() - arb(i + 1).lgamma() - arb(k - i + 1).lgamma()
     return (log_c + ball(i * e) - k * log1p_x).exp()
+
+
+def _mode(k: int, e: Fraction, i0: int) -> int:
+    """Where Bin(k, q) peaks, from i0 on: the first i >= i0 with e^ε (k − i) < i + 1 (in float: only a start)."""
+    ef = float(e)
+    if ef > 700:
+        return k
+    x = math.exp(ef)
+    return min(k, max(i0, math.ceil((x * k - 1) / (x + 1))))
 
 
 def _kov_sum(
@@ -130,6 +139,7 @@ def _kov_sum(
             weights=[Weight(lambda i: -ball(g - (2 * i - k) * e).expm1(), lambda i, h: a + b * h)],
             plain=slope,
             stop_above=above,
+            peak=_mode(k, e, i0),
         )
         if total.exceeded:
             return None, None
@@ -232,7 +242,7 @@ def _kov_float_sums(k: int, e: Fraction, g: Fraction) -> tuple[float, float]:
             pmf = pmf * np.exp((k - i) * math.log1p(dp / p) + i * math.log1p(-dp / (1 - p)))
         return pmf
 
-    peak = find_peak(lambda i: math.exp(min(700.0, ef + math.log((k - i) / (i + 1)))), i0, k)
+    peak = _mode(k, e, i0)
     weights = [weight, slope_weight]
     total, slope = log_concave_sum_float(mass, ratio, i0, k, weights=weights, peak=peak)
     if total > 1e-280:
@@ -328,6 +338,7 @@ def kov_eps_float(k: Any, eps: Any, delta: Any) -> float:
     g = k * ef * math.tanh(ef / 2) + ef * math.sqrt(2 * k * max(1.0, -math.log(max(df, 1e-300))))
     if not lo < g < hi:
         g = hi / 2
+    last_step = math.inf
     for _ in range(200):
         value, slope = _kov_float_sums(k, e, Fraction(g))
         if value > df:
@@ -336,13 +347,17 @@ def kov_eps_float(k: Any, eps: Any, delta: Any) -> float:
             hi = g
         if value > 0 and slope > 0:
             nxt = g + (math.log(value) - math.log(df)) * value / slope
+            step = abs(nxt - g)
+            # converged, or the steps stopped shrinking at the float δ's own noise (~1e-13 relative)
+            if step <= 1e-14 * g or (step <= 1e-13 * g and step >= last_step / 2):
+                return min(max(nxt, lo), hi)
         else:
-            nxt = math.nan
+            nxt, step = math.nan, math.inf
         if not lo < nxt < hi:
             nxt = lo + (hi - lo) / 2
-        if abs(nxt - g) <= 2 * np.finfo(float).eps * g or hi - lo <= 2 * np.finfo(float).eps * hi:
-            return nxt
-        g = nxt
+            if hi - lo <= 1e-15 * hi:
+                return nxt
+        g, last_step = nxt, step
     return g
 
 
