@@ -1,0 +1,175 @@
+"""The bundled claims of Dong–Durfee–Rogers (notes br_composition.md §7), with their expected verdicts.
+
+* A1: the identities of generalized randomized response, proved as identities of rational functions.
+* B4/B7: reference values of Theorem 3 (40-digit values of the notes), certified to 20 digits.
+* B11: the BR OptComp column of the Figure 1 reproduction (ε_g at δ = 1e-6), certified to the printed digits.
+* C7: Lemma C.1 as printed (second statement) is false: an erratum, expected REFUTED; the corrected pair
+  (−ε/2 vs 3ε/2) is certified.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from dpcert.arith.exact import parse_rational
+from dpcert.br import QUANTITIES, rr
+from dpcert.br.nonadaptive import nonadaptive_optimum
+from dpcert.core.claim import Claim, Evidence, FunctionClaim, QuantityClaim, Rounds, Verdict, check_function
+from dpcert.errors import PrecisionExhausted
+
+__all__ = ["CLAIMS", "check_rr_identities", "check_topt_disjoint"]
+
+_PAPER = "Dong–Durfee–Rogers ICML 2020"
+_DELTA = QUANTITIES["br.nonadaptive.delta"]
+_EPS = QUANTITIES["br.nonadaptive.eps"]
+
+
+@check_function
+def check_rr_identities(max_prec: int) -> tuple[Verdict, Evidence]:
+    """Notes §7 A1: every identity of :func:`dpcert.br.rr.rr_identities` holds as a rational-function identity."""
+    results = rr.rr_identities()
+    failed = [name for name, ok in results.items() if not ok]
+    verdict = Verdict.REFUTED if failed else Verdict.CERTIFIED
+    detail = (
+        f"failed: {failed}"
+        if failed
+        else f"all {len(results)} identities reduce to 0 in Q(a, b), a = e^t, b = e^(eps-t)"
+    )
+    return verdict, Evidence(
+        method="exact rational-function arithmetic (sympy)", detail=detail, counts={"identities": len(results)}
+    )
+
+
+def _topt(k: int, eps: Fraction, eps_g: Fraction, max_prec: int) -> tuple[Fraction, ...]:
+    return nonadaptive_optimum(k, eps, eps_g, max_prec=max_prec).t
+
+
+@check_function
+def check_topt_disjoint(max_prec: int, eps: tuple[str, ...], g1: str, g2: str) -> tuple[Verdict, Evidence]:
+    """t_OPT(M², g1·ε) ∩ t_OPT(M², g2·ε) = ∅ for every ε listed (g1, g2 are multiples of ε, as strings).
+
+    REFUTED with the first ε where the maximising sets meet (both sets are certified by
+    :func:`~dpcert.br.nonadaptive.nonadaptive_optimum`, ties decided exactly).
+    """
+    m1, m2 = parse_rational(g1, "g1").value, parse_rational(g2, "g2").value
+    seen = {}
+    prec = 0
+    for text in eps:
+        e = parse_rational(text, "eps").value
+        try:
+            s1, s2 = _topt(2, e, m1 * e, max_prec), _topt(2, e, m2 * e, max_prec)
+        except PrecisionExhausted as exc:
+            return Verdict.UNDECIDED, Evidence(method="certified argmax", detail=str(exc), precision=max_prec)
+        seen[text] = (s1, s2)
+        common = set(s1) & set(s2)
+        if common:
+            return Verdict.REFUTED, Evidence(
+                method="certified argmax over Theorem 3's candidates (arb balls, exact ties)",
+                detail=f"at eps = {text}: t_OPT(M^2, {g1} eps) = {sorted(map(str, s1))}, t_OPT(M^2, {g2} eps) = "
+                f"{sorted(map(str, s2))}; common: {sorted(map(str, common))}",
+                worst_case={"eps": text, "t_opt_1": [str(x) for x in s1], "t_opt_2": [str(x) for x in s2]},
+                precision=prec,
+            )
+    return Verdict.CERTIFIED, Evidence(
+        method="certified argmax over Theorem 3's candidates (arb balls, exact ties)",
+        detail="; ".join(f"eps={k}: {[str(x) for x in a]} vs {[str(x) for x in b]}" for k, (a, b) in seen.items()),
+        counts={"eps_values": len(eps)},
+    )
+
+
+_B4: tuple[tuple[int, str, str, str], ...] = (
+    (1, "1", "0", "0.24491866240370912928"),
+    (2, "1", "0", "0.28831726236863416714"),
+    (3, "1", "0", "0.36003225210835061040"),
+    (4, "1", "0", "0.39500144826009347737"),
+    (4, "1", "1", "0.14525376743492268009"),
+    (5, "1", "0", "0.44118861482467660138"),
+    (10, "1", "0", "0.57798704753962073883"),
+    (10, "1", "3", "0.06435555282928352617"),
+    (10, "1", "5", "0.0027342741397535661267"),
+    (10, "0.1", "0.5", "3.9978134052590243383e-5"),
+    (50, "0.1", "1", "3.9984299053801777433e-4"),
+    (100, "0.1", "2", "9.0842312587593891106e-6"),
+    (2, "1", "1.5", "0.0090548323894993494497"),  # B7: top band closed form
+    (2, "1", "-1.5", "0.77889024605275635045"),  # Lemma C.1 value at −3ε/2
+)
+
+# BR OptComp column of the notes' Figure 1 reproduction (ε_g at δ = 1e-6); slow = certified k > 200
+_B11: tuple[tuple[str, int, str], ...] = (
+    ("1", 1, "0.99841"),
+    ("1", 2, "1.97782"),
+    ("1", 5, "4.57596"),
+    ("1", 10, "7.71332"),
+    ("1", 20, "12.02146"),
+    ("1", 50, "21.77443"),
+    ("1", 100, "34.76837"),
+    ("1", 200, "56.76878"),
+    ("0.1", 10, "0.62864"),
+    ("0.1", 50, "1.53374"),
+    ("0.1", 100, "2.24603"),
+    ("0.1", 200, "3.30075"),
+    ("0.1", 500, "5.54498"),
+    ("0.1", 1000, "8.30065"),
+    ("0.01", 100, "0.18891"),
+    ("0.01", 1000, "0.64795"),
+)
+
+
+def _tag(x: str) -> str:
+    return x.replace("-", "m").replace(".", "p")
+
+
+CLAIMS: list[Claim] = [
+    FunctionClaim(
+        "br.def2_4.rr_identities",
+        f"{_PAPER} Definition 2.4, Claim 5.1 (notes §7 A1)",
+        "q = e^t p; 1 - q = e^(t-eps)(1 - p); q(eps-t) = 1 - p(t); p(eps-t) = 1 - q(t); p(eps/2) = 1/(1+e^(eps/2))",
+        fn=check_rr_identities,
+    ),
+    *(
+        QuantityClaim(
+            id=f"br.thm3.value_k{k}_eps{_tag(e)}_g{_tag(g)}",
+            reference=f"{_PAPER} Theorem 3; value from notes §7 B4/B7 (40-digit mpmath)",
+            statement=f"delta_OPT of {k} nonadaptive {e}-BR mechanisms at eps_g = {g} rounds to {v}",
+            quantity=_DELTA,
+            inputs={"k": k, "eps": e, "eps_g": g},
+            comparison=Rounds(v),
+        )
+        for k, e, g, v in _B4
+    ),
+    *(
+        QuantityClaim(
+            id=f"br.fig1.br_optcomp_eps{_tag(e)}_k{k}",
+            reference=f"{_PAPER} Figure 1 (BR OptComp curve); value from the notes' reproduction §6.1",
+            statement=f"the least eps_g with delta_OPT <= 1e-6 for {k} nonadaptive {e}-BR mechanisms rounds to {v}",
+            quantity=_EPS,
+            inputs={"k": k, "eps": e, "delta": "1e-6"},
+            comparison=Rounds(v),
+            slow=k > 200,
+        )
+        for e, k, v in _B11
+    ),
+    FunctionClaim(
+        "br.lemma_c1.second_statement",
+        f"{_PAPER} Lemma C.1 (second statement, as printed); notes §4.1 and §8.3.2",
+        "t_OPT(M^2, -eps/2) and t_OPT(M^2, eps/2) are disjoint",
+        fn=check_topt_disjoint,
+        inputs={"eps": ("0.01", "0.1", "0.5", "1", "2", "5", "20"), "g1": "-1/2", "g2": "1/2"},
+        expected=Verdict.REFUTED,
+        erratum="both sets equal {eps/2}; the proof of Lemma 6.5 needs the pair (-eps/2, 3eps/2), which is disjoint",
+    ),
+    FunctionClaim(
+        "br.lemma_c1.corrected",
+        f"{_PAPER} Lemma C.1 read as -eps/2 vs 3eps/2 (notes §8.3.2)",
+        "t_OPT(M^2, -eps/2) and t_OPT(M^2, 3eps/2) are disjoint",
+        fn=check_topt_disjoint,
+        inputs={"eps": ("0.01", "0.1", "0.5", "1", "2", "5", "20"), "g1": "-1/2", "g2": "3/2"},
+    ),
+    FunctionClaim(
+        "br.lemma_c1.first_statement",
+        f"{_PAPER} Lemma C.1 (first statement)",
+        "t_OPT(M^2, -3eps/2) and t_OPT(M^2, eps/2) are disjoint",
+        fn=check_topt_disjoint,
+        inputs={"eps": ("0.01", "0.1", "0.5", "1", "2", "5", "20"), "g1": "-3/2", "g2": "1/2"},
+    ),
+]
