@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from dpcert import composition as _composition
 from dpcert.arith.exact import parse_rational
 from dpcert.br import QUANTITIES, rr
 from dpcert.br.nonadaptive import nonadaptive_optimum
@@ -21,6 +22,7 @@ __all__ = ["CLAIMS", "check_rr_identities", "check_topt_disjoint"]
 
 _PAPER = "Dong–Durfee–Rogers ICML 2020"
 _DELTA = QUANTITIES["br.nonadaptive.delta"]
+_KOV = _composition.QUANTITIES["composition.kov.eps"]
 _EPS = QUANTITIES["br.nonadaptive.eps"]
 
 
@@ -115,6 +117,44 @@ _B11: tuple[tuple[str, int, str], ...] = (
 )
 
 
+# Other columns of the notes' Figure 1 reproduction (ε_g at δ = 1e-6): (ε, k, OptKL, MGF, DR19, zCDP, DRV10, ε/2-DP)
+_FIG1: tuple[tuple[str, int, str, str, str, str, str, str], ...] = (
+    ("1", 10, "9.54431", "8.29406", "10", "9.56129", "10", "4.99989"),
+    ("1", 50, "24.74969", "23.82969", "43.58461", "24.83461", "50", "20.30100"),
+    ("1", 100, "38.61276", "37.67892", "76.28261", "38.78261", "100", "33.31979"),
+    ("1", 200, "61.82953", "60.80989", "137.16922", "62.16922", "174.33844", "55.04686"),
+    ("0.1", 10, "0.84363", "0.76718", "0.88113", "0.84363", "1.00000", "0.49920"),
+    ("0.1", 100, "2.75324", "2.72863", "3.12826", "2.75326", "5.75652", "2.20753"),
+    ("0.1", 1000, "9.56112", "9.54974", "13.31129", "9.56129", "21.62258", "8.28357"),
+    ("0.1", 2000, "14.25359", "14.24361", "21.75394", "14.25394", "33.50788", "12.57513"),
+    ("0.01", 100, "0.26408", "0.26200", "0.26783", "0.26408", "0.53065", "0.18717"),
+    ("0.01", 1000, "0.84363", "0.84295", "0.88113", "0.84363", "1.71226", "0.64724"),
+    ("0.01", 5000, "1.92096", "1.92063", "2.10846", "1.92096", "3.96692", "1.54316"),
+)
+_FIG1_COLUMNS = ("br.optkl.eps", "br.mgf.eps", "br.dr19.eps", "br.zcdp.eps", "br.drv10.eps")
+
+
+def _fig1_claims() -> list[Claim]:
+    out: list[Claim] = []
+    for e, k, *values in _FIG1:
+        for name, v in zip((*_FIG1_COLUMNS, "halfdp"), values, strict=True):
+            half = name == "halfdp"
+            q = _KOV if half else QUANTITIES[name]
+            label = "eps/2-DP OptComp" if half else name
+            out.append(
+                QuantityClaim(
+                    id=f"br.fig1.{name.split('.')[1] if not half else 'halfdp_optcomp'}_eps{_tag(e)}_k{k}",
+                    reference=f"{_PAPER} Figure 1 ({label} curve); value from the notes' reproduction §6.1",
+                    statement=f"{label} eps_g at delta = 1e-6 for k = {k}, eps = {e} rounds to {v}",
+                    quantity=q,
+                    inputs={"k": k, "eps": str(Fraction(e) / 2) if half else e, "delta": "1e-6"},
+                    comparison=Rounds(v),
+                    slow=half and k > 1000,
+                )
+            )
+    return out
+
+
 def _tag(x: str) -> str:
     return x.replace("-", "m").replace(".", "p")
 
@@ -149,6 +189,7 @@ CLAIMS: list[Claim] = [
         )
         for e, k, v in _B11
     ),
+    *_fig1_claims(),
     FunctionClaim(
         "br.lemma_c1.second_statement",
         f"{_PAPER} Lemma C.1 (second statement, as printed); notes §4.1 and §8.3.2",

@@ -45,9 +45,9 @@ from typing import Any
 import numpy as np
 from flint import arb, fmpz
 
-from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure, ball, le, workprec
+from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure, ball, fraction_of, le, workprec
 from dpcert.arith.exact import Exact, parse_rational
-from dpcert.arith.search import certified_argmax, certified_root
+from dpcert.arith.search import Probe, certified_argmax, certified_root
 from dpcert.arith.sums import Weight, log_concave_sum, log_concave_sum_float
 from dpcert.core.params import Param, integer, probability, real
 from dpcert.core.quantity import Quantity
@@ -112,11 +112,11 @@ def _guard_bits(k: int, e: Fraction) -> int:
 # --------------------------------------------------------------------------------------------- float path
 
 
-def _log_q_float(ef: float, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(log q_t, log(1 − q_t)) in float64, each from a quotient of expm1's (no cancellation)."""
+def _log_q_float(ef: float, t: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(log q_t, log(1 − q_t)) in float64 from t and u = ε − t (each formed directly: no cancellation)."""
     den = math.expm1(-ef)
-    log_q = np.log(np.expm1(t - ef) / den)
-    log_1mq = (t - ef) + np.log(np.expm1(-t) / den)
+    log_q = np.log(np.expm1(-u) / den)
+    log_1mq = -u + np.log(np.expm1(-t) / den)
     return log_q, log_1mq
 
 
@@ -125,7 +125,7 @@ def _values_matrix(k: int, ef: float, gf: float, ells: np.ndarray) -> np.ndarray
     from scipy.special import gammaln, logsumexp
 
     t = (gf + (ells + 1) * ef) / (k + 1)
-    log_q, log_1mq = _log_q_float(ef, t)
+    log_q, log_1mq = _log_q_float(ef, t, ((k - ells) * ef - gf) / (k + 1))
     i = np.arange(k + 1)
     log_c = gammaln(k + 1) - gammaln(i + 1) - gammaln(k - i + 1)
     expo = (gf - k * t)[:, None] + i[None, :] * ef  # < 0 exactly for the active i <= ℓ
@@ -141,7 +141,8 @@ def _value_float(k: int, ef: float, gf: float, ell: int) -> float:
     from scipy.special import gammaln
 
     t = (gf + (ell + 1) * ef) / (k + 1)
-    log_q, log_1mq = (float(v[0]) for v in _log_q_float(ef, np.array([t])))
+    u = ((k - ell) * ef - gf) / (k + 1)
+    log_q, log_1mq = (float(v[0]) for v in _log_q_float(ef, np.array([t]), np.array([u])))
     r = math.exp(log_1mq - log_q)
     d0 = gf - k * t
     # masses are scaled by the peak's log-mass, the sum rescaled at the end (no underflow at large k)
@@ -238,7 +239,9 @@ def _rr_balls(e: Fraction, t: arb | Fraction) -> tuple[arb, arb]:
     return (tb - ball(e)).expm1() / den, (tb - ball(e)).exp() * (-tb).expm1() / den
 
 
-def candidate_value(k: int, e: Fraction, g: Fraction, ell: int, prec: int, *, above: Fraction | None = None) -> arb:
+def candidate_value(
+    k: int, e: Fraction, g: Fraction, ell: int, prec: int, *, above: Fraction | None = None, plain: bool = False
+) -> Any:
     """Rigorous ball of V_ℓ (relative accuracy about 2^-prec); with ``above``, possibly a partial sum > above.
 
     The caller holds the working precision; guard bits are added here.
@@ -259,8 +262,11 @@ def candidate_value(k: int, e: Fraction, g: Fraction, ell: int, prec: int, *, ab
                 return arb(fmpz.bin_uiui(k, i)) * ((k - i) * log_q + i * log_omq).exp()
             return (lg_k - arb(i + 1).lgamma() - arb(k - i + 1).lgamma() + (k - i) * log_q + i * log_omq).exp()
 
+        d0b, eb = ball(d0), ball(e)
+
         def w_at(i: int) -> arb:
-            return -ball(d0 + i * e).expm1()
+            # d0 + iε < 0 for i <= ℓ; ball sums (not Fractions) keep this cheap, the guard bits cover the rounding
+            return -(d0b + i * eb).expm1()
 
         s = log_concave_sum(
             term,
@@ -270,8 +276,9 @@ def candidate_value(k: int, e: Fraction, g: Fraction, ell: int, prec: int, *, ab
             prec=prec,
             weights=[Weight(w_at, lambda i, w: w_at(i + 1))],
             stop_above=above,
+            plain=plain,
         )
-        return s.values[0]
+        return (s.values[0], s.plain) if plain else s.values[0]
 
 
 def _chernoff_lambda(k: int, ef: float, a: float, t: float) -> float | None:
@@ -515,8 +522,16 @@ def _below(k: int, e: Fraction, g: Fraction, d: Fraction, prec: int) -> bool | N
 def _eps_bracket(
     k: int, e: Fraction, d: Fraction, tol: Fraction, start_prec: int, max_prec: int
 ) -> tuple[Fraction, Fraction]:
-    def decide(g: Fraction, prec: int) -> bool | None:
-        return _below(k, e, g, d, prec)
+    def decide(g: Fraction, prec: int) -> Probe | None:
+        holds = _below(k, e, g, d, prec)
+        if holds is None or not -k * e < g < k * e:
+            return None if holds is None else Probe(holds)
+        # Newton hints on log δ (close to quadratic in ε_g): the best candidate's value v and Σ masses P give
+        # dδ/dε_g = v − P at fixed t (envelope theorem); hints only, never trusted for the answer
+        v, mass = candidate_value(k, e, g, _float_best(k, e, g)[1], prec, plain=True)
+        if not v > 0:
+            return Probe(holds)
+        return Probe(holds, fraction_of((v / ball(d)).log().mid()), fraction_of(((v - mass) / v).mid()))
 
     def guess() -> float:
         return nonadaptive_eps_float(k, e, d)
