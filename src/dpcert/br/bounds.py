@@ -75,7 +75,8 @@ def mgf_h(ctx: Any, eps: Any, lam: Any) -> Any:
     s = lam * -ctx.expm1(-(lam + 1) * eps) / ((1 + lam) * c1)  # e^{−t*}
 
     def g(t: Any) -> Any:
-        return lam * (eps - t) + ctx.log1p(-rr.p_rr(ctx, eps, t) * c1)
+        # ln(1 + p(e^{−λε} − 1)) = ln((1 − p) + p e^{−λε}): both terms positive, 1 − p from expm1 (notes §8.1.7)
+        return lam * (eps - t) + ctx.log(rr.one_minus_p(ctx, eps, t) + rr.p_rr(ctx, eps, t) * ctx.exp(-lam * eps))
 
     t_star = -ctx.log(s)
     if not getattr(ctx, "rigorous", False):
