@@ -15,10 +15,11 @@ from dpcert import composition as _composition
 from dpcert.arith.exact import parse_rational
 from dpcert.br import QUANTITIES, rr
 from dpcert.br.nonadaptive import nonadaptive_optimum
+from dpcert.br.queries import ratio_bracket
 from dpcert.core.claim import Claim, Evidence, FunctionClaim, QuantityClaim, Rounds, Verdict, check_function
 from dpcert.errors import PrecisionExhausted
 
-__all__ = ["CLAIMS", "check_rr_identities", "check_topt_disjoint"]
+__all__ = ["CLAIMS", "check_rr_identities", "check_topt_disjoint", "check_query_ratio"]
 
 _PAPER = "Dong–Durfee–Rogers ICML 2020"
 _DELTA = QUANTITIES["br.nonadaptive.delta"]
@@ -76,6 +77,35 @@ def check_topt_disjoint(max_prec: int, eps: tuple[str, ...], g1: str, g2: str) -
         method="certified argmax over Theorem 3's candidates (arb balls, exact ties)",
         detail="; ".join(f"eps={k}: {[str(x) for x in a]} vs {[str(x) for x in b]}" for k, (a, b) in seen.items()),
         counts={"eps_values": len(eps)},
+    )
+
+
+@check_function
+def check_query_ratio(
+    max_prec: int, curve: str, baselines: tuple[str, ...], eps: str, budget: str, delta: str, at_least: str
+) -> tuple[Verdict, Evidence]:
+    """count(curve)/count(b) >= at_least for every baseline b, with certified query counts (dpcert.br.queries)."""
+    least = parse_rational(at_least, "at_least").value
+    counts: dict = {}
+    verdict = Verdict.CERTIFIED
+    parts = []
+    try:
+        for b in baselines:
+            lo, hi, c = ratio_bracket(curve, b, eps, budget, delta, max_prec)
+            counts.update(c)
+            parts.append(f"{curve}/{b} in [{float(lo):.4g}, {float(hi):.4g}]")
+            if hi < least:
+                verdict = Verdict.REFUTED
+            elif lo < least and verdict is Verdict.CERTIFIED:
+                verdict = Verdict.UNDECIDED
+    except PrecisionExhausted as exc:
+        return Verdict.UNDECIDED, Evidence(method="certified query counts", detail=str(exc), precision=max_prec)
+    return verdict, Evidence(
+        method="certified query counts: delta_OPT / closed forms at k* and k* + 1 in arb balls",
+        detail=f"eps = {eps}, budget eps_g = {budget}, delta = {delta}: counts {counts}; "
+        + "; ".join(parts)
+        + f" (threshold {at_least})",
+        worst_case={"counts": counts},
     )
 
 
@@ -190,6 +220,42 @@ CLAIMS: list[Claim] = [
         for e, k, v in _B11
     ),
     *_fig1_claims(),
+    FunctionClaim(
+        "br.intro.four_times_dp",
+        f"{_PAPER} §1 ('about four times more queries than the optimal composition for general DP')",
+        "at eps = 0.1, budget (5, 1e-6): BR OptComp allows >= 3.5 times as many queries as eps-DP OptComp",
+        fn=check_query_ratio,
+        inputs={"curve": "br", "baselines": ("dp",), "eps": "0.1", "budget": "5", "delta": "1e-6", "at_least": "3.5"},
+    ),
+    FunctionClaim(
+        "br.intro.two_times_dr19",
+        f"{_PAPER} §1 ('about two times more queries than the improved bounds given in [DR19]')",
+        "at eps = 0.1, budget (5, 1e-6): BR OptComp allows >= 1.75 times as many queries as DR19",
+        fn=check_query_ratio,
+        inputs={
+            "curve": "br",
+            "baselines": ("dr19",),
+            "eps": "0.1",
+            "budget": "5",
+            "delta": "1e-6",
+            "at_least": "1.75",
+        },
+    ),
+    FunctionClaim(
+        "br.intro.three_times_adaptive",
+        f"{_PAPER} §1 ('in some settings our adaptive bound allows about three times more queries than both')",
+        "at eps = 1, budget (100, 1e-6): the MGF bound allows >= 2.5 times as many queries as eps-DP OptComp and "
+        "as DR19",
+        fn=check_query_ratio,
+        inputs={
+            "curve": "mgf",
+            "baselines": ("dp", "dr19"),
+            "eps": "1",
+            "budget": "100",
+            "delta": "1e-6",
+            "at_least": "2.5",
+        },
+    ),
     FunctionClaim(
         "br.lemma_c1.second_statement",
         f"{_PAPER} Lemma C.1 (second statement, as printed); notes §4.1 and §8.3.2",
