@@ -32,3 +32,10 @@ def test_optimum(capsys):
     assert main(["br", "optimum", "k=2", "eps=1", "eps_g=0", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [m["t"] for m in out["maximisers"]] == ["1/3", "2/3"] and out["exact_tie"]
+
+
+def test_adaptive(capsys):
+    assert main(["br", "adaptive", "k=2", "eps=1", "eps_g=0", "--n", "200", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert float(out["bracket"]["lo"]) <= 0.3033654964832 <= float(out["bracket"]["hi"]) and out["n"] == 200
+    assert main(["br", "adaptive", "k=2", "eps=1", "eps_g=0", "--n", "10", "--seconds", "1"]) == 2
