@@ -255,12 +255,9 @@ def candidate_value(
         q, omq = _rr_balls(e, t)
         log_q, log_omq = q.log(), omq.log()
         r = omq / q
-        lg_k = arb(k + 1).lgamma()
 
         def term(i: int) -> arb:
-            if k <= 2**14:
-                return arb(fmpz.bin_uiui(k, i)) * ((k - i) * log_q + i * log_omq).exp()
-            return (lg_k - arb(i + 1).lgamma() - arb(k - i + 1).lgamma() + (k - i) * log_q + i * log_omq).exp()
+            return _mass(k, i, log_q, log_omq)
 
         d0b, eb = ball(d0), ball(e)
 
@@ -303,6 +300,32 @@ def _chernoff_block(k: int, e: Fraction, g: Fraction, lo: int, hi: int, lam: Fra
     return (log_c + lb * (k * tb - ball(g)) + k * (q + omq * (-lb * ball(e)).exp()).log()).exp()
 
 
+def _mass(k: int, i: int, log_q: arb, log_omq: arb) -> arb:
+    """Bin(k, 1 − q)(i) = C(k, i) q^{k−i} (1 − q)^i as a ball at the working precision."""
+    if k <= 2**14:
+        return arb(fmpz.bin_uiui(k, i)) * ((k - i) * log_q + i * log_omq).exp()
+    lg = arb(k + 1).lgamma() - arb(i + 1).lgamma() - arb(k - i + 1).lgamma()
+    return (lg + (k - i) * log_q + i * log_omq).exp()
+
+
+def _head_bound(k: int, e: Fraction, g: Fraction, ell: int) -> arb | None:
+    """An O(1) ball bound of V_ℓ from its top term, or None when it does not apply (ℓ = 0 or past the mode).
+
+    With B(i) the masses and r_i = B(i+1)/B(i) nonincreasing (log-concavity), B(ℓ − m) <= B(ℓ) ρ^m for
+    ρ = 1/r_{ℓ−1} < 1; the weights are w_{ℓ−m} = 1 − e^{−((ε − t) + mε)} <= (ε − t) + mε. Hence
+    V_ℓ <= B(ℓ) [ (ε − t)/(1 − ρ) + ε ρ/(1 − ρ)² ], tight to first order when the terms fall geometrically.
+    """
+    if ell == 0:
+        return None
+    t = _t(k, e, g, ell)
+    q, omq = _rr_balls(e, t)
+    r = omq / q * (k - ell + 1) / ell
+    if not r > 1:
+        return None
+    rho = 1 / r
+    return _mass(k, ell, q.log(), omq.log()) * (ball(e - t) / (1 - rho) + ball(e) * rho / (1 - rho) ** 2)
+
+
 def _survivors(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int) -> tuple[list[int], int]:
     """Candidates in [lo, hi] not certainly below ``level`` by the Chernoff block bound; and blocks evaluated."""
     ef, gf = float(e), float(g)
@@ -320,7 +343,9 @@ def _survivors(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int) -
             if bound < level:
                 continue
         if a == b:
-            out.append(a)
+            head = _head_bound(k, e, g, a)
+            if head is None or not head < level:
+                out.append(a)
         else:
             stack += [(mid + 1, b), (a, mid)]
     return sorted(out), blocks
@@ -370,7 +395,15 @@ def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -
     prec0 = max(start_prec, 64)
     with workprec(prec0):
         level = candidate_value(k, e, g, best, prec0)
+    with workprec(prec0 + _guard_bits(k, e)):
         alive, _ = _survivors(k, e, g, level.lower(), lo, hi)
+    if len(alive) > 8:
+        # cheap passes: each survivor summed to 2^-4, 2^-12, 2^-24 relative (the terms needed grow with the bits)
+        # and dropped if certainly below the best candidate's lower bound; near the optimum the candidate values
+        # are flat (within a factor 2 over about sqrt(k) candidates), so bounds cruder than sums cannot separate them
+        with workprec(prec0):
+            for bits in (4, 12, 24):  # rising accuracy on fewer and fewer candidates
+                alive = [ell for ell in alive if not candidate_value(k, e, g, ell, bits) < level.lower()]
     if best not in alive:
         alive.append(best)
     items: list[Any] = sorted(alive)
@@ -509,7 +542,8 @@ def _below(k: int, e: Fraction, g: Fraction, d: Fraction, prec: int) -> bool | N
     lo, hi = candidates(k, e, g)
     if g < 0 and not (-ball(g).expm1() <= ball(d)):
         return False if -ball(g).expm1() > ball(d) else None
-    alive, _ = _survivors(k, e, g, ball(d), lo, hi)
+    with workprec(prec + _guard_bits(k, e)):
+        alive, _ = _survivors(k, e, g, ball(d), lo, hi)
     for ell in alive:
         v = candidate_value(k, e, g, ell, prec, above=d)
         if v > ball(d):
