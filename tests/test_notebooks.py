@@ -34,6 +34,13 @@ EXPECTED_OUTPUT = {
         "{'CERTIFIED': 19}",  # every value of the notes' DP-OptComp column
         "Figure 1 (DP baselines)",
     ],
+    "br_figure1.ipynb": [
+        "Figure 1: eps = 1: 11 values of k",
+        "Figure 1 claims: {'CERTIFIED':",
+        "br.intro.four_times_dp: CERTIFIED",
+        "br.thm4.gap_k4_eps1_g0: CERTIFIED",
+        "0.303365496",  # A_2(0), the k = 2 adaptive optimum at eps_g = 0 (notes §4.3)
+    ],
 }
 
 

@@ -226,7 +226,7 @@ def nonadaptive_delta_float(k: Any, eps: Any, eps_g: Any) -> float:
         return 0.0
     if g <= -k * e:
         return -math.expm1(float(g))
-    return max(_float_best(k, e, g)[0], max(-math.expm1(float(g)), 0.0))
+    return max(_float_best(k, e, g)[0], -math.expm1(float(g)) if g < 0 else 0.0)
 
 
 # --------------------------------------------------------------------------------------------- ball path
