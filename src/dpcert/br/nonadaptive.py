@@ -274,6 +274,8 @@ def candidate_value(
             weights=[Weight(w_at, lambda i, w: w_at(i + 1))],
             stop_above=above,
             plain=plain,
+            # the binomial mode (a float estimate: any start is valid, the bounds are rigorous wherever it is)
+            peak=min(ell, max(0, math.floor((k + 1) * float(omq.mid())))),
         )
         return (s.values[0], s.plain) if plain else s.values[0]
 
@@ -334,6 +336,13 @@ def _survivors(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int) -
     blocks = 0
     while stack:
         a, b = stack.pop()
+        if b - a < 32:
+            # small blocks: the O(1) head bound of each candidate is cheaper than splitting further
+            for ell in range(a, b + 1):
+                head = _head_bound(k, e, g, ell)
+                if head is None or not head < level:
+                    out.append(ell)
+            continue
         mid = (a + b) // 2
         tm = float(_t(k, e, g, mid))
         lam = _chernoff_lambda(k, ef, k * tm - gf, tm)
@@ -342,12 +351,7 @@ def _survivors(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int) -
             bound = _chernoff_block(k, e, g, a, b, Fraction(lam))
             if bound < level:
                 continue
-        if a == b:
-            head = _head_bound(k, e, g, a)
-            if head is None or not head < level:
-                out.append(a)
-        else:
-            stack += [(mid + 1, b), (a, mid)]
+        stack += [(mid + 1, b), (a, mid)]
     return sorted(out), blocks
 
 
@@ -398,11 +402,11 @@ def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -
     with workprec(prec0 + _guard_bits(k, e)):
         alive, _ = _survivors(k, e, g, level.lower(), lo, hi)
     if len(alive) > 8:
-        # cheap passes: each survivor summed to 2^-4, 2^-12, 2^-24 relative (the terms needed grow with the bits)
+        # cheap passes: each survivor summed to 2^-4, 2^-16, 2^-28 relative (the terms needed grow with the bits)
         # and dropped if certainly below the best candidate's lower bound; near the optimum the candidate values
         # are flat (within a factor 2 over about sqrt(k) candidates), so bounds cruder than sums cannot separate them
         with workprec(prec0):
-            for bits in (4, 12, 24):  # rising accuracy on fewer and fewer candidates
+            for bits in (0, 12, 24):  # rising accuracy on fewer and fewer candidates
                 alive = [ell for ell in alive if not candidate_value(k, e, g, ell, bits) < level.lower()]
     if best not in alive:
         alive.append(best)
