@@ -3,19 +3,31 @@
 Modules: ``rr`` (generalized randomized response, Definition 2.4), ``nonadaptive`` (Theorem 3 and its inverse,
 certified), ``bounds`` (OptKL, MGF, DR19, DRV10, zCDP upper bounds as eps_g(delta), capped at k eps; the
 eps-DP and eps/2-DP optima are the foundation's ``composition.kov.eps``), ``adaptive`` (certified bracket of the
-adaptive optimum by the lattice method), ``queries`` (query counts within a budget), ``claims`` (notes §7 claims).
+adaptive optimum by the lattice method), ``queries`` (query counts within a budget), ``claims`` (notes §7 claims),
+``cli`` (``dpcert br ...``).
 
 ``QUANTITIES`` maps each quantity's name to its :class:`~dpcert.core.quantity.Quantity`; ``CLAIMS`` lists the
-bundled claims. The registry (:mod:`dpcert.engine.registry`) collects both from here.
+bundled claims. The registry (:mod:`dpcert.engine.registry`) collects both from here. Both are built on first
+access (PEP 562), so that importing ``dpcert.br.cli`` for ``dpcert --help`` loads nothing heavy.
 """
 
-from dpcert.br import bounds, nonadaptive
-from dpcert.core.quantity import Quantity
+from __future__ import annotations
 
-QUANTITIES: dict[str, Quantity] = {q.name: q for mod in (nonadaptive, bounds) for q in mod.QUANTITIES}
-
-from dpcert.br import claims as _claims  # noqa: E402  (its claims look quantities up in QUANTITIES)
-
-CLAIMS = list(_claims.CLAIMS)
+from typing import Any
 
 __all__ = ["QUANTITIES", "CLAIMS"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "QUANTITIES":
+        from dpcert.br import bounds, nonadaptive
+
+        value: Any = {q.name: q for mod in (nonadaptive, bounds) for q in mod.QUANTITIES}
+    elif name == "CLAIMS":
+        from dpcert.br import claims
+
+        value = list(claims.CLAIMS)
+    else:
+        raise AttributeError(f"module 'dpcert.br' has no attribute {name!r}")
+    globals()[name] = value
+    return value

@@ -115,8 +115,9 @@ def _guard_bits(k: int, e: Fraction) -> int:
 def _log_q_float(ef: float, t: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(log q_t, log(1 − q_t)) in float64 from t and u = ε − t (each formed directly: no cancellation)."""
     den = math.expm1(-ef)
-    log_q = np.log(np.expm1(-u) / den)
-    log_1mq = -u + np.log(np.expm1(-t) / den)
+    with np.errstate(divide="ignore"):  # t within rounding of 0 or ε: a mass of 0 (-inf), which sums to 0
+        log_q = np.log(np.expm1(-u) / den)
+        log_1mq = -u + np.log(np.expm1(-t) / den)
     return log_q, log_1mq
 
 
@@ -143,6 +144,8 @@ def _value_float(k: int, ef: float, gf: float, ell: int) -> float:
     t = (gf + (ell + 1) * ef) / (k + 1)
     u = ((k - ell) * ef - gf) / (k + 1)
     log_q, log_1mq = (float(v[0]) for v in _log_q_float(ef, np.array([t]), np.array([u])))
+    if not (math.isfinite(log_q) and math.isfinite(log_1mq)):
+        return 0.0  # t rounds to 0 or ε in float: a degenerate pair (evidence only; the ball path is exact here)
     r = math.exp(log_1mq - log_q)
     d0 = gf - k * t
     # masses are scaled by the peak's log-mass, the sum rescaled at the end (no underflow at large k)
