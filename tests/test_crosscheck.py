@@ -15,9 +15,19 @@ LIMITS = {
     "darrm.gnmax.grid_sigma": {"eps_target": ("1/5", 1), "delta": ("1/10000", "1/1000"), "j": (1, 900)},
     "darrm.gnmax.grid_lambda": {"eps_target": ("1/10", 2), "delta": ("1/10000", "1/2"), "j": (1, 1000)},
     "darrm.gnmax.lambda_min": {"eps_target": ("1/10", 2), "delta": ("1/10000", "1/2")},
+    # QM is defined only for bin lengths I meeting the validity rule (which depends on tau); I = 1 always does
+    "sml.qm.distortion": {"I": (1, 1)},
+    "sml.qm.sml": {"I": (1, 1)},
+    "sml.qm.sml_bits": {"I": (1, 1)},
 }
 
-FLOAT_QUANTITIES = sorted(n for n, q in registry.quantities().items() if q.float is not None)
+#: Quantities whose parameters the generic strategies can draw (the DaRRM gamma is a string: a name or a table path;
+#: darrm.privacy.margin and darrm.error are cross-checked float vs ball in tests/darrm with valid (gamma, K, m)).
+FLOAT_QUANTITIES = sorted(
+    n
+    for n, q in registry.quantities().items()
+    if q.float is not None and all(p.kind in ("int", "real", "reals") for p in q.params)
+)
 
 
 #: Exact-only quantities: their value is a rational computed exactly, so a float of it would compare the code with

@@ -28,11 +28,25 @@ EXPECTED_OUTPUT = {
         "verdict counts: {'CERTIFIED': 4, 'REFUTED': 4, 'as_expected': 8}",  # Table 4
         "Figure 10: MNIST",
     ],
+    "darrm_privacy.ipynb": [
+        "m = 1: CERTIFIED, max margin 0",  # gamma_Sub tight at the Figure 2 parameters
+        "equals -2x(x-1)/(11(x+1)): True",  # a constraint decided symbolically
+        "m = 5: gamma_max (subsample 9) is m*eps-DP for every eps: CERTIFIED",  # Theorem 4.1, every eps
+        "gamma = 1, m = 5, identical mechanisms: REFUTED",  # notes C8
+        "error at mu = 0.75, dsub: 0.06919",
+    ],
     "br_composition.ipynb": [
         "CERTIFIED",
         "4.77457",
         "{'CERTIFIED': 19}",  # every value of the notes' DP-OptComp column
         "Figure 1 (DP baselines)",
+    ],
+    "sml.ipynb": [
+        "sml.thm_v4.qm_distortion_printed: REFUTED",
+        "sml.thm_v4.qm_beats_rr.adult: REFUTED",
+        "verdict counts: {'CERTIFIED': 44, 'REFUTED': 9, 'as_expected': 53}",
+        "4  3  3 |         5/8       5/8     7/16   <- printed formula wrong",
+        "RR <= exact QM at 18851 points; RR >= printed QM at 18851 points",
     ],
     "br_figure1.ipynb": [
         "Figure 1: eps = 1: 11 values of k",

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from dpcert.engine.certificate import load_certificate, recheck, write_certificate
-from dpcert.engine.manifest import bundled_dir
+from dpcert.engine.manifest import bundled_dir, load_manifest
 from dpcert.engine.registry import select
 from dpcert.errors import CertificateError
 
@@ -38,10 +38,30 @@ def test_not_a_certificate(tmp_path):
         load_certificate(p)
 
 
-def test_committed_certificates_recheck():
+def _committed(slow: bool) -> list[Path]:
+    """The committed certificates of the bundled claims that are (not) slow (``full = true`` in a manifest)."""
+    full = {e.claim.id: e.full for e in load_manifest(bundled_dir() / "default.toml")}
     certs = sorted((bundled_dir() / "certificates").glob("*.json"))
+    assert {c.stem for c in certs} <= set(full), "a certificate of no bundled claim"
+    return [c for c in certs if full[c.stem] == slow]
+
+
+def test_every_bundled_claim_has_a_committed_certificate():
+    full = {e.claim.id for e in load_manifest(bundled_dir() / "default.toml")}
+    certs = {c.stem for c in (bundled_dir() / "certificates").glob("*.json")}
+    assert full == certs, (sorted(full - certs)[:5], sorted(certs - full)[:5])
+
+
+def test_committed_certificates_recheck():
+    certs = _committed(slow=False)
     assert len(certs) >= 90
     bad = [r for r in map(recheck, certs) if not r.ok]
+    assert not bad, [(r.claim_id, r.detail) for r in bad]
+
+
+@pytest.mark.slow
+def test_committed_certificates_of_slow_claims_recheck():
+    bad = [r for r in map(recheck, _committed(slow=True)) if not r.ok]
     assert not bad, [(r.claim_id, r.detail) for r in bad]
 
 

@@ -117,3 +117,20 @@ def test_figures_without_rounds_to_is_a_manifest_error(tmp_path):
     )
     with pytest.raises(ManifestError, match="figures"):
         load_manifest(m)
+
+
+def test_an_open_question_expected_undecided_keeps_verify_green(tmp_path):
+    # 5.3525 = 5.352 + half a unit: exactly on the rounding boundary, so "rounds to 5.352" stays undecided
+    m = tmp_path / "m.toml"
+    body = (
+        '[[claims]]\nid = "mine.t.{name}"\nreference = "r"\nquantity = "composition.simple.eps"\n'
+        'inputs = {{ k = 1, eps = "5.3525" }}\nrounds_to = "5.352"\nexpect = "{expect}"\n'
+    )
+    m.write_text(body.format(name="open", expect="UNDECIDED"))
+    report = verify([m], max_prec=128)
+    assert [r.verdict.value for r in report.results] == ["UNDECIDED"] and report.exit_code == 0
+    m.write_text(body.format(name="closed", expect="CERTIFIED"))
+    assert verify([m], max_prec=128).exit_code == 2  # undecided where a decision was expected
+    m.write_text(body.format(name="bad", expect="ERROR"))
+    with pytest.raises(ManifestError):
+        load_manifest(m)

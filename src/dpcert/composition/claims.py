@@ -15,7 +15,8 @@ from __future__ import annotations
 import itertools
 
 from dpcert.arith.ball import MAX_PREC, Enclosure
-from dpcert.composition import QUANTITIES, optimal
+from dpcert.composition import QUANTITIES
+from dpcert.composition.kov import kov_eps
 from dpcert.core.claim import Claim, Evidence, FunctionClaim, Verdict, check_function
 from dpcert.core.parallel import Summary, map_chunks
 from dpcert.core.quantity import Quantity
@@ -48,7 +49,7 @@ def _sandwich_point(point: tuple[int, str, str, int]) -> Summary:
     case = {"k": k, "eps": eps, "delta": delta}
     out = Summary()
     try:
-        opt = optimal.kov_eps(k, eps, delta)
+        opt = kov_eps(k, eps, delta, max_prec=max_prec)
         ok1, gen, p1 = _certify_le(opt, _GENERAL, {"k": k, "eps": eps, "delta_prime": delta}, max_prec)
         out.used(p1)
         if not ok1:

@@ -67,7 +67,8 @@ _REF_KOV = "Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 201
 # the typed parameters of this module's quantities; the public functions validate through them too
 _K = integer("k", 1, KOV_MAX_K, doc="number of composed mechanisms")
 _EPS = real("eps", 0, KOV_MAX_EPS, doc="per-mechanism epsilon (pure DP)")
-_EPS_G = real("eps_g", 0, doc="global epsilon of the composition")
+# any size: eps_g >= k*eps is answered exactly 0 by one rational comparison, so no magnitude cap is needed
+_EPS_G = real("eps_g", 0, doc="global epsilon of the composition", max_abs=None)
 _DELTA = probability("delta", doc="target global delta; 0 gives k*eps")
 
 
@@ -202,11 +203,11 @@ def kov_delta_float(k: Any, eps: Any, eps_g: Any) -> float:
     e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
     if e == 0:
         return 0.0
-    return _kov_float_sums(k, e, g)[0]
+    return _kov_float_sums(k, e, g, slope=False)[0]
 
 
-def _kov_float_sums(k: int, e: Fraction, g: Fraction) -> tuple[float, float]:
-    """float64 (δ(ε_g), −δ'(ε_g)) for validated k and exact ε > 0, ε_g >= 0."""
+def _kov_float_sums(k: int, e: Fraction, g: Fraction, *, slope: bool = True) -> tuple[float, float]:
+    """float64 (δ(ε_g), −δ'(ε_g)) for validated k and exact ε > 0, ε_g >= 0 (−δ' is 0.0 unless ``slope``)."""
     from scipy import special, stats  # only here: importing dpcert must stay fast
 
     i0 = first_index(k, e, g)
@@ -236,22 +237,26 @@ def _kov_float_sums(k: int, e: Fraction, g: Fraction) -> tuple[float, float]:
         with workprec(96):
             dp = float(fraction_of((1 / (1 + ball(e).exp()) - ball(Fraction(p))).mid()))
 
+    # boost's pmf without scipy's per-call argument checks (the arguments are valid by construction); they cost
+    # more than the pmf itself for the few thousand masses a sum needs
+    binom_pmf = getattr(stats.binom, "_pmf", stats.binom.pmf)
+
     def mass(i: np.ndarray) -> np.ndarray:
-        pmf = stats.binom.pmf(k - i, k, p)
+        pmf = binom_pmf(k - i, k, p)
         if p > 0:
             pmf = pmf * np.exp((k - i) * math.log1p(dp / p) + i * math.log1p(-dp / (1 - p)))
         return pmf
 
     peak = _mode(k, e, i0)
-    weights = [weight, slope_weight]
-    total, slope = log_concave_sum_float(mass, ratio, i0, k, weights=weights, peak=peak)
-    if total > 1e-280:
-        return total, slope
-    return _kov_float_underflow(k, e, i0, peak, ratio, weights)
+    weights = [weight, slope_weight] if slope else [weight]
+    sums = log_concave_sum_float(mass, ratio, i0, k, weights=weights, peak=peak)
+    if sums[0] <= 1e-280:
+        sums = _kov_float_underflow(k, e, i0, peak, ratio, weights)
+    return sums[0], (sums[1] if slope else 0.0)
 
 
-def _kov_float_underflow(k: int, e: Fraction, i0: int, peak: int, ratio: Any, weights: Any) -> tuple[float, float]:
-    """(δ, −δ') when the binomial masses underflow: masses scaled by 2^-E (E the peak's exponent)."""
+def _kov_float_underflow(k: int, e: Fraction, i0: int, peak: int, ratio: Any, weights: Any) -> tuple[float, ...]:
+    """The weighted sums (δ, and −δ' when asked) when the binomial masses underflow: masses scaled by 2^-E."""
     # A log-pmf near −700 carries an absolute rounding of ~1e-13, i.e. that much relative error after exp;
     # keeping the exponent apart (ldexp) avoids it. Each chunk starts from its first mass taken once from a ball
     # and is stepped by the float ratio.
@@ -260,7 +265,7 @@ def _kov_float_underflow(k: int, e: Fraction, i0: int, peak: int, ratio: Any, we
         log1p_x = ball(e).exp().log1p()
         t_peak = fraction_of(_mass_ball(k, peak, e, log1p_x).mid())
     if t_peak == 0:
-        return 0.0, 0.0
+        return tuple(0.0 for _ in weights)
     ex = t_peak.numerator.bit_length() - t_peak.denominator.bit_length()
 
     def scaled(i: np.ndarray) -> np.ndarray:
@@ -271,9 +276,7 @@ def _kov_float_underflow(k: int, e: Fraction, i0: int, peak: int, ratio: Any, we
             return first * np.exp(np.concatenate([[0.0], np.cumsum(np.log((k - j) / (j + 1)) + ef)]))
 
     sums = log_concave_sum_float(scaled, ratio, i0, k, weights=weights, peak=peak)
-    with np.errstate(over="ignore", under="ignore"):
-        total, slope = (math.ldexp(v, ex) if math.isfinite(v) else math.inf for v in sums)
-    return total, slope
+    return tuple(math.ldexp(v, ex) if math.isfinite(v) else math.inf for v in sums)
 
 
 def kov_delta(k: Any, eps: Any, eps_g: Any, *, rel_tol: float = 1e-15, max_prec: int = MAX_PREC) -> Enclosure:

@@ -11,7 +11,6 @@ References:
     Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 2016 Thms 1.4 and 1.5.
 """
 
-from dpcert.composition.identities import check_kov_identity, check_mv_homogeneous
 from dpcert.composition.kov import (
     KOV_MAX_EPS,
     KOV_MAX_K,
@@ -37,7 +36,4 @@ __all__ = [
     "mv_delta_float",
     "mv_delta",
     "MV_MAX_K",
-    # certificates written before the split name the identity checks as dpcert.composition.optimal:<check>
-    "check_kov_identity",
-    "check_mv_homogeneous",
 ]

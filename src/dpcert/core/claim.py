@@ -61,12 +61,14 @@ class Verdict(str, Enum):
 
     @classmethod
     def parse(cls, text: str, name: str = "expect") -> Verdict:
+        """An expected verdict: CERTIFIED, REFUTED (an erratum) or UNDECIDED (an open question, see :class:`Claim`)."""
+        allowed = "CERTIFIED, REFUTED or UNDECIDED"
         try:
             v = cls(str(text).upper())
         except ValueError:
-            raise InvalidParameter(name, text, "CERTIFIED or REFUTED") from None
-        if v not in (cls.CERTIFIED, cls.REFUTED):
-            raise InvalidParameter(name, text, "CERTIFIED or REFUTED")
+            raise InvalidParameter(name, text, allowed) from None
+        if v is cls.ERROR:
+            raise InvalidParameter(name, text, allowed + " (ERROR is never expected)")
         return v
 
 
@@ -406,7 +408,9 @@ class Claim:
         id: ``<paper>.<theorem>.<name>`` (``"darrm.table2.mnist.q20.eps"``).
         reference: the paper and the theorem, table or equation.
         statement: what is claimed, in words.
-        expected: CERTIFIED, or REFUTED for an erratum.
+        expected: CERTIFIED; REFUTED for an erratum; UNDECIDED for an open question, a statement that only a
+            bracket reaches (its evidence holds the bracket): ``dpcert verify`` accepts it while it stays undecided
+            and reports it the day it is decided either way.
         erratum: for errata, what is wrong and what is right.
         slow: excluded from the default ``dpcert verify`` (run with ``--full``).
     """

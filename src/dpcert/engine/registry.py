@@ -18,6 +18,7 @@ __all__ = ["quantities", "claims", "quantity", "select", "matches"]
 PACKAGES: tuple[str, ...] = (
     "dpcert.composition",
     "dpcert.darrm",
+    "dpcert.sml",
     "dpcert.br",
 )
 

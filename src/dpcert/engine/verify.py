@@ -20,7 +20,11 @@ __all__ = ["VerifyReport", "run_entries", "verify"]
 
 @dataclass
 class VerifyReport:
-    """Results of a verify run. ``exit_code``: 0 all as expected, 1 a verdict differs, 2 undecided/failed."""
+    """Results of a verify run.
+
+    ``exit_code``: 0 when every verdict is the expected one, 1 when a decided verdict differs, 2 when a check
+    failed or a claim is undecided that was expected decided (an open question expected UNDECIDED is as expected).
+    """
 
     results: list[ClaimResult]
     skipped_slow: int = 0
@@ -29,7 +33,7 @@ class VerifyReport:
 
     @property
     def exit_code(self) -> int:
-        if any(r.verdict in (Verdict.UNDECIDED, Verdict.ERROR) for r in self.results):
+        if any(r.verdict is Verdict.ERROR or (r.verdict is Verdict.UNDECIDED and not r.ok) for r in self.results):
             return 2
         if any(not r.ok for r in self.results):
             return 1

@@ -1,0 +1,194 @@
+"""``dpcert darrm ...``: certify a DaRRM γ's privacy, and its expected error.
+
+    dpcert darrm certify gamma=sub K=11 m=3 eps=0.1 Delta=1e-5 delta=0.00003 [--for-all-eps] [--iid]
+        [--workers N] [--certificate DIR] [--json]
+    dpcert darrm error gamma=sub K=11 m=3 mu=0.75 [--json]
+
+Exit codes as ``dpcert verify``: 0 certified, 1 refuted, 2 undecided or bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+__all__ = ["add_commands"]
+
+_EXIT = {"CERTIFIED": 0, "REFUTED": 1}
+
+
+def add_commands(sub: Any) -> None:
+    """Add the ``darrm`` command and its subcommands to dpcert's subparsers."""
+    p = sub.add_parser("darrm", help="DaRRM: certify a noise function gamma's privacy; its error")
+    dsub = p.add_subparsers(dest="darrm_command", parser_class=type(p))
+    c = dsub.add_parser(
+        "certify",
+        help="is DaRRM_gamma (m eps, delta)-DP for all K (eps, Delta)-DP mechanisms? "
+        "e.g. `dpcert darrm certify gamma=sub K=11 m=3 eps=0.1 Delta=1e-5 delta=0.00003`",
+    )
+    c.add_argument("inputs", nargs="*", metavar="name=value", help="gamma, K, m, eps, Delta, delta")
+    c.add_argument("--for-all-eps", action="store_true", help="certify for every eps > 0 at once (eps not needed)")
+    c.add_argument("--iid", action="store_true", help="identical mechanisms only (Theorem 4.1's setting)")
+    c.add_argument("--workers", type=int, default=1, help="processes (results identical for any number)")
+    c.add_argument("--certificate", metavar="DIR", help="write a certificate into DIR")
+    c.add_argument("--max-prec", type=int, default=None, help="maximum ball precision in bits")
+    c.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
+    c.add_argument("--json", action="store_true", help="machine-readable output (top-level 'verdict')")
+    c.set_defaults(fn=_cmd_certify)
+    e = dsub.add_parser(
+        "error",
+        help="E(DaRRM_gamma) exactly: `dpcert darrm error gamma=sub K=11 m=3 mu=0.75` (i.i.d. p = mu, the "
+        "surrogate under a product prior) or `... p=0.6,0.7,...` (K mechanisms)",
+    )
+    e.add_argument("inputs", nargs="*", metavar="name=value", help="gamma, K, m and mu or p (comma-separated)")
+    e.add_argument("--json", action="store_true", help="machine-readable output")
+    e.set_defaults(fn=_cmd_error)
+
+
+def _need(inputs: dict[str, str], names: list[str]) -> None:
+    from dpcert.errors import InvalidParameter
+
+    allowed = set(names)
+    for k in inputs:
+        if k not in allowed:
+            raise InvalidParameter(k, inputs[k], f"one of the inputs {names}")
+    for n in names:
+        if n not in inputs:
+            raise InvalidParameter(n, None, f"a value (required: {', '.join(names)})")
+
+
+def _cmd_certify(a: argparse.Namespace) -> int:
+    from dpcert.arith.ball import MAX_PREC
+    from dpcert.cli import parse_kv, print_json
+    from dpcert.core.claim import FunctionClaim
+    from dpcert.darrm import privacy_claims as pc
+    from dpcert.errors import InvalidParameter
+
+    inputs = parse_kv(a.inputs)
+    if a.workers < 1:
+        raise InvalidParameter("workers", a.workers, "an integer >= 1")
+    if a.for_all_eps and a.iid:
+        raise InvalidParameter("--iid", True, "not together with --for-all-eps")
+    names = ["gamma", "K", "m", "Delta", "delta"] + ([] if a.for_all_eps else ["eps"])
+    _need(inputs, names)
+    from dpcert.arith.exact import parse_int
+
+    kw: dict[str, Any] = {k: inputs[k] for k in names}
+    kw["K"] = parse_int(inputs["K"], "K")
+    if a.for_all_eps:
+        fn, mode = pc.check_private_all_eps, "for every eps > 0"
+    elif a.iid:
+        fn, mode = pc.check_private_iid, "i.i.d. mechanisms"
+    else:
+        fn, mode = pc.check_private, "all corner multisets"
+        kw["workers"] = a.workers
+    _validate_early(kw)
+    claim = FunctionClaim(
+        "user.darrm.certify",
+        "Jiang–Zhang–Joshi, DaRRM (TMLR), Lemma 3.4 and Lemma 5.1",
+        f"DaRRM_gamma is private ({mode}) for {', '.join(f'{k}={v}' for k, v in kw.items() if k != 'workers')}",
+        fn=fn,
+        inputs=kw,
+    )
+    t0 = time.perf_counter()
+    if not a.quiet:
+        pc.set_progress(_Progress(t0))
+    try:
+        result = claim.check(max_prec=a.max_prec or MAX_PREC)
+    finally:
+        pc.set_progress(None)
+    seconds = time.perf_counter() - t0
+    if result.error:
+        raise InvalidParameter("inputs", inputs, result.error)
+    if a.certificate:
+        from dpcert.engine.certificate import write_certificate
+
+        write_certificate(result, a.certificate)
+    ev = result.evidence
+    if a.json:
+        out = {"verdict": result.verdict.value, "mode": mode, **{k: v for k, v in kw.items()}}
+        out.update(ev.to_json())
+        out["seconds"] = round(seconds, 4)
+        print_json(out)
+    else:
+        print(f"{result.verdict.value}: {ev.detail}")
+        if ev.worst_case is not None:
+            print(f"  worst: {ev.worst_case}")
+        if ev.enclosure is not None:
+            lo, hi = ev.enclosure.decimal(15)
+            print(f"  max margin: [{lo}, {hi}]")
+        if ev.counts:
+            print(f"  decided by path: {ev.counts}")
+        for k, v in ev.extra.items():
+            print(f"  {k}: {v}")
+        print(f"  time: {seconds:.3f} s")
+    return _EXIT.get(result.verdict.value, 2)
+
+
+def _cmd_error(a: argparse.Namespace) -> int:
+    from dpcert.arith.exact import fraction_to_decimal, parse_int, parse_rational
+    from dpcert.cli import parse_kv, print_json
+    from dpcert.darrm import utility
+    from dpcert.errors import InvalidParameter
+
+    inputs = parse_kv(a.inputs)
+    which = "p" if "p" in inputs else "mu"
+    _need(inputs, ["gamma", "K", "m", which])
+    K = parse_int(inputs["K"], "K")
+    g = utility._gamma(inputs["gamma"], K, parse_rational(inputs["m"], "m"))
+    if which == "mu":
+        mu = parse_rational(inputs["mu"], "mu").value
+        if not 0 <= mu <= 1:
+            raise InvalidParameter("mu", inputs["mu"], "a probability in [0, 1]")
+        val = utility.error_iid(g, mu)
+    else:
+        ps = [parse_rational(v, f"p[{i}]").value for i, v in enumerate(inputs["p"].split(","))]
+        val = utility.error(g, ps)
+    dec = fraction_to_decimal(val, 15, "nearest")
+    if a.json:
+        print_json({"verdict": "CERTIFIED", "error": {"exact": str(val), "decimal": dec}, **inputs})
+    else:
+        print(f"E(DaRRM_{inputs['gamma']}) = {dec}  (exact: {val})")
+    return 0
+
+
+class _Progress:
+    """Progress lines on stderr, only once a run has taken more than a second."""
+
+    def __init__(self, t0: float) -> None:
+        self.t0 = t0
+
+    def __call__(self, done: int, total: int) -> None:
+        el = time.perf_counter() - self.t0
+        if el > 1:
+            sys.stderr.write(f"dpcert darrm certify: {done}/{total} chunks, {el:.1f} s\n")
+
+
+def _validate_early(kw: dict[str, Any]) -> None:
+    """Bad inputs raise InvalidParameter here (one CLI line, exit 2) rather than inside the check."""
+    from fractions import Fraction
+
+    from dpcert.arith.exact import parse_rational
+    from dpcert.darrm.gamma import named_gamma
+    from dpcert.darrm.params import gamma_param
+    from dpcert.darrm.privacy import problem
+    from dpcert.darrm.privacy_claims import parse_delta
+
+    gamma_param().parse(kw["gamma"])
+    m = parse_rational(kw["m"], "m").value
+    eps = parse_rational(kw.get("eps", "1"), "eps").value
+    D = parse_rational(kw["Delta"], "Delta").value
+    try:
+        d = parse_delta(kw["delta"], D, m)
+    except ValueError as exc:
+        from dpcert.errors import InvalidParameter
+
+        raise InvalidParameter("delta", kw["delta"], str(exc)) from None
+    from dpcert.darrm.gamma import check_k
+
+    K = check_k(kw["K"])
+    if not 1 <= m <= K:
+        problem(named_gamma("one", K, Fraction(1), eps, D, d), K, m, eps, D, d)
+    problem(named_gamma(kw["gamma"], K, m, eps, D, d), K, m, eps, D, d)

@@ -1,0 +1,193 @@
+"""Vectorised float64 margins over blocks of corner multisets, with a proved rounding-error bound.
+
+Write w(l) = s(l) γ(l) with s(l) = −1 for l <= H and +1 for l >= H + 1 (H = (K−1)/2). For a count vector n over
+the corners, α = ⊛_j Bin(n_j, p_j) and α' = ⊛_j Bin(n_j, p'_j) (PoissonBinomial pmfs), and
+
+    margin(n) = φ(α) − e^{mε} φ(α') − (e^{mε} − 1 + 2δ),      φ(α) = Σ_l w(l) α_l         (Lemma 3.4, Eq. 1).
+
+**Meet in the middle.** Split the corners into two groups A and B of g <= 4 corners. A count vector is a pair
+(n_A, n_B) with |n_A| = a and |n_B| = K − a; its pmf is P_A ⊛ P_B, so φ = P_A^T W_a P_B with the Hankel matrix
+W_a[i, j] = w(i + j). For one a, all C(a+g−1, g−1) · C(K−a+g−1, g−1) margins are one matrix product
+``P_A @ (W_a @ P_B^T)``: every multiset with a corners in group A is a *chunk* of the enumeration, and the group
+pmfs of every composition are built once per process, level by level (shared prefixes: each from its parent
+with one corner fewer), never per multiset.
+
+**Error bound (proof).** Standard model, unit roundoff u = 2^−53, γ_k = k u / (1 − k u) (Higham, *Accuracy and
+Stability of Numerical Algorithms*, §3.1, Lemma 3.3: (1+θ_j)(1+θ_k) = 1+θ_{j+k}; a sum of n terms in any
+order, with or without fused multiply-add, is the exact sum of the terms times factors 1+θ_{n−1}). Every quantity
+below is a sum of products of non-negative numbers except the final dot products with w, so each carries a
+componentwise relative error θ_k whose *depth* k we count:
+
+* corner coordinates p̂, q̂ = 1 − p (computed exactly in ball arithmetic, then rounded once): depth <= 3;
+* the group pmf of a composition of a is built from its parent (one corner fewer) by one Bernoulli step
+  P·q̂_j + shift(P)·p̂_j: each step adds depth 3 (p̂ or q̂) + 1 (product) + 1 (sum), so depth <= 5a;
+* φ = P_A^T (W P_B) (two dot products of lengths K−a+1 and a+1; w(l) = ±γ̂(l) with γ̂ rounded from a ball,
+  depth 3): the computed φ̂ satisfies |φ̂ − φ| <= γ_N Σ_{i,j} P_A[i] |w(i+j)| P_B[j] = γ_N Σ_l |w(l)| α_l <= γ_N,
+  because |w| <= 1 and Σ α_l = 1, with N = 5a + 5(K − a) + (K + 2) + 3 = 6K + 5 <= 8K + 46;
+* X̂ = fl(e^{mε}) and b̂ = fl(e^{mε} − 1 + 2δ) (from balls, depth 3 each), one product and two subtractions.
+
+Hence |margin̂ − margin| <= γ_{8K+56} (1 + X + b) (+ 2^−700 (1 + X) for gradual underflow: each underflowing
+operation errs by at most 2^−1075 absolutely and is amplified by at most C(K, ·) <= 2^K times a count of at most
+2^40 operations, far below 2^−700 for K <= 201). :func:`error_bound` returns twice that, and the certifier
+decides a row by float only when |margin̂| exceeds it. Overflow cannot occur: all pmf values are <= 1 and
+e^{mε} is capped.
+
+References:
+    DaRRM (Jiang–Zhang–Joshi), Lemma 3.4 (Eq. 1) and Lemma 5.1; Higham (2002), Ch. 3.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+from flint import arb
+
+from dpcert.arith.ball import ball, workprec
+from dpcert.darrm.corners import composition_array, corners
+from dpcert.errors import InvalidParameter
+
+__all__ = ["FloatSetting", "error_bound", "block_margins", "groups", "MAX_K", "MAX_M_EPS"]
+
+#: Largest K the float kernel's underflow argument covers.
+MAX_K = 201
+#: Largest m·ε (e^{mε} must stay far from overflow).
+MAX_M_EPS = 700
+U = 2.0**-53
+
+
+def groups(c: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The meet-in-the-middle split of c corners (4 -> {0,1}|{2,3}, 8 -> {0..3}|{4..7})."""
+    h = c // 2
+    return tuple(range(h)), tuple(range(h, c))
+
+
+def _to_double(a: arb) -> float:
+    return float(a.mid())
+
+
+class FloatSetting:
+    """Everything the float kernel needs for one (γ, K, m, ε, Δ, δ), computed once.
+
+    Attributes:
+        K, c: number of mechanisms and of corners.
+        w: the signed γ weights (float64, length K + 1).
+        coords: per corner, ((p̂, q̂), (p̂', q̂')) as doubles.
+        X, b: e^{mε} and e^{mε} − 1 + 2δ as doubles.
+        bound: the proved bound on |margin̂ − margin| (see module docstring).
+    """
+
+    def __init__(
+        self,
+        gamma_values: tuple[Fraction, ...] | tuple[arb, ...],
+        K: int,
+        m: Fraction,
+        eps: Fraction,
+        Delta: Fraction,
+        delta: Fraction,
+    ) -> None:
+        if K > MAX_K:
+            raise InvalidParameter("K", K, f"an odd integer <= {MAX_K} (float kernel's error analysis)")
+        if m * eps > MAX_M_EPS:
+            raise InvalidParameter("m*eps", m * eps, f"at most {MAX_M_EPS}")
+        self.K = K
+        H = (K - 1) // 2
+        cs = corners(Delta)
+        self.c = len(cs)
+        with workprec(160):
+            x = ball(eps).exp()
+            Xb = (ball(m) * ball(eps)).exp()
+            bb = Xb - 1 + 2 * ball(delta)
+            self.X = _to_double(Xb)
+            self.b = _to_double(bb)
+            g = [gv if isinstance(gv, arb) else ball(gv) for gv in gamma_values]
+            self.w = np.array([(-1.0 if l <= H else 1.0) * _to_double(g[l]) for l in range(K + 1)])
+            coords = []
+            for pc, ppc in cs:
+                pair = []
+                for c0, c1 in (pc, ppc):
+                    num = ball(c0) + ball(c1) * x
+                    p = num / (x + 1)
+                    q = (ball(1 - c0) + ball(1 - c1) * x) / (x + 1)
+                    pair.append((_to_double(p), _to_double(q)))
+                coords.append(pair)
+        self.coords = coords
+        self.groups = groups(self.c)
+        self.bound = error_bound(K, self.X, self.b)
+        self._levels: tuple | None = None
+
+    def levels(self) -> tuple:
+        """((levels of group A, of group B) for p, (…) for p'), built once per process."""
+        if self._levels is None:
+            self._levels = tuple(
+                tuple(group_levels([self.coords[j][side] for j in grp], self.K) for grp in self.groups)
+                for side in (0, 1)
+            )
+        return self._levels
+
+
+def error_bound(K: int, X: float, b: float) -> float:
+    """Twice the proved bound γ_{8K+56}(1 + X + b) + 2^−700(1 + X), rounded up generously."""
+    n = 8 * K + 56
+    gam = n * U / (1 - n * U)
+    Xu, bu = X * (1 + 8 * U), abs(b) * (1 + 8 * U)
+    return 2.0 * gam * (1.0 + Xu + bu) * (1 + 1e-9) + 2.0**-700 * (1 + Xu)
+
+
+@lru_cache(maxsize=1024)
+def _parents(total: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each composition v of ``total`` (rows of composition_array): the index of v − e_j among the
+    compositions of total − 1 and j, the last part with v_j > 0."""
+    rows = composition_array(total, parts)
+    prev = {tuple(r): i for i, r in enumerate(composition_array(total - 1, parts).tolist())}
+    idx = np.empty(len(rows), dtype=np.int64)
+    js = np.empty(len(rows), dtype=np.int64)
+    for r, v in enumerate(rows.tolist()):
+        j = max(k for k in range(parts) if v[k] > 0)
+        v[j] -= 1
+        idx[r], js[r] = prev[tuple(v)], j
+    return idx, js
+
+
+def group_levels(coords: list[tuple[float, float]], K: int) -> list[np.ndarray]:
+    """Level s (s = 0..K): the PoissonBinomial pmfs (n_s, s + 1) of every composition of s over the group's
+    corners, each row obtained from its parent (one corner fewer) by one Bernoulli step
+    P_v = P_{v−e_j} · q_j + shift(P_{v−e_j}) · p_j (rounding depth 5 per level; see the module docstring)."""
+    g = len(coords)
+    pv = np.array([c[0] for c in coords])
+    qv = np.array([c[1] for c in coords])
+    levels = [np.ones((1, 1))]
+    for s in range(1, K + 1):
+        idx, js = _parents(s, g)
+        par = levels[-1][idx]
+        out = np.zeros((len(idx), s + 1))
+        out[:, :s] = par * qv[js][:, None]
+        out[:, 1:] += par * pv[js][:, None]
+        levels.append(out)
+    return levels
+
+
+@lru_cache(maxsize=4)
+def _hankel_index(a: int, K: int) -> np.ndarray:
+    return np.arange(a + 1)[:, None] + np.arange(K - a + 1)[None, :]
+
+
+def block_margins(fs: FloatSetting, a: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Float margins of every multiset with a corners in group A.
+
+    Returns:
+        (vecA, vecB, M): the count vectors of the two groups and the (len(vecA), len(vecB)) margin matrix;
+        row i, column j is the multiset (vecA[i], vecB[j]).
+    """
+    K = fs.K
+    ga, gb = fs.groups
+    vA = composition_array(a, len(ga))
+    vB = composition_array(K - a, len(gb))
+    W = fs.w[_hankel_index(a, K)]
+    lv = fs.levels()
+    phi = lv[0][0][a] @ (W @ lv[0][1][K - a].T)
+    phi2 = lv[1][0][a] @ (W @ lv[1][1][K - a].T)
+    M = phi - fs.X * phi2
+    M -= fs.b
+    return vA, vB, M

@@ -1,0 +1,569 @@
+"""Certify that DaRRM_γ is (mε, δ)-DP for every choice of K (ε, Δ)-DP mechanisms.
+
+By Lemma 3.4, DaRRM_γ (γ symmetric) is (mε, δ)-DP iff f(p, p'; γ) <= e^{mε} − 1 + 2δ for all feasible pairs, and
+by Lemma 5.1 it suffices to check the multisets of K corners 𝒫 (:mod:`dpcert.darrm.corners`). The *margin* of a
+multiset is f − (e^{mε} − 1 + 2δ); γ is private iff the largest margin is <= 0.
+
+Every multiset is decided by a filter:
+
+1. the float64 kernel (:mod:`dpcert.darrm.kernel`) computes all margins of a chunk with a proved error bound E;
+   a row with margin̂ < −E is certified <= 0, a row with margin̂ > E is certified > 0 (a counterexample);
+2. the few rows with |margin̂| <= E take the exact path: the margin as an exact function of x = e^ε (Δ, δ and γ
+   exact; the PoissonBinomial pmfs are polynomials in x over (x + 1)^K), whose sign at e^ε is decided by
+   :func:`~dpcert.arith.ball.sign_at_exp`. An identically zero margin is an exact equality — a tight constraint,
+   certified, never undecided (notes N1). For a non-integer m the margin is (A(x) − e^{mε} B(x))/(x+1)^K with
+   polynomials A, B; it vanishes at x = e^ε only if A = B = 0 identically (e^ε is transcendental and x^m is not
+   a rational function of x for non-integer rational m), so refining the ball always decides otherwise.
+
+Chunks are the values a = number of corners from the first half of the corners (meet in the middle), run by
+:func:`dpcert.core.parallel.map_chunks`; the merged :class:`~dpcert.core.parallel.Summary` is the same on any
+number of workers.
+
+References:
+    DaRRM (Jiang–Zhang–Joshi), Lemma 3.4 (Eq. 1), Lemma 5.1, App. C.3.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property, lru_cache
+from math import comb, gcd
+from typing import Any
+
+import numpy as np
+from flint import arb, fmpq, fmpq_poly, fmpz_poly
+
+from dpcert.arith.ball import MAX_PREC, Enclosure, ball, refine, sign, sign_at_exp, workprec
+from dpcert.arith.exact import Exact, RationalFunction, X
+from dpcert.core.claim import Verdict
+from dpcert.core.parallel import Summary, map_chunks
+from dpcert.darrm.corners import corner_label, corners, n_multisets
+from dpcert.darrm.gamma import Gamma, check_k
+from dpcert.darrm.kernel import FloatSetting, block_margins
+from dpcert.errors import InvalidParameter, PrecisionExhausted
+
+__all__ = ["Problem", "problem", "PrivacyResult", "certify", "row_margin", "plain_loop_max", "MAX_REFUTED_PER_CHUNK"]
+
+#: Counterexamples kept per chunk (the count of violating rows is exact).
+MAX_REFUTED_PER_CHUNK = 3
+
+
+def _frac(v: Any) -> Fraction:
+    return v.value if isinstance(v, Exact) else Fraction(v)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One privacy question: γ, K, m, ε, Δ, δ (all exact)."""
+
+    gamma: Gamma
+    K: int
+    m: Fraction
+    eps: Fraction
+    Delta: Fraction
+    delta: Fraction
+    max_prec: int = MAX_PREC
+
+    @property
+    def n_corners(self) -> int:
+        return 4 if self.Delta == 0 else 8
+
+    @property
+    def n_rows(self) -> int:
+        return n_multisets(self.K, self.n_corners)
+
+    @property
+    def integer_m(self) -> bool:
+        return self.m.denominator == 1
+
+
+def problem(gamma: Gamma, K: Any, m: Any, eps: Any, Delta: Any, delta: Any, *, max_prec: int = MAX_PREC) -> Problem:
+    """Validate a privacy question (Problem 1.1).
+
+    Raises:
+        InvalidParameter: K not odd, m outside [1, K], ε < 0, Δ or δ outside [0, 1), Δ > δ, γ of the wrong length.
+    """
+    K = check_k(K)
+    m, eps, Delta, delta = _frac(m), _frac(eps), _frac(Delta), _frac(delta)
+    if not 1 <= m <= K:
+        raise InvalidParameter("m", m, f"a real with 1 <= m <= K = {K}")
+    if eps < 0:
+        raise InvalidParameter("eps", eps, "a real >= 0")
+    for name, v in (("Delta", Delta), ("delta", delta)):
+        if not 0 <= v < 1:
+            raise InvalidParameter(name, v, "a real in [0, 1)")
+    if Delta > delta:
+        raise InvalidParameter("Delta", Delta, f"Delta <= delta = {delta} (Problem 1.1: 1 > delta >= Delta >= 0)")
+    if gamma.K != K:
+        raise InvalidParameter("gamma", gamma.name, f"a table of K + 1 = {K + 1} values (it has {gamma.K + 1})")
+    if not gamma.eps_free and not m.denominator == 1:
+        raise InvalidParameter("m", m, "an integer for an eps-dependent gamma")
+    return Problem(gamma, K, m, eps, Delta, delta, max_prec)
+
+
+# --------------------------------------------------------------------------------------------- exact path
+
+
+@lru_cache(maxsize=4096)
+def _bin_polys(c0: Fraction, c1: Fraction, n: int, den: int) -> tuple[tuple[int, fmpz_poly], ...]:
+    """The non-zero [t^k] (Q + P t)^n = C(n,k) P^k Q^(n−k) times den^n, as (k, integer poly), where
+    P = c0 + c1 x, Q = (1 − c0) + (1 − c1) x and ``den`` clears the denominators of c0, c1."""
+    P = fmpz_poly([int(c0 * den), int(c1 * den)])
+    Q = fmpz_poly([den, den]) - P
+    if P.is_zero():
+        return ((0, Q**n),)
+    if Q.is_zero():
+        return ((n, P**n),)
+    return tuple((k, comb(n, k) * P**k * Q ** (n - k)) for k in range(n + 1))
+
+
+def _conv(a: dict[int, fmpz_poly], b: tuple[tuple[int, fmpz_poly], ...]) -> dict[int, fmpz_poly]:
+    out: dict[int, fmpz_poly] = {}
+    for i, u in a.items():
+        for j, v in b:
+            if i + j in out:
+                out[i + j] += u * v
+            else:
+                out[i + j] = u * v
+    return out
+
+
+@lru_cache(maxsize=64)
+def _int_weights(gamma: Gamma) -> tuple[tuple[int, ...], int]:
+    """The signed weights w(l) = ±γ(l) as integers over one common denominator D: (D·w, D)."""
+    table = gamma.table
+    H = (len(table) - 2) // 2
+    D = 1
+    for g in table:
+        D = D * g.denominator // gcd(D, g.denominator)
+    return tuple((-1 if l <= H else 1) * int(g * D) for l, g in enumerate(table)), D
+
+
+def _phi_numerators(pr: Problem, counts: tuple[int, ...]) -> tuple[fmpq_poly, fmpq_poly]:
+    """(x+1)^K φ(α) and (x+1)^K φ(α') as exact polynomials in x (γ's table only, scale not applied).
+
+    Computed in integer polynomials (denominators of Δ and γ cleared) and divided once at the end.
+    """
+    cs = corners(pr.Delta)
+    w, D = _int_weights(pr.gamma)
+    dd = pr.Delta.denominator
+    out = []
+    for side in (0, 1):
+        G: dict[int, fmpz_poly] = {0: fmpz_poly([1])}
+        for j, n in enumerate(counts):
+            if n:
+                c0, c1 = cs[j][side]
+                G = _conv(G, _bin_polys(c0, c1, n, dd))
+        acc = fmpz_poly()
+        for l, g in G.items():
+            if w[l]:
+                acc += w[l] * g
+        out.append(fmpq_poly(acc) / (D * dd**pr.K))
+    return out[0], out[1]
+
+
+@dataclass(frozen=True)
+class RowMargin:
+    """The exact margin of one multiset: ``scale·(N1 − y N2)/(x+1)^K − (y − 1 + 2δ)`` with y = e^{mε}."""
+
+    pr: Problem
+    counts: tuple[int, ...]
+    N1: fmpq_poly
+    N2: fmpq_poly
+
+    def rational_function(self) -> RationalFunction:
+        """The margin as a rational function of x (integer m only)."""
+        pr = self.pr
+        if not pr.integer_m:
+            raise InvalidParameter("m", pr.m, "an integer (the margin is a rational function of e^eps only then)")
+        xm = X ** int(pr.m)
+        den = fmpq_poly([1, 1]) ** pr.K
+        core = RationalFunction(self.N1 - xm.num * self.N2, den)
+        return pr.gamma.scale * core - (xm - 1 + 2 * pr.delta)
+
+    def _ab(self) -> tuple[fmpq_poly, fmpq_poly]:
+        pr = self.pr
+        s = Fraction(pr.gamma.scale)
+        den = fmpq_poly([1, 1]) ** pr.K
+        sq, dq = fmpq(s.numerator, s.denominator), fmpq((1 - 2 * pr.delta).numerator, (1 - 2 * pr.delta).denominator)
+        return sq * self.N1 + dq * den, sq * self.N2 + den
+
+    @cached_property
+    def _numerator(self) -> fmpq_poly:
+        pr = self.pr
+        s = Fraction(pr.gamma.scale)
+        xm = fmpq_poly([0] * int(pr.m) + [1])
+        sq = fmpq(s.numerator, s.denominator)
+        return sq * (self.N1 - xm * self.N2) - _rhs_poly(pr.K, int(pr.m), pr.delta)
+
+    def numerator(self) -> fmpq_poly:
+        """(x+1)^K · margin as a polynomial in x (integer m, γ not depending on ε)."""
+        return self._numerator
+
+    def is_zero(self) -> bool:
+        """True when the margin is identically zero in x (a tight constraint, exact equality)."""
+        if self.pr.integer_m and self.pr.gamma.eps_free:
+            return self.numerator().is_zero()
+        if self.pr.integer_m:
+            return self.rational_function().is_zero()
+        A, B = self._ab()
+        return A.is_zero() and B.is_zero()
+
+    def ball(self, prec: int) -> arb:
+        """A ball enclosing the margin at x = e^ε, computed at ``prec`` bits."""
+        pr = self.pr
+        with workprec(prec):
+            x = ball(pr.eps).exp()
+            y = (ball(pr.m) * ball(pr.eps)).exp()
+            sc = pr.gamma.scale
+            if isinstance(sc, RationalFunction):
+                s = _ev(sc.num, x) / _ev(sc.den, x)
+            else:
+                s = ball(sc)
+            return s * (_ev(self.N1, x) - y * _ev(self.N2, x)) / (x + 1) ** pr.K - (y - 1 + 2 * ball(pr.delta))
+
+    def sign(self) -> int:
+        """The exact sign of the margin at x = e^ε (0 only for an exact equality).
+
+        Raises:
+            PrecisionExhausted: if ``max_prec`` bits do not decide.
+        """
+        pr = self.pr
+        if pr.eps == 0:
+            s = (
+                Fraction(pr.gamma.scale(Fraction(1)))
+                if isinstance(pr.gamma.scale, RationalFunction)
+                else pr.gamma.scale
+            )
+            n1, n2 = self.N1(fmpq(1)), self.N2(fmpq(1))
+            v = s * (Fraction(int(n1.p), int(n1.q)) - Fraction(int(n2.p), int(n2.q))) / 2**pr.K - 2 * pr.delta
+            return (v > 0) - (v < 0)
+        if pr.integer_m and pr.gamma.eps_free:
+            # (x+1)^K > 0, so the margin has the sign of its numerator
+            return sign_at_exp(self.numerator(), pr.eps, max_prec=pr.max_prec)
+        if pr.integer_m:
+            return sign_at_exp(self.rational_function(), pr.eps, max_prec=pr.max_prec)
+        if self.is_zero():
+            return 0
+
+        def step(prec: int) -> int | None:
+            sg = sign(self.ball(prec))
+            return None if sg in (None, 0) else sg
+
+        result, _ = refine(step, what=f"sign of the margin at {self.counts}", max_prec=pr.max_prec)
+        return result
+
+
+@lru_cache(maxsize=16)
+def _rhs_poly(K: int, m: int, delta: Fraction) -> fmpq_poly:
+    """(x^m − 1 + 2δ)(x + 1)^K."""
+    c = 2 * delta - 1
+    return (fmpq_poly([0] * m + [1]) + fmpq(c.numerator, c.denominator)) * fmpq_poly([1, 1]) ** K
+
+
+def _ev(p: fmpq_poly, x: arb) -> arb:
+    acc = arb(0)
+    for c in reversed(p.coeffs()):
+        acc = acc * x + arb(c)
+    return acc
+
+
+def row_margin(pr: Problem, counts: tuple[int, ...]) -> RowMargin:
+    """The exact margin of the multiset with corner counts ``counts``."""
+    if len(counts) != pr.n_corners or sum(counts) != pr.K or min(counts) < 0:
+        raise InvalidParameter("counts", counts, f"{pr.n_corners} non-negative counts summing to K = {pr.K}")
+    N1, N2 = _phi_numerators(pr, tuple(int(c) for c in counts))
+    return RowMargin(pr, tuple(int(c) for c in counts), N1, N2)
+
+
+# --------------------------------------------------------------------------------------------- chunks
+
+
+@lru_cache(maxsize=8)
+def _float_setting(pr: Problem) -> FloatSetting:
+    g = pr.gamma
+    if isinstance(g.scale, RationalFunction):
+        with workprec(160):
+            x = ball(pr.eps).exp()
+            s = _ev(g.scale.num, x) / _ev(g.scale.den, x)
+            vals: tuple = tuple(s * ball(v) for v in g.table)
+    else:
+        vals = tuple(g.scale * v for v in g.table)
+    return FloatSetting(vals, pr.K, pr.m, pr.eps, pr.Delta, pr.delta)
+
+
+def _chunk(task: tuple[Problem, int]) -> Summary:
+    """Decide every multiset with ``a`` corners in the first group (pure: same task, same summary)."""
+    pr, a = task
+    fs = _float_setting(pr)
+    vA, vB, M = block_margins(fs, a)
+    E = fs.bound
+    flat = M.ravel()
+    nB = len(vB)
+    neg = flat < -E
+    pos = flat > E
+    s = Summary()
+    s.add("float", int(neg.sum() + pos.sum()))
+    score = flat.copy()
+
+    def vec(i: int) -> tuple[int, ...]:
+        return tuple(int(v) for v in vA[i // nB]) + tuple(int(v) for v in vB[i % nB])
+
+    violating = int(pos.sum())
+    for i in np.flatnonzero(pos)[:MAX_REFUTED_PER_CHUNK]:
+        s.refuted.append({"counts": vec(int(i)), "path": "float", "margin_float": float(flat[i])})
+    for i in np.flatnonzero(~(neg | pos)):
+        i = int(i)
+        rm = row_margin(pr, vec(i))
+        try:
+            sg = 0 if rm.is_zero() else rm.sign()
+        except PrecisionExhausted:
+            s.add("undecided")
+            s.undecided.append({"counts": vec(i)})
+            score[i] = flat[i] + E
+            continue
+        if sg == 0 and rm.is_zero():
+            s.add("exact_zero")
+            score[i] = 0.0
+        elif sg <= 0:
+            s.add("exact")
+            score[i] = min(flat[i] - E, -0.0)
+        else:
+            s.add("exact")
+            violating += 1
+            score[i] = flat[i] + E
+            if len(s.refuted) < MAX_REFUTED_PER_CHUNK:
+                s.refuted.append({"counts": vec(i), "path": "exact", "margin_float": float(flat[i])})
+    if violating:
+        s.add("violating", violating)
+    w = int(np.argmax(score))
+    s.consider(float(score[w]), vec(w))
+    return s
+
+
+# --------------------------------------------------------------------------------------------- result
+
+
+@dataclass
+class PrivacyResult:
+    """The certified answer for one :class:`Problem`.
+
+    Attributes:
+        verdict: CERTIFIED (every margin <= 0), REFUTED (a certified positive margin) or UNDECIDED.
+        worst: the count vector of the multiset with the largest margin found (a counterexample if REFUTED).
+        margin: rigorous enclosure of the largest margin over 𝒫 (exact 0 when a constraint is tight).
+        worst_margin: rigorous enclosure of the worst multiset's own margin.
+        counts: rows decided by path: ``float`` (filter), ``exact`` (sign at e^ε), ``exact_zero`` (identically
+            zero: tight), ``undecided``; ``violating`` counts rows with a certified positive margin.
+        rows: |𝒫|.
+        bound: the float kernel's proved error bound.
+        refuted: some counterexample multisets (at most a few per chunk).
+        undecided: the undecided multisets.
+        seconds: wall time.
+    """
+
+    problem: Problem
+    verdict: Verdict
+    worst: tuple[int, ...]
+    margin: Enclosure
+    worst_margin: Enclosure
+    counts: dict[str, int]
+    rows: int
+    bound: float
+    refuted: list[Any] = field(default_factory=list)
+    undecided: list[Any] = field(default_factory=list)
+    seconds: float = 0.0
+    worst_score: float = 0.0
+
+    @property
+    def max_is_exact_zero(self) -> bool:
+        return self.margin.is_exact and self.margin.lo == 0
+
+    def worst_corners(self) -> list[str]:
+        """The worst multiset in words: ``"3 x (0,0)"`` per corner used."""
+        return [f"{n} x {corner_label(self.problem.Delta, j)}" for j, n in enumerate(self.worst) if n]
+
+    def to_json(self) -> dict[str, Any]:
+        pr = self.problem
+        return {
+            "verdict": self.verdict.value,
+            "gamma": pr.gamma.name,
+            "K": pr.K,
+            "m": str(pr.m),
+            "eps": str(pr.eps),
+            "Delta": str(pr.Delta),
+            "delta": str(pr.delta),
+            "rows": self.rows,
+            "worst_multiset": {"counts": list(self.worst), "corners": self.worst_corners()},
+            "max_margin": self.margin.to_json(),
+            "worst_margin": self.worst_margin.to_json(),
+            "counts": dict(self.counts),
+            "float_error_bound": self.bound,
+            "counterexamples": self.refuted[:10],
+            "undecided": self.undecided[:10],
+            "seconds": round(self.seconds, 4),
+        }
+
+
+def _tasks(pr: Problem) -> list[tuple[Problem, int]]:
+    return [(pr, a) for a in range(pr.K + 1)]
+
+
+def certify(pr: Problem, *, workers: int = 1, progress: Callable[[int, int], None] | None = None) -> PrivacyResult:
+    """Decide whether DaRRM_γ is (mε, δ)-DP for all K (ε, Δ)-DP mechanisms (every multiset of 𝒫).
+
+    Args:
+        pr: the question (:func:`problem`).
+        workers: processes for :func:`~dpcert.core.parallel.map_chunks` (results identical for any number).
+        progress: called with (chunks done, chunks total) after each batch of chunks.
+
+    Returns:
+        A :class:`PrivacyResult`.
+
+    References:
+        DaRRM Lemma 3.4 and Lemma 5.1.
+    """
+    t0 = time.perf_counter()
+    tasks = _tasks(pr)
+    if progress is None:
+        total = map_chunks(_chunk, tasks, workers=workers)
+    else:
+        total = Summary()
+        step = max(1, workers) * 2
+        for i in range(0, len(tasks), step):
+            total = total.merge(map_chunks(_chunk, tasks[i : i + step], workers=workers))
+            progress(min(i + step, len(tasks)), len(tasks))
+    fs = _float_setting(pr)
+    E = fs.bound
+    worst = tuple(total.worst_case)
+    rm = row_margin(pr, worst)
+    if rm.is_zero():
+        wenc = Enclosure.exact(0)
+    else:
+        wenc = Enclosure.from_ball(rm.ball(256))
+    counts = dict(total.counts)
+    if counts.get("violating"):
+        verdict = Verdict.REFUTED
+    elif counts.get("undecided"):
+        verdict = Verdict.UNDECIDED
+    else:
+        verdict = Verdict.CERTIFIED
+    hi = Fraction(total.worst_score) + 2 * Fraction(E)
+    if verdict == Verdict.CERTIFIED:
+        if counts.get("exact_zero"):
+            menc = Enclosure.exact(0)
+        else:
+            menc = Enclosure(wenc.lo, min(Fraction(0), max(hi, wenc.hi)))
+    else:
+        menc = Enclosure(wenc.lo, max(hi, wenc.hi))
+    return PrivacyResult(
+        pr,
+        verdict,
+        worst,
+        menc,
+        wenc,
+        counts,
+        pr.n_rows,
+        E,
+        list(total.refuted),
+        list(total.undecided),
+        time.perf_counter() - t0,
+        float(total.worst_score),
+    )
+
+
+# --------------------------------------------------------------------------------------------- plain loop
+
+
+def plain_loop_max(pr: Problem) -> tuple[float, tuple[int, ...]]:
+    """The largest margin by a plain per-multiset float64 loop (np.convolve per multiset): evidence only.
+
+    An independent float computation (no shared code with the kernel): the baseline of the benchmark and the
+    float evaluator of ``darrm.privacy.margin``.
+    """
+    import itertools
+    import math
+
+    K, H = pr.K, (pr.K - 1) // 2
+    x = math.exp(float(pr.eps))
+    Xf = math.exp(float(pr.m) * float(pr.eps))
+    b = math.expm1(float(pr.m) * float(pr.eps)) + 2 * float(pr.delta)
+    sc = pr.gamma.scale
+    s = float(sc(Fraction(x))) if isinstance(sc, RationalFunction) else float(sc)
+    w = np.array([(-1.0 if l <= H else 1.0) * s * float(g) for l, g in enumerate(pr.gamma.table)])
+    cs = corners(pr.Delta)
+    pts = [tuple((float(c0) + float(c1) * x) / (x + 1) for (c0, c1) in corner) for corner in cs]
+
+    def pmf(probs: list[float]) -> np.ndarray:
+        out = np.array([1.0])
+        for p in probs:
+            out = np.convolve(out, [1 - p, p])
+        return out
+
+    best, arg = -math.inf, ()
+    for combo in itertools.combinations_with_replacement(range(len(cs)), K):
+        a1 = pmf([pts[j][0] for j in combo])
+        a2 = pmf([pts[j][1] for j in combo])
+        v = float(w @ a1 - Xf * (w @ a2) - b)
+        if v > best:
+            best, arg = v, tuple(combo.count(j) for j in range(len(cs)))
+    return best, arg
+
+
+# --------------------------------------------------------------------------------------------- quantity
+
+
+@lru_cache(maxsize=32)
+def certify_cached(pr: Problem) -> PrivacyResult:
+    """:func:`certify` on one worker, remembered (the quantity's ball evaluator re-asks at rising precision)."""
+    return certify(pr)
+
+
+@lru_cache(maxsize=32)
+def _contenders(pr: Problem, threshold: float) -> tuple[tuple[int, ...], ...]:
+    fs = _float_setting(pr)
+    out = []
+    for a in range(pr.K + 1):
+        vA, vB, M = block_margins(fs, a)
+        for i, j in zip(*np.nonzero(M >= threshold), strict=True):
+            out.append(tuple(int(v) for v in vA[i]) + tuple(int(v) for v in vB[j]))
+    return tuple(out)
+
+
+def contenders(res: PrivacyResult) -> tuple[tuple[int, ...], ...]:
+    """The multisets that may hold the largest margin: float margin >= worst score − 4E.
+
+    Every other multiset r has margin_r <= margin̂_r + E < score − 3E, below the worst multiset's own margin
+    (>= score − 2E), so the largest margin is the largest of the contenders' exact margins.
+    """
+    return _contenders(res.problem, float(res.worst_score) - 4 * res.bound)
+
+
+def _margin_ball(ctx: Any, gamma: str, K: int, m: Exact, eps: Exact, Delta: Exact, delta: Exact) -> Any:
+    """darrm.privacy.margin: the largest margin over 𝒫 (<= 0 means private), exactly 0 when tight."""
+    from dpcert.darrm.gamma import named_gamma
+
+    mv, ev, Dv, dv = _frac(m), _frac(eps), _frac(Delta), _frac(delta)
+    g = named_gamma(gamma, check_k(K), mv, ev, Dv, dv)
+    pr = problem(g, K, mv, ev, Dv, dv)
+    res = certify_cached(pr)
+    if res.max_is_exact_zero:
+        return Fraction(0)
+    if not getattr(ctx, "rigorous", True):
+        return float(res.margin.mid)
+    balls = [row_margin(pr, c).ball(ctx.prec) for c in contenders(res)]
+    lo = max(Enclosure.from_ball(b).lo for b in balls)
+    hi = max(Enclosure.from_ball(b).hi for b in balls)
+    half = (hi - lo) / 2
+    return ball((lo + hi) / 2) + arb(0, float(half) * (1 + 2.0**-40) + 2.0**-1070)
+
+
+def _margin_float(gamma: str, K: int, m: Exact, eps: Exact, Delta: Exact, delta: Exact) -> float:
+    from dpcert.darrm.gamma import named_gamma
+
+    mv, ev, Dv, dv = _frac(m), _frac(eps), _frac(Delta), _frac(delta)
+    pr = problem(named_gamma(gamma, check_k(K), mv, ev, Dv, dv), K, mv, ev, Dv, dv)
+    return plain_loop_max(pr)[0]
