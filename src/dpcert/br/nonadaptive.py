@@ -18,7 +18,11 @@ valid for every λ > 0 (with L = k t − Xε, X ~ Bin(k, 1 − q_t), V = E[(1 �
 
 Evaluated in balls with t ranging over a whole block of candidates (interval arithmetic encloses the bound for
 every t of the block), it discards blocks certainly below a certified lower bound of the best candidate; a block
-that is not discarded is split. The survivors (the O(sqrt(k)) candidates near the optimum) go to
+that is not discarded is split, and blocks of fewer than 32 candidates are checked one by one with the O(1) bound
+V_ℓ <= B(ℓ)[(ε − t)/(1 − ρ) + ερ/(1 − ρ)²] from the top mass B(ℓ) (ρ = B(ℓ−1)/B(ℓ) bounds every lower ratio by
+log-concavity; the weights are <= (ε − t) + mε). Candidate values are flat near the optimum (within a factor 2
+over about ±8 sqrt(k) candidates at ε = 0.1), so the survivors are then summed at 2^-4, 2^-16, 2^-28 relative
+accuracy and dropped when certainly below the best; the one or two left go to
 :func:`dpcert.arith.search.certified_argmax`, which also decides the exact ties of the symmetry
 δ^k(t, 0) = δ^k(ε − t, 0) (candidates ℓ and k − 1 − ℓ at ε_g = 0, fact 2.3(d) of the notes) exactly.
 
@@ -414,7 +418,6 @@ def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -
     if best not in alive:
         alive.append(best)
     items: list[Any] = sorted(alive)
-    endpoint = Fraction(0) if g >= 0 else None
     if g < 0:
         items.append("end")
 
@@ -435,7 +438,6 @@ def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -
         max_prec=max_prec,
         what=f"br.nonadaptive(k={k}, eps={e}, eps_g={g})",
     )
-    del endpoint
     if "end" in res.maximisers:  # Lemma 5.3: never optimal inside (−kε, kε); kept for safety
         return Optimum(res.enclosure, (), (), False, res.precision, hi - lo + 1, len(alive))
     ells = tuple(int(c) for c in res.maximisers)
