@@ -3,7 +3,8 @@
 Modules: ``rr`` (generalized randomized response, Definition 2.4), ``nonadaptive`` (Theorem 3 and its inverse,
 certified), ``bounds`` (OptKL, MGF, DR19, DRV10, zCDP upper bounds as eps_g(delta), capped at k eps; the
 eps-DP and eps/2-DP optima are the foundation's ``composition.kov.eps``), ``adaptive`` (certified bracket of the
-adaptive optimum by the lattice method), ``queries`` (query counts within a budget), ``claims`` (notes §7 claims),
+adaptive optimum by the lattice method), ``heterogeneous`` (Lemma 3.1: a certified lower/upper bracket for small k),
+``queries`` (query counts within a budget), ``claims`` (notes §7 claims),
 ``cli`` (``dpcert br ...``).
 
 ``QUANTITIES`` maps each quantity's name to its :class:`~dpcert.core.quantity.Quantity`; ``CLAIMS`` lists the
