@@ -6,6 +6,8 @@ from fractions import Fraction
 import pytest
 from flint import arb
 from harness import assert_float_in_ball
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpcert.arith.ball import ball, workprec
 from dpcert.br import rr
@@ -189,3 +191,21 @@ def test_bad_input(k, eps, eps_g):
 def test_bad_delta(delta):
     with pytest.raises(InvalidParameter):
         nonadaptive_eps(10, "1", delta)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    k=st.integers(1, 9),
+    eps=st.fractions(Fraction(1, 20), Fraction(3), max_denominator=40),
+    ratio=st.fractions(Fraction(-1), Fraction(1), max_denominator=30),
+)
+def test_property_brute_force_over_all_outcome_sequences(k, eps, ratio):
+    # certified δ_OPT = the 2^k-outcome sum at its maximiser, and >= the sum at any other homogeneous t
+    g = ratio * k * eps
+    opt = nonadaptive_optimum(k, eps, g)
+    if not opt.t:  # boundary: exact values of Lemma 5.2
+        assert abs(g) >= k * eps
+        return
+    assert opt.enclosure.overlaps(Enclosure_of(_brute(k, eps, g, [opt.t[0]] * k)))
+    for j in (1, 5, 9):  # (t = ε/2 may be the maximiser itself: equal values, hence the relative slack)
+        assert float(_brute(k, eps, g, [eps * j / 10] * k).upper()) <= float(opt.enclosure.hi) * (1 + 1e-12)
