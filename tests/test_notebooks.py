@@ -56,6 +56,13 @@ EXPECTED_OUTPUT = {
         "T = 100000: eps = [1.36841991876, 1.36841991877] at lambda = 17",
         "Figure 2 recomputed",
     ],
+    "br_figure1.ipynb": [
+        "Figure 1: eps = 1: 11 values of k",
+        "Figure 1 claims: {'CERTIFIED':",
+        "br.intro.four_times_dp: CERTIFIED",
+        "br.thm4.gap_k4_eps1_g0: CERTIFIED",
+        "0.303365496",  # A_2(0), the k = 2 adaptive optimum at eps_g = 0 (notes §4.3)
+    ],
 }
 
 

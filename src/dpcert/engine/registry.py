@@ -20,6 +20,7 @@ PACKAGES: tuple[str, ...] = (
     "dpcert.darrm",
     "dpcert.sml",
     "dpcert.shuffle",
+    "dpcert.br",
 )
 
 

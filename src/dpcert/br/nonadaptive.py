@@ -1,0 +1,664 @@
+"""Optimal nonadaptive composition of k ε-bounded-range mechanisms (Theorem 3 of Dong–Durfee–Rogers), certified.
+
+For ε_g ∈ (−kε, kε) (Theorem 3 with Lemma 6.2 and fact 2.3(b) of the notes)::
+
+    δ_OPT(k, ε, ε_g) = max_{ℓ : 0 < t_ℓ < ε} V_ℓ,      t_ℓ = (ε_g + (ℓ+1)ε)/(k+1),
+    V_ℓ = Σ_{i=0}^{ℓ} Bin(k, 1 − q_{t_ℓ})(i) · (1 − e^{ε_g − k t_ℓ + iε})                (q-form, all terms > 0)
+
+and δ_OPT = 0 for ε_g >= kε, δ_OPT = 1 − e^{ε_g} for ε_g <= −kε (Lemma 5.2). Each V_ℓ is a binomial mass sum
+with weights in (0, 1], summed from the peak of the masses outward by
+:func:`dpcert.arith.sums.log_concave_sum` (rigorous geometric head/tail bounds), so it costs O(sqrt(k)) terms
+rather than O(k).
+
+Certification. Not every one of the up to k candidates is summed: V_ℓ is bounded above by a Chernoff bound,
+valid for every λ > 0 (with L = k t − Xε, X ~ Bin(k, 1 − q_t), V = E[(1 − e^{ε_g − L})^+] and
+(1 − e^{−y})^+ <= c(λ) e^{λy}, c(λ) = sup_y (1 − e^{−y}) e^{−λy} = (1/(1+λ)) (λ/(1+λ))^λ)::
+
+    V_ℓ <= c(λ) · e^{λ(k t − ε_g)} · (q_t + (1 − q_t) e^{−λε})^k .
+
+Evaluated in balls with t ranging over a whole block of candidates (interval arithmetic encloses the bound for
+every t of the block), it discards blocks certainly below a certified lower bound of the best candidate; a block
+that is not discarded is split, and blocks of fewer than 32 candidates are checked one by one with the O(1) bound
+V_ℓ <= B(ℓ)[(ε − t)/(1 − ρ) + ερ/(1 − ρ)²] from the top mass B(ℓ) (ρ = B(ℓ−1)/B(ℓ) bounds every lower ratio by
+log-concavity; the weights are <= (ε − t) + mε). Candidate values are flat near the optimum (within a factor 2
+over about ±8 sqrt(k) candidates at ε = 0.1), so the survivors are then summed at 2^-4, 2^-16, 2^-28 relative
+accuracy and dropped when certainly below the best; the one or two left go to
+:func:`dpcert.arith.search.certified_argmax`, which also decides the exact ties of the symmetry
+δ^k(t, 0) = δ^k(ε − t, 0) (candidates ℓ and k − 1 − ℓ at ε_g = 0, fact 2.3(d) of the notes) exactly.
+
+The inverse ε_g(δ) (the least ε_g >= 0 with δ_OPT(ε_g) <= δ) is bracketed by
+:func:`dpcert.arith.search.certified_root`; each probe proves every candidate <= δ (by the Chernoff blocks or
+by its sum) or one candidate > δ (a partial sum already above δ).
+
+The float path (evidence) sums the candidates in log space; for many candidates it scans a coarse grid of ℓ and
+refines around the best two grid points by ternary search (so it assumes the candidate values have at most two
+humps, as observed; the certified path assumes nothing).
+
+References:
+    J. Dong, D. Durfee, R. Rogers, ICML 2020 (arXiv 1909.13830): Theorem 3, Lemmas 5.2, 5.5–5.7, 6.2,
+    Corollary 5.4; notes br_composition.md §2.3–2.4.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from flint import arb, fmpz
+
+from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure, ball, fraction_of, le, workprec
+from dpcert.arith.exact import Exact, parse_rational
+from dpcert.arith.search import Probe, certified_argmax, certified_root
+from dpcert.arith.sums import Weight, log_concave_sum, log_concave_sum_float
+from dpcert.core.params import Param, integer, probability, real
+from dpcert.core.quantity import Quantity
+from dpcert.errors import InvalidParameter
+
+__all__ = [
+    "BR_MAX_K",
+    "BR_MAX_EPS",
+    "Optimum",
+    "candidates",
+    "nonadaptive_delta",
+    "nonadaptive_delta_float",
+    "nonadaptive_delta_ball",
+    "nonadaptive_optimum",
+    "nonadaptive_eps",
+    "nonadaptive_eps_float",
+    "nonadaptive_eps_ball",
+    "candidate_value",
+    "DELTA",
+    "EPS",
+    "QUANTITIES",
+]
+
+#: Largest k accepted (a certified δ at k = 10^6 takes seconds; the float path stays fast well beyond).
+BR_MAX_K = 10**6
+#: Largest ε accepted.
+BR_MAX_EPS = 1000
+
+_REF = "Dong–Durfee–Rogers ICML 2020 Theorem 3"
+
+_K = integer("k", 1, BR_MAX_K, doc="number of composed eps-BR mechanisms")
+_EPS = real("eps", 0, BR_MAX_EPS, lo_open=True, doc="per-mechanism bounded-range parameter eps > 0")
+_EPS_G = real("eps_g", doc="global epsilon (any real; negative values are meaningful)")
+_DELTA = probability("delta", zero=False, doc="target global delta in (0, 1)")
+
+
+def _exact(param: Param, value: Any) -> Any:
+    v = param.parse(value)
+    return v.value if isinstance(v, Exact) else v
+
+
+def candidates(k: int, e: Fraction, g: Fraction) -> tuple[int, int]:
+    """The range [lo, hi] of ℓ in {0..k−1} with t_ℓ = (g + (ℓ+1)e)/(k+1) strictly inside (0, e), decided exactly.
+
+    Empty (lo > hi) when g >= ke or g <= −ke (notes fact 2.3(c)).
+    """
+    r = g / e
+    lo = max(0, math.floor(-r - 1) + 1)
+    hi = min(k - 1, math.ceil(k - r) - 1)
+    return lo, hi
+
+
+def _t(k: int, e: Fraction, g: Fraction, ell: int) -> Fraction:
+    return (g + (ell + 1) * e) / (k + 1)
+
+
+def _guard_bits(k: int, e: Fraction) -> int:
+    # masses carry exponents of size ~k·(|log q| + |log(1 − q)| + log 2); each costs relative error |x|·2^-prec
+    return 3 * k.bit_length() + (math.ceil(e) + 1).bit_length() + 16
+
+
+# --------------------------------------------------------------------------------------------- float path
+
+
+def _log_q_float(ef: float, t: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(log q_t, log(1 − q_t)) in float64 from t and u = ε − t (each formed directly: no cancellation)."""
+    den = math.expm1(-ef)
+    with np.errstate(divide="ignore"):  # t within rounding of 0 or ε: a mass of 0 (-inf), which sums to 0
+        log_q = np.log(np.expm1(-u) / den)
+        log_1mq = -u + np.log(np.expm1(-t) / den)
+    return log_q, log_1mq
+
+
+def _values_matrix(k: int, ef: float, gf: float, ells: np.ndarray) -> np.ndarray:
+    """V_ℓ for small k: the whole (candidate × i) matrix in log space."""
+    from scipy.special import gammaln, logsumexp
+
+    t = (gf + (ells + 1) * ef) / (k + 1)
+    log_q, log_1mq = _log_q_float(ef, t, ((k - ells) * ef - gf) / (k + 1))
+    i = np.arange(k + 1)
+    log_c = gammaln(k + 1) - gammaln(i + 1) - gammaln(k - i + 1)
+    expo = (gf - k * t)[:, None] + i[None, :] * ef  # < 0 exactly for the active i <= ℓ
+    active = i[None, :] <= ells[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logw = np.where(active, np.log(-np.expm1(np.minimum(expo, -1e-300))), -np.inf)
+        terms = log_c[None, :] + (k - i)[None, :] * log_q[:, None] + i[None, :] * log_1mq[:, None] + logw
+    return np.exp(logsumexp(terms, axis=1))
+
+
+def _value_float(k: int, ef: float, gf: float, ell: int) -> float:
+    """V_ℓ for one candidate (large k): masses from the peak outward, truncated by the geometric bounds."""
+    from scipy.special import gammaln
+
+    t = (gf + (ell + 1) * ef) / (k + 1)
+    u = ((k - ell) * ef - gf) / (k + 1)
+    log_q, log_1mq = (float(v[0]) for v in _log_q_float(ef, np.array([t]), np.array([u])))
+    if not (math.isfinite(log_q) and math.isfinite(log_1mq)):
+        return 0.0  # t rounds to 0 or ε in float: a degenerate pair (evidence only; the ball path is exact here)
+    r = math.exp(log_1mq - log_q)
+    d0 = gf - k * t
+    # masses are scaled by the peak's log-mass, the sum rescaled at the end (no underflow at large k)
+    peak = min(ell, max(0, math.floor((k + 1) * math.exp(log_1mq))))
+    lg_k = gammaln(k + 1)
+
+    def log_mass(i: np.ndarray) -> np.ndarray:
+        return lg_k - gammaln(i + 1) - gammaln(k - i + 1) + (k - i) * log_q + i * log_1mq
+
+    shift = float(log_mass(np.array([peak]))[0])
+
+    def envelope(i: np.ndarray) -> np.ndarray:
+        return np.exp(log_mass(i) - shift)
+
+    def ratio(i: np.ndarray) -> np.ndarray:
+        return (k - i) / (i + 1) * r
+
+    def weight(i: np.ndarray) -> np.ndarray:
+        return -np.expm1(np.minimum(d0 + i * ef, -1e-300))
+
+    (s,) = log_concave_sum_float(envelope, ratio, 0, ell, weights=[weight], peak=peak)
+    return math.exp(math.log(s) + shift) if s > 0 else 0.0
+
+
+def _float_best(k: int, e: Fraction, g: Fraction) -> tuple[float, int]:
+    """(max V_ℓ, the maximising ℓ) in float64 over the interior candidates (g strictly inside (−ke, ke))."""
+    lo, hi = candidates(k, e, g)
+    ef, gf = float(e), float(g)
+    n = hi - lo + 1
+    if k <= 400:
+        ells = np.arange(lo, hi + 1)
+        vals = _values_matrix(k, ef, gf, ells)
+        j = int(np.argmax(vals))
+        return float(vals[j]), int(ells[j])
+    cache: dict[int, float] = {}
+
+    def v(ell: int) -> float:
+        if ell not in cache:
+            cache[ell] = _value_float(k, ef, gf, ell)
+        return cache[ell]
+
+    if n <= 64:
+        best = max(range(lo, hi + 1), key=v)
+        return v(best), best
+    grid = sorted({lo + (n - 1) * j // 64 for j in range(65)})
+    order = sorted(range(len(grid)), key=lambda j: v(grid[j]), reverse=True)
+    for j in order[:2]:
+        a, b = grid[max(0, j - 1)], grid[min(len(grid) - 1, j + 1)]
+        while b - a > 2:  # integer ternary search of a hump inside [a, b]
+            m1, m2 = a + (b - a) // 3, b - (b - a) // 3
+            if v(m1) < v(m2):
+                a = m1 + 1
+            else:
+                b = m2 - 1 if v(m1) > v(m2) else m2
+        for ell in range(a, b + 1):
+            v(ell)
+    best = max(cache, key=lambda ell: cache[ell])
+    return cache[best], best
+
+
+def nonadaptive_delta_float(k: Any, eps: Any, eps_g: Any) -> float:
+    """float64 δ_OPT(k, ε, ε_g) of k nonadaptively composed ε-BR mechanisms (evidence, not a certificate).
+
+    Args:
+        k: number of mechanisms, 1 <= k <= :data:`BR_MAX_K`.
+        eps: per-mechanism ε > 0 (decimals as strings mean them exactly).
+        eps_g: global ε_g, any real.
+
+    Returns:
+        δ_OPT as a float.
+
+    Raises:
+        InvalidParameter: for bad inputs.
+
+    References:
+        Dong–Durfee–Rogers ICML 2020, Theorem 3 and Lemma 5.2.
+    """
+    k = _K.parse(k)
+    e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
+    if g >= k * e:
+        return 0.0
+    if g <= -k * e:
+        return -math.expm1(float(g))
+    return max(_float_best(k, e, g)[0], -math.expm1(float(g)) if g < 0 else 0.0)
+
+
+# --------------------------------------------------------------------------------------------- ball path
+
+
+def _rr_balls(e: Fraction, t: arb | Fraction) -> tuple[arb, arb]:
+    """(q_t, 1 − q_t) as balls (t a rational or a ball of t's)."""
+    den = ball(-e).expm1()
+    tb = ball(t)
+    return (tb - ball(e)).expm1() / den, (tb - ball(e)).exp() * (-tb).expm1() / den
+
+
+def candidate_value(
+    k: int, e: Fraction, g: Fraction, ell: int, prec: int, *, above: Fraction | None = None, plain: bool = False
+) -> Any:
+    """Rigorous ball of V_ℓ (relative accuracy about 2^-prec); with ``above``, possibly a partial sum > above.
+
+    The caller holds the working precision; guard bits are added here.
+
+    References:
+        Dong–Durfee–Rogers ICML 2020, Theorem 3 (q-form of eq. 6, active terms i <= ℓ by fact 2.3(b) of the notes).
+    """
+    t = _t(k, e, g, ell)
+    d0 = g - k * t
+    with workprec(prec + _guard_bits(k, e)):
+        q, omq = _rr_balls(e, t)
+        log_q, log_omq = q.log(), omq.log()
+        r = omq / q
+
+        def term(i: int) -> arb:
+            return _mass(k, i, log_q, log_omq)
+
+        d0b, eb = ball(d0), ball(e)
+
+        def w_at(i: int) -> arb:
+            # d0 + iε < 0 for i <= ℓ; ball sums (not Fractions) keep this cheap, the guard bits cover the rounding
+            return -(d0b + i * eb).expm1()
+
+        s = log_concave_sum(
+            term,
+            lambda i: r * (k - i) / (i + 1),  # non-increasing in i: binomial masses are log-concave
+            0,
+            ell,
+            prec=prec,
+            weights=[Weight(w_at, lambda i, w: w_at(i + 1))],
+            stop_above=above,
+            plain=plain,
+            # the binomial mode (a float estimate: any start is valid, the bounds are rigorous wherever it is)
+            peak=min(ell, max(0, math.floor((k + 1) * float(omq.mid())))),
+        )
+        return (s.values[0], s.plain) if plain else s.values[0]
+
+
+def _chernoff_lambda(k: int, ef: float, a: float, t: float) -> float | None:
+    """The λ > 0 minimising λa + k log(q + (1 − q)e^{−λε}) (a = kt − ε_g), or None when no λ > 0 helps."""
+    den = math.expm1(-ef)
+    q = math.expm1(t - ef) / den
+    omq = math.exp(t - ef) * math.expm1(-t) / den
+    r = a / (k * ef)
+    if not (0 < r < omq) or q <= 0:
+        return None
+    lam = math.log(omq * (1 - r) / (r * q)) / ef
+    return lam if math.isfinite(lam) and lam > 0 else None
+
+
+def _chernoff_block(k: int, e: Fraction, g: Fraction, lo: int, hi: int, lam: Fraction) -> arb:
+    """A ball bound of max_{lo<=ℓ<=hi} V_ℓ: c(λ) e^{λ(kt − g)} (q_t + (1 − q_t) e^{−λε})^k with t over the block."""
+    t_lo, t_hi = _t(k, e, g, lo), _t(k, e, g, hi)
+    tb = ball(t_lo).union(ball(t_hi)) if hi > lo else ball(t_lo)
+    q, omq = _rr_balls(e, tb)
+    lb = ball(lam)
+    log_c = -(1 + lb).log() + lb * (lb / (1 + lb)).log()
+    return (log_c + lb * (k * tb - ball(g)) + k * (q + omq * (-lb * ball(e)).exp()).log()).exp()
+
+
+def _mass(k: int, i: int, log_q: arb, log_omq: arb) -> arb:
+    """Bin(k, 1 − q)(i) = C(k, i) q^{k−i} (1 − q)^i as a ball at the working precision."""
+    if k <= 2**14:
+        return arb(fmpz.bin_uiui(k, i)) * ((k - i) * log_q + i * log_omq).exp()
+    lg = arb(k + 1).lgamma() - arb(i + 1).lgamma() - arb(k - i + 1).lgamma()
+    return (lg + (k - i) * log_q + i * log_omq).exp()
+
+
+def _head_bound(k: int, e: Fraction, g: Fraction, ell: int) -> arb | None:
+    """An O(1) ball bound of V_ℓ from its top term, or None when it does not apply (ℓ = 0 or past the mode).
+
+    With B(i) the masses and r_i = B(i+1)/B(i) nonincreasing (log-concavity), B(ℓ − m) <= B(ℓ) ρ^m for
+    ρ = 1/r_{ℓ−1} < 1; the weights are w_{ℓ−m} = 1 − e^{−((ε − t) + mε)} <= (ε − t) + mε. Hence
+    V_ℓ <= B(ℓ) [ (ε − t)/(1 − ρ) + ε ρ/(1 − ρ)² ], tight to first order when the terms fall geometrically.
+    """
+    if ell == 0:
+        return None
+    t = _t(k, e, g, ell)
+    q, omq = _rr_balls(e, t)
+    r = omq / q * (k - ell + 1) / ell
+    if not r > 1:
+        return None
+    rho = 1 / r
+    return _mass(k, ell, q.log(), omq.log()) * (ball(e - t) / (1 - rho) + ball(e) * rho / (1 - rho) ** 2)
+
+
+def _survivors(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int) -> tuple[list[int], int]:
+    """Candidates in [lo, hi] not certainly below ``level`` by the Chernoff block bound; and blocks evaluated."""
+    ef, gf = float(e), float(g)
+    out: list[int] = []
+    stack = [(lo, hi)]
+    blocks = 0
+    while stack:
+        a, b = stack.pop()
+        if b - a < 32:
+            # small blocks: the O(1) head bound of each candidate is cheaper than splitting further
+            for ell in range(a, b + 1):
+                head = _head_bound(k, e, g, ell)
+                if head is None or not head < level:
+                    out.append(ell)
+            continue
+        mid = (a + b) // 2
+        tm = float(_t(k, e, g, mid))
+        lam = _chernoff_lambda(k, ef, k * tm - gf, tm)
+        if lam is not None:
+            blocks += 1
+            bound = _chernoff_block(k, e, g, a, b, Fraction(lam))
+            if bound < level:
+                continue
+        stack += [(mid + 1, b), (a, mid)]
+    return sorted(out), blocks
+
+
+@dataclass(frozen=True)
+class Optimum:
+    """A certified δ_OPT with its maximising candidates.
+
+    Attributes:
+        enclosure: rigorous enclosure of δ_OPT (exact when δ_OPT is rational: 0 for ε_g >= kε).
+        maximisers: the maximising ℓ (several only when proved equal, e.g. ℓ and k−1−ℓ at ε_g = 0); empty in
+            the boundary cases |ε_g| >= kε.
+        t: the maximising t_ℓ = (ε_g + (ℓ+1)ε)/(k+1), exact.
+        exact_tie: whether several maximisers were proved equal (exactly, by the symmetry).
+        precision: bits used.
+        interior: how many interior candidates there were; summed: how many were summed.
+    """
+
+    enclosure: Enclosure
+    maximisers: tuple[int, ...]
+    t: tuple[Fraction, ...]
+    exact_tie: bool
+    precision: int
+    interior: int
+    summed: int
+
+
+def _boundary(k: int, e: Fraction, g: Fraction, prec: int) -> arb | Fraction | None:
+    if g >= k * e:
+        return Fraction(0)
+    if g <= -k * e:
+        with workprec(prec):
+            return -ball(g).expm1()
+    return None
+
+
+def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -> Optimum:
+    with workprec(start_prec):
+        b = _boundary(k, e, g, start_prec)
+    if b is not None:
+        return Optimum(
+            Enclosure.exact(b) if isinstance(b, Fraction) else Enclosure.from_ball(b), (), (), False, 0, 0, 0
+        )
+    lo, hi = candidates(k, e, g)
+    _, best = _float_best(k, e, g)
+    prec0 = max(start_prec, 64)
+    with workprec(prec0):
+        level = candidate_value(k, e, g, best, prec0)
+    with workprec(prec0 + _guard_bits(k, e)):
+        alive, _ = _survivors(k, e, g, level.lower(), lo, hi)
+    if len(alive) > 8:
+        # cheap passes: each survivor summed to 2^-4, 2^-16, 2^-28 relative (the terms needed grow with the bits)
+        # and dropped if certainly below the best candidate's lower bound; near the optimum the candidate values
+        # are flat (within a factor 2 over about sqrt(k) candidates), so bounds cruder than sums cannot separate them
+        with workprec(prec0):
+            for bits in (0, 12, 24):  # rising accuracy on fewer and fewer candidates
+                alive = [ell for ell in alive if not candidate_value(k, e, g, ell, bits) < level.lower()]
+    if best not in alive:
+        alive.append(best)
+    items: list[Any] = sorted(alive)
+    if g < 0:
+        items.append("end")
+
+    def value(c: Any, prec: int) -> arb | Fraction:
+        if c == "end":
+            return -ball(g).expm1()
+        return candidate_value(k, e, g, c, prec)
+
+    def equal(a: Any, b: Any) -> bool:
+        # δ^k(t, 0) = δ^k(ε − t, 0) and t_{k−1−ℓ} = ε − t_ℓ at ε_g = 0 (notes fact 2.3(d)): an exact tie
+        return g == 0 and a != "end" and b != "end" and a + b == k - 1
+
+    res = certified_argmax(
+        items,
+        value,
+        equal=equal,
+        start_prec=start_prec,
+        max_prec=max_prec,
+        what=f"br.nonadaptive(k={k}, eps={e}, eps_g={g})",
+    )
+    if "end" in res.maximisers:  # Lemma 5.3: never optimal inside (−kε, kε); kept for safety
+        return Optimum(res.enclosure, (), (), False, res.precision, hi - lo + 1, len(alive))
+    ells = tuple(int(c) for c in res.maximisers)
+    return Optimum(
+        res.enclosure, ells, tuple(_t(k, e, g, c) for c in ells), res.exact_tie, res.precision, hi - lo + 1, len(alive)
+    )
+
+
+def nonadaptive_optimum(k: Any, eps: Any, eps_g: Any, *, max_prec: int = MAX_PREC) -> Optimum:
+    """Certified δ_OPT(k, ε, ε_g) with the maximising candidate(s) ℓ and t_ℓ (Theorem 3 of Dong–Durfee–Rogers).
+
+    Args:
+        k: number of mechanisms, an integer in [1, :data:`BR_MAX_K`].
+        eps: per-mechanism ε > 0 (decimals as strings to mean them exactly).
+        eps_g: global ε_g, any real.
+        max_prec: the largest precision (bits).
+
+    Returns:
+        An :class:`Optimum`.
+
+    Raises:
+        InvalidParameter: for bad inputs.
+        PrecisionExhausted: if two candidates can be neither separated nor proved equal at ``max_prec``.
+
+    References:
+        Dong–Durfee–Rogers ICML 2020, Theorem 3, Lemma 5.2, Lemma 6.2.
+
+    >>> opt = nonadaptive_optimum(2, 1, 0)
+    >>> opt.maximisers, opt.t, opt.exact_tie
+    ((0, 1), (Fraction(1, 3), Fraction(2, 3)), True)
+    """
+    k = _K.parse(k)
+    e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
+    return _optimum(k, e, g, START_PREC, max_prec)
+
+
+def nonadaptive_delta_ball(ctx: Any, k: int, eps: Exact | Fraction, eps_g: Exact | Fraction) -> arb | Fraction:
+    """Rigorous ball of δ_OPT(k, ε, ε_g) at about ctx.prec bits (exact 0 for ε_g >= kε).
+
+    References:
+        Dong–Durfee–Rogers ICML 2020, Theorem 3 and Lemma 5.2.
+    """
+    k = _K.parse(k)
+    e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
+    opt = _optimum(k, e, g, ctx.prec, max(ctx.prec, getattr(ctx, "max_prec", MAX_PREC)))
+    enc = opt.enclosure
+    if enc.is_exact:
+        return enc.lo
+    return ball(enc.lo).union(ball(enc.hi))
+
+
+def nonadaptive_delta(k: Any, eps: Any, eps_g: Any, *, rel_tol: float = 1e-15, max_prec: int = MAX_PREC) -> Enclosure:
+    """Certified enclosure of δ_OPT(k, ε, ε_g) of k nonadaptively composed ε-BR mechanisms.
+
+    Args:
+        k: number of mechanisms, an integer in [1, :data:`BR_MAX_K`].
+        eps: per-mechanism ε > 0 (decimals as strings to mean them exactly).
+        eps_g: global ε_g, any real (negative values are meaningful).
+        rel_tol: relative width asked for.
+        max_prec: the largest precision (bits).
+
+    Returns:
+        An :class:`~dpcert.arith.ball.Enclosure`.
+
+    Raises:
+        InvalidParameter: for bad inputs.
+        PrecisionExhausted: if ``max_prec`` does not suffice.
+
+    References:
+        Dong–Durfee–Rogers ICML 2020, Theorem 3.
+
+    >>> nonadaptive_delta(1, 1, 0).short(12)   # tanh(1/4)
+    '[0.244918662403, 0.244918662404]'
+    """
+    return DELTA.enclose(k=k, eps=eps, eps_g=eps_g, rel_tol=rel_tol, max_prec=max_prec)
+
+
+# --------------------------------------------------------------------------------------------- ε_g(δ)
+
+
+def nonadaptive_eps_float(k: Any, eps: Any, delta: Any) -> float:
+    """float64 least ε_g >= 0 with δ_OPT(ε_g) <= δ, by Brent's method on log δ_OPT (evidence).
+
+    Returns 0 when δ >= δ_OPT(0).
+
+    References:
+        Dong–Durfee–Rogers ICML 2020, Theorem 3 (inverted; δ_OPT is continuous and decreasing on (−kε, kε)).
+    """
+    from scipy.optimize import brentq
+
+    k = _K.parse(k)
+    e, d = _exact(_EPS, eps), _exact(_DELTA, delta)
+    ef, df = float(e), float(d)
+    if nonadaptive_delta_float(k, e, 0) <= df:
+        return 0.0
+
+    def f(x: float) -> float:
+        v = nonadaptive_delta_float(k, e, Fraction(x))
+        return (math.log(v) if v > 0 else -1e300) - math.log(df)
+
+    return brentq(f, 0.0, k * ef, xtol=1e-14, rtol=1e-15, maxiter=200)
+
+
+def _below(k: int, e: Fraction, g: Fraction, d: Fraction, prec: int) -> bool | None:
+    """Decide δ_OPT(g) <= d (None: undecided at this precision)."""
+    b = _boundary(k, e, g, prec)
+    if isinstance(b, Fraction):
+        return b <= d
+    if b is not None:
+        return le(b, ball(d))
+    lo, hi = candidates(k, e, g)
+    if g < 0 and not (-ball(g).expm1() <= ball(d)):
+        return False if -ball(g).expm1() > ball(d) else None
+    with workprec(prec + _guard_bits(k, e)):
+        alive, _ = _survivors(k, e, g, ball(d), lo, hi)
+    for ell in alive:
+        v = candidate_value(k, e, g, ell, prec, above=d)
+        if v > ball(d):
+            return False
+        if not v <= ball(d):
+            return None
+    return True
+
+
+def _eps_bracket(
+    k: int, e: Fraction, d: Fraction, tol: Fraction, start_prec: int, max_prec: int
+) -> tuple[Fraction, Fraction]:
+    def decide(g: Fraction, prec: int) -> Probe | None:
+        holds = _below(k, e, g, d, prec)
+        if holds is None or not -k * e < g < k * e:
+            return None if holds is None else Probe(holds)
+        # Newton hints on log δ (close to quadratic in ε_g): the best candidate's value v and Σ masses P give
+        # dδ/dε_g = v − P at fixed t (envelope theorem); hints only, never trusted for the answer
+        v, mass = candidate_value(k, e, g, _float_best(k, e, g)[1], prec, plain=True)
+        if not v > 0:
+            return Probe(holds)
+        return Probe(holds, fraction_of((v / ball(d)).log().mid()), fraction_of(((v - mass) / v).mid()))
+
+    def guess() -> float:
+        return nonadaptive_eps_float(k, e, d)
+
+    br = certified_root(
+        decide,
+        0,
+        k * e,
+        tol=tol,
+        guess=guess,
+        guess_rel_err=Fraction(1, 2**40),
+        start_prec=start_prec,
+        max_prec=max_prec,
+        what=f"br.nonadaptive: delta(k={k}, eps={e}, eps_g) <= {d}",
+    )
+    return br.lo, br.hi
+
+
+def nonadaptive_eps(
+    k: Any, eps: Any, delta: Any, *, tol: Any = Fraction(1, 10**12), max_prec: int = MAX_PREC
+) -> Enclosure:
+    """Certified bracket of the least ε_g >= 0 with δ_OPT(k, ε, ε_g) <= δ (nonadaptive BR composition).
+
+    Args:
+        k: number of mechanisms, an integer in [1, :data:`BR_MAX_K`].
+        eps: per-mechanism ε > 0.
+        delta: target δ in (0, 1).
+        tol: relative width of the bracket.
+        max_prec: the largest precision (bits).
+
+    Returns:
+        ``Enclosure(lo, hi)``: δ_OPT(hi) <= δ certified (hi is a valid ε_g); δ_OPT(lo) > δ certified, or lo = 0.
+
+    Raises:
+        InvalidParameter: for bad inputs.
+        PrecisionExhausted: if a comparison is undecided at ``max_prec``.
+
+    References:
+        Dong–Durfee–Rogers ICML 2020, Theorem 3; Figure 1 (BR OptComp curve).
+
+    >>> nonadaptive_eps(100, "0.1", "1e-6").decimal(7)
+    ('2.246026', '2.246027')
+    """
+    parsed = EPS.parse({"k": k, "eps": eps, "delta": delta})
+    t = parse_rational(tol, "tol").value
+    if t <= 0:
+        raise InvalidParameter("tol", tol, "a positive real number")
+    lo, hi = _eps_bracket(parsed["k"], parsed["eps"].value, parsed["delta"].value, t, START_PREC, max_prec)  # type: ignore[union-attr,arg-type]
+    return Enclosure(lo, hi)
+
+
+def nonadaptive_eps_ball(ctx: Any, k: int, eps: Exact | Fraction, delta: Exact | Fraction) -> arb | Fraction:
+    """Rigorous ball of the nonadaptive ε_g(δ), relative width about 2^-(ctx.prec/2).
+
+    References:
+        Dong–Durfee–Rogers ICML 2020, Theorem 3.
+    """
+    k = _K.parse(k)
+    e, d = _exact(_EPS, eps), _exact(_DELTA, delta)
+    cap = getattr(ctx, "max_prec", MAX_PREC)
+    lo, hi = _eps_bracket(k, e, d, Fraction(1, 2 ** (ctx.prec // 2)), min(ctx.prec, cap), cap)
+    if lo == hi:
+        return lo
+    with workprec(ctx.prec):
+        return ball(lo).union(ball(hi))
+
+
+DELTA = Quantity(
+    "br.nonadaptive.delta",
+    (_K, _EPS, _EPS_G),
+    nonadaptive_delta_ball,
+    _REF,
+    "optimal delta(eps_g) of k nonadaptively composed eps-bounded-range mechanisms",
+    float=lambda k, eps, eps_g: nonadaptive_delta_float(k, eps, eps_g),
+    float_rtol=1e-9,
+)
+EPS = Quantity(
+    "br.nonadaptive.eps",
+    (_K, _EPS, _DELTA),
+    nonadaptive_eps_ball,
+    _REF,
+    "least eps_g >= 0 with optimal nonadaptive delta(eps_g) <= delta for k eps-bounded-range mechanisms",
+    float=lambda k, eps, delta: nonadaptive_eps_float(k, eps, delta),
+    float_rtol=1e-9,
+)
+
+QUANTITIES = [DELTA, EPS]
