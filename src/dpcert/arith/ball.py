@@ -31,6 +31,7 @@ __all__ = [
     "le",
     "sign",
     "sign_at_exp",
+    "at_exp",
     "Enclosure",
     "fraction_of",
 ]
@@ -128,6 +129,20 @@ def sign(a: arb) -> int | None:
 
 def _eval_poly(p: fmpq_poly, x: arb) -> arb:
     return arb_poly([arb(c) for c in p.coeffs()])(x) if not p.is_zero() else arb(0)
+
+
+def at_exp(f: RationalFunction, eps: Fraction | Exact) -> arb:
+    """A ball of the rational function f at x = e^ε, at the current working precision (see :func:`workprec`).
+
+    Raises:
+        ZeroDivisionError: if the denominator's ball contains 0 (a pole, or too little precision).
+    """
+    e = eps.value if isinstance(eps, Exact) else Fraction(eps)
+    x = ball(e).exp()
+    den = _eval_poly(f.den, x)
+    if sign(den) in (None, 0):
+        raise ZeroDivisionError(f"denominator of {f!r} not separated from 0 at x = e^{e}")
+    return _eval_poly(f.num, x) / den
 
 
 def sign_at_exp(

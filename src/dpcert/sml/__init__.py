@@ -2,6 +2,8 @@
 
 * :mod:`dpcert.sml.mechanism`: exact SML of a finite mechanism (Proposition IV.1) by branch and bound, with the
   maximising selection; bounds and the sandwich with min-entropy and maximal leakage (Property IV.1).
+* :mod:`dpcert.sml.parametric`: the same maximum, exactly, for entries that are rational functions of x = e^ε
+  (every comparison a sign of a rational function at e^ε), with exp Π as a rational function.
 * :mod:`dpcert.sml.deterministic`: deterministic mechanisms by maximum bipartite matching (Proposition IV.2).
 * :mod:`dpcert.sml.operations`: composition and post-processing (Theorems IV.2, IV.3).
 * :mod:`dpcert.sml.tabular`: randomized response and the quantization mechanism over histograms (§V, Theorem
