@@ -35,9 +35,14 @@ FLOAT_QUANTITIES = sorted(
 EXACT_ONLY = sorted(n for n, q in registry.quantities().items() if q.exact and q.float is None)
 
 
+#: Bracket quantities: certified two-sided brackets narrowed by effort (a lattice), tested in their package's tests.
+BRACKETS = sorted(n for n, q in registry.quantities().items() if q.bracket)
+
+
 def test_every_quantity_has_an_independent_float_evaluator_or_is_exact_only():
-    ball_only = sorted(n for n, q in registry.quantities().items() if q.float is None and not q.exact)
+    ball_only = sorted(n for n, q in registry.quantities().items() if q.float is None and not q.exact and not q.bracket)
     assert ball_only == []
+    assert BRACKETS == ["br.adaptive.delta"]
 
 
 @pytest.mark.parametrize("name", EXACT_ONLY)

@@ -78,3 +78,21 @@ def test_bad_input():
         adaptive_bracket(2, 1, 0, n=0)
     with pytest.raises(InvalidParameter):
         adaptive_bracket(2, 0, 0)
+
+
+def test_the_adaptive_delta_quantity_is_the_bracket_and_decides_claims():
+    from dpcert.core.claim import AtLeast, AtMost, QuantityClaim, Verdict
+    from dpcert.engine.registry import quantity
+
+    q = quantity("br.adaptive.delta")
+    # k = 2, eps = 1, eps_g = 0: A_2(0) = 0.303365496483… (notes §4.3), above the nonadaptive optimum
+    enc = q.enclose(k=2, eps="1", eps_g="0", rel_tol=1e-2)
+    assert enc.lo <= Fraction("0.303365496483182259") <= enc.hi and enc.rel_width() <= 1e-2
+    inputs = {"k": 2, "eps": "1", "eps_g": "0"}
+    holds = QuantityClaim("t.br.a2", "notes §4.3", "s", quantity=q, inputs=inputs, comparison=AtLeast.of("0.3"))
+    fails = QuantityClaim("t.br.a2b", "notes §4.3", "s", quantity=q, inputs=inputs, comparison=AtMost.of("0.3"))
+    assert holds.check().verdict is Verdict.CERTIFIED
+    assert fails.check().verdict is Verdict.REFUTED
+    # where |eps_g| >= (k - 1) eps the bracket is the nonadaptive optimum (Lemma 6.10)
+    band = q.enclose(k=3, eps="1", eps_g="2.5", rel_tol=1e-12)
+    assert band.overlaps(quantity("br.nonadaptive.delta").enclose(k=3, eps="1", eps_g="2.5"))

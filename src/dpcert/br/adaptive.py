@@ -39,8 +39,9 @@ import numpy as np
 
 from dpcert.arith.ball import Enclosure, ball, workprec
 from dpcert.br.nonadaptive import _EPS, _EPS_G, _K, _exact, nonadaptive_delta
+from dpcert.core.quantity import Quantity
 
-__all__ = ["AdaptiveBracket", "adaptive_bracket", "lattice_bracket"]
+__all__ = ["AdaptiveBracket", "adaptive_bracket", "lattice_bracket", "QUANTITIES"]
 
 _U = Fraction(1, 2**53)
 _TINY = Fraction(1, 2**1074)
@@ -167,3 +168,25 @@ def adaptive_bracket(k: Any, eps: Any, eps_g: Any, *, n: int = 200) -> AdaptiveB
     m_lo, m_hi = math.floor(x), math.ceil(x)
     lo, hi = lattice_bracket(k, e, m_lo, m_hi, n)
     return AdaptiveBracket(max(lo, na.lo), max(hi, na.hi), n, na, time.perf_counter() - start)
+
+
+def _adaptive_ball(ctx: Any, k: int, eps: Any, eps_g: Any) -> Any:
+    """The certified bracket as a ball; the lattice resolution N follows the precision asked for (N = prec), so
+    the rising precision of a claim or of ``dpcert eval --digits`` refines the lattice until it decides."""
+    br = adaptive_bracket(k, eps, eps_g, n=max(16, ctx.prec))
+    if br.lo == br.hi:
+        return br.lo
+    return ball(br.lo).union(ball(br.hi))
+
+
+QUANTITIES = [
+    Quantity(
+        "br.adaptive.delta",
+        (_K, _EPS, _EPS_G),
+        _adaptive_ball,
+        "Dong–Durfee–Rogers ICML 2020, Lemmas 3.2, 6.1, 6.7–6.10; notes br_composition.md §3.4",
+        "optimal delta(eps_g) of the k-fold adaptive composition of eps-BR mechanisms: the certified lattice "
+        "bracket (resolution N = the working precision; narrows like 1/N at cost O(k^2 N^2))",
+        bracket=True,
+    ),
+]

@@ -47,6 +47,10 @@ class Quantity:
         float_rtol: relative tolerance the float evaluator is tested to (cross-check harness).
         exact: the value is rational and ``ball`` returns it as an exact ``Fraction`` for every input; such a
             quantity needs no float twin (a float of the exact value would be no cross-check at all).
+        bracket: the enclosure is a certified two-sided bracket whose width shrinks with effort (a lattice, a
+            search) rather than like 2^-prec; ``ball`` maps the precision to that effort. Such a quantity decides
+            claims as every other one, but cannot reach arbitrary relative widths, so it has no float twin to
+            cross-check at 1e-12 (its ends are tested against independent bounds instead).
     """
 
     name: str
@@ -58,6 +62,7 @@ class Quantity:
     float_rtol: float = 1e-12
     tags: tuple[str, ...] = field(default=())
     exact: bool = False
+    bracket: bool = False
 
     def parse(self, inputs: Mapping[str, Any]) -> dict[str, Value]:
         """Validate and parse raw inputs (strings, ints, Fractions, floats)."""
