@@ -98,3 +98,14 @@ def test_console_script_entry_point_runs():
     )
     assert proc.returncode == 0
     assert len(json.loads(proc.stdout)) == 16
+
+
+def test_check_takes_a_directory_of_certificates(capsys, tmp_path):
+    import shutil
+
+    from dpcert.engine.manifest import bundled_dir
+
+    for name in ("composition.kov.eps.brnotes_eps1_k1.json", "darrm.table2.mnist.q20.eps.json"):
+        shutil.copy(bundled_dir() / "certificates" / name, tmp_path / name)
+    code, out, _ = run(capsys, "check", str(tmp_path))
+    assert code == 0 and out.count("OK") == 2

@@ -127,7 +127,11 @@ def _cmd_verify(a: argparse.Namespace) -> int:
 def _cmd_check(a: argparse.Namespace) -> int:
     from dpcert.engine.certificate import recheck
 
-    reports = [recheck(p) for p in a.certificates]
+    paths: list[Path] = []
+    for given in a.certificates:  # a directory means every certificate in it
+        p = Path(given)
+        paths += sorted(p.glob("*.json")) if p.is_dir() else [p]
+    reports = [recheck(p) for p in paths]
     if a.json:
         _print_json([r.to_json() for r in reports])
     else:
@@ -277,7 +281,7 @@ def _parser() -> argparse.ArgumentParser:
     v.set_defaults(fn=_cmd_verify)
 
     c = sub.add_parser("check", help="re-check certificates")
-    c.add_argument("certificates", nargs="+", metavar="CERT.json")
+    c.add_argument("certificates", nargs="+", metavar="CERT.json|DIR")
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=_cmd_check)
 
