@@ -32,6 +32,7 @@ __all__ = [
     "sign",
     "sign_at_exp",
     "at_exp",
+    "poly_at",
     "Enclosure",
     "fraction_of",
 ]
@@ -127,7 +128,8 @@ def sign(a: arb) -> int | None:
     return None
 
 
-def _eval_poly(p: fmpq_poly, x: arb) -> arb:
+def poly_at(p: Any, x: arb) -> arb:
+    """A ball of the polynomial ``p`` (``fmpq_poly`` or ``fmpz_poly``) at the ball ``x``."""
     return arb_poly([arb(c) for c in p.coeffs()])(x) if not p.is_zero() else arb(0)
 
 
@@ -139,10 +141,10 @@ def at_exp(f: RationalFunction, eps: Fraction | Exact) -> arb:
     """
     e = eps.value if isinstance(eps, Exact) else Fraction(eps)
     x = ball(e).exp()
-    den = _eval_poly(f.den, x)
+    den = poly_at(f.den, x)
     if sign(den) in (None, 0):
         raise ZeroDivisionError(f"denominator of {f!r} not separated from 0 at x = e^{e}")
-    return _eval_poly(f.num, x) / den
+    return poly_at(f.num, x) / den
 
 
 def sign_at_exp(
@@ -177,7 +179,7 @@ def sign_at_exp(
 
     def step(prec: int) -> int | None:
         x = ball(e).exp()
-        s_num, s_den = sign(_eval_poly(rf.num, x)), sign(_eval_poly(rf.den, x))
+        s_num, s_den = sign(poly_at(rf.num, x)), sign(poly_at(rf.den, x))
         if s_num is None or s_den is None or s_den == 0:
             return None
         return s_num * s_den
@@ -221,6 +223,19 @@ class Enclosure:
         # at the ambient precision).
         mid, rad = fraction_of(a.mid()), fraction_of(a.rad())
         return cls(mid - rad, mid + rad)
+
+    def ball(self) -> arb | Fraction:
+        """What a quantity's ball evaluator returns for this enclosure: the exact value when ``lo == hi``, else a
+        ball containing [lo, hi] at the current working precision.
+
+        Raises:
+            ValueError: for an unbounded enclosure.
+        """
+        if self.lo is None or self.hi is None:
+            raise ValueError("an unbounded enclosure has no ball")
+        if self.lo == self.hi:
+            return self.lo
+        return ball(self.lo).union(ball(self.hi))
 
     @classmethod
     def exact(cls, x: Fraction | int) -> Enclosure:

@@ -173,10 +173,7 @@ def adaptive_bracket(k: Any, eps: Any, eps_g: Any, *, n: int = 200) -> AdaptiveB
 def _adaptive_ball(ctx: Any, k: int, eps: Any, eps_g: Any) -> Any:
     """The certified bracket as a ball; the lattice resolution N follows the precision asked for (N = prec), so
     the rising precision of a claim or of ``dpcert eval --digits`` refines the lattice until it decides."""
-    br = adaptive_bracket(k, eps, eps_g, n=max(16, ctx.prec))
-    if br.lo == br.hi:
-        return br.lo
-    return ball(br.lo).union(ball(br.hi))
+    return adaptive_bracket(k, eps, eps_g, n=max(16, ctx.prec)).enclosure.ball()
 
 
 QUANTITIES = [

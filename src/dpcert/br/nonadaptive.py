@@ -483,10 +483,7 @@ def nonadaptive_delta_ball(ctx: Any, k: int, eps: Exact | Fraction, eps_g: Exact
     k = _K.parse(k)
     e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
     opt = _optimum(k, e, g, ctx.prec, max(ctx.prec, getattr(ctx, "max_prec", MAX_PREC)))
-    enc = opt.enclosure
-    if enc.is_exact:
-        return enc.lo
-    return ball(enc.lo).union(ball(enc.hi))
+    return opt.enclosure.ball()
 
 
 def nonadaptive_delta(k: Any, eps: Any, eps_g: Any, *, rel_tol: float = 1e-15, max_prec: int = MAX_PREC) -> Enclosure:
@@ -636,10 +633,8 @@ def nonadaptive_eps_ball(ctx: Any, k: int, eps: Exact | Fraction, delta: Exact |
     e, d = _exact(_EPS, eps), _exact(_DELTA, delta)
     cap = getattr(ctx, "max_prec", MAX_PREC)
     lo, hi = _eps_bracket(k, e, d, Fraction(1, 2 ** (ctx.prec // 2)), min(ctx.prec, cap), cap)
-    if lo == hi:
-        return lo
     with workprec(ctx.prec):
-        return ball(lo).union(ball(hi))
+        return Enclosure(lo, hi).ball()
 
 
 DELTA = Quantity(

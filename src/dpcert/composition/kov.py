@@ -472,10 +472,8 @@ def kov_eps_ball(
     prec = ctx.prec
     cap = getattr(ctx, "max_prec", MAX_PREC) if max_prec is None else max_prec
     lo, hi = _eps_bracket(k, e, d, Fraction(1, 2 ** (prec // 2)), start_prec=min(prec, cap), max_prec=cap)
-    if lo == hi:
-        return lo
     with workprec(prec):
-        return ball(lo).union(ball(hi))
+        return Enclosure(lo, hi).ball()
 
 
 # --------------------------------------------------------------------------------------------- quantities

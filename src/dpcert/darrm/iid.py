@@ -17,11 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
-from typing import Any
 
 from flint import arb
 
-from dpcert.arith.ball import Enclosure, ball, workprec
+from dpcert.arith.ball import Enclosure, ball, poly_at, workprec
 from dpcert.arith.exact import RationalFunction
 from dpcert.core.claim import Verdict
 from dpcert.darrm.privacy import PrivacyResult, Problem, certify, row_margin
@@ -37,7 +36,7 @@ def iid_margin(pr: Problem, p: Fraction, pp: Fraction, prec: int = 256) -> arb:
         X = (ball(pr.m) * ball(pr.eps)).exp()
         sc = pr.gamma.scale
         if isinstance(sc, RationalFunction):
-            s = _ev(sc.num, x) / _ev(sc.den, x)
+            s = poly_at(sc.num, x) / poly_at(sc.den, x)
         else:
             s = ball(sc)
 
@@ -49,13 +48,6 @@ def iid_margin(pr: Problem, p: Fraction, pp: Fraction, prec: int = 256) -> arb:
             return acc
 
         return s * (phi(p) - X * phi(pp)) - (X - 1 + 2 * ball(pr.delta))
-
-
-def _ev(poly: Any, x: arb) -> arb:
-    acc = arb(0)
-    for c in reversed(poly.coeffs()):
-        acc = acc * x + arb(c)
-    return acc
 
 
 def in_region(pr: Problem, p: Fraction, pp: Fraction) -> bool:

@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 from flint import arb, fmpq, fmpq_poly, fmpz_poly
 
-from dpcert.arith.ball import MAX_PREC, Enclosure, ball, refine, sign, sign_at_exp, workprec
-from dpcert.arith.exact import Exact, RationalFunction, X
+from dpcert.arith.ball import MAX_PREC, Enclosure, ball, poly_at, refine, sign, sign_at_exp, workprec
+from dpcert.arith.exact import Exact, RationalFunction, X, to_fraction
 from dpcert.core.claim import Verdict
 from dpcert.core.parallel import Summary, map_chunks
 from dpcert.darrm.corners import corner_label, corners, n_multisets
@@ -49,10 +49,6 @@ __all__ = ["Problem", "problem", "PrivacyResult", "certify", "row_margin", "plai
 
 #: Counterexamples kept per chunk (the count of violating rows is exact).
 MAX_REFUTED_PER_CHUNK = 3
-
-
-def _frac(v: Any) -> Fraction:
-    return v.value if isinstance(v, Exact) else Fraction(v)
 
 
 @dataclass(frozen=True)
@@ -87,7 +83,7 @@ def problem(gamma: Gamma, K: Any, m: Any, eps: Any, Delta: Any, delta: Any, *, m
         InvalidParameter: K not odd, m outside [1, K], ε < 0, Δ or δ outside [0, 1), Δ > δ, γ of the wrong length.
     """
     K = check_k(K)
-    m, eps, Delta, delta = _frac(m), _frac(eps), _frac(Delta), _frac(delta)
+    m, eps, Delta, delta = to_fraction(m), to_fraction(eps), to_fraction(Delta), to_fraction(delta)
     if not 1 <= m <= K:
         raise InvalidParameter("m", m, f"a real with 1 <= m <= K = {K}")
     if eps < 0:
@@ -220,10 +216,10 @@ class RowMargin:
             y = (ball(pr.m) * ball(pr.eps)).exp()
             sc = pr.gamma.scale
             if isinstance(sc, RationalFunction):
-                s = _ev(sc.num, x) / _ev(sc.den, x)
+                s = poly_at(sc.num, x) / poly_at(sc.den, x)
             else:
                 s = ball(sc)
-            return s * (_ev(self.N1, x) - y * _ev(self.N2, x)) / (x + 1) ** pr.K - (y - 1 + 2 * ball(pr.delta))
+            return s * (poly_at(self.N1, x) - y * poly_at(self.N2, x)) / (x + 1) ** pr.K - (y - 1 + 2 * ball(pr.delta))
 
     def sign(self) -> int:
         """The exact sign of the margin at x = e^ε (0 only for an exact equality).
@@ -264,13 +260,6 @@ def _rhs_poly(K: int, m: int, delta: Fraction) -> fmpq_poly:
     return (fmpq_poly([0] * m + [1]) + fmpq(c.numerator, c.denominator)) * fmpq_poly([1, 1]) ** K
 
 
-def _ev(p: fmpq_poly, x: arb) -> arb:
-    acc = arb(0)
-    for c in reversed(p.coeffs()):
-        acc = acc * x + arb(c)
-    return acc
-
-
 def row_margin(pr: Problem, counts: tuple[int, ...]) -> RowMargin:
     """The exact margin of the multiset with corner counts ``counts``."""
     if len(counts) != pr.n_corners or sum(counts) != pr.K or min(counts) < 0:
@@ -288,7 +277,7 @@ def _float_setting(pr: Problem) -> FloatSetting:
     if isinstance(g.scale, RationalFunction):
         with workprec(160):
             x = ball(pr.eps).exp()
-            s = _ev(g.scale.num, x) / _ev(g.scale.den, x)
+            s = poly_at(g.scale.num, x) / poly_at(g.scale.den, x)
             vals: tuple = tuple(s * ball(v) for v in g.table)
     else:
         vals = tuple(g.scale * v for v in g.table)
@@ -546,7 +535,7 @@ def _margin_ball(ctx: Any, gamma: str, K: int, m: Exact, eps: Exact, Delta: Exac
     """darrm.privacy.margin: the largest margin over 𝒫 (<= 0 means private), exactly 0 when tight."""
     from dpcert.darrm.gamma import named_gamma
 
-    mv, ev, Dv, dv = _frac(m), _frac(eps), _frac(Delta), _frac(delta)
+    mv, ev, Dv, dv = to_fraction(m), to_fraction(eps), to_fraction(Delta), to_fraction(delta)
     g = named_gamma(gamma, check_k(K), mv, ev, Dv, dv)
     pr = problem(g, K, mv, ev, Dv, dv)
     res = certify_cached(pr)
@@ -564,6 +553,6 @@ def _margin_ball(ctx: Any, gamma: str, K: int, m: Exact, eps: Exact, Delta: Exac
 def _margin_float(gamma: str, K: int, m: Exact, eps: Exact, Delta: Exact, delta: Exact) -> float:
     from dpcert.darrm.gamma import named_gamma
 
-    mv, ev, Dv, dv = _frac(m), _frac(eps), _frac(Delta), _frac(delta)
+    mv, ev, Dv, dv = to_fraction(m), to_fraction(eps), to_fraction(Delta), to_fraction(delta)
     pr = problem(named_gamma(gamma, check_k(K), mv, ev, Dv, dv), K, mv, ev, Dv, dv)
     return plain_loop_max(pr)[0]

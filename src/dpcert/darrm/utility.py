@@ -16,7 +16,7 @@ from fractions import Fraction
 from math import comb
 from typing import Any
 
-from dpcert.arith.exact import Exact
+from dpcert.arith.exact import to_fraction
 from dpcert.core.params import integer, probability, real
 from dpcert.core.quantity import Quantity
 from dpcert.darrm.gamma import Gamma, check_integer_m, check_k, named_gamma
@@ -97,12 +97,8 @@ def surrogate(gamma: Gamma, mu: Fraction) -> Fraction:
     return -sum(((b[l] - b[K - l]) * g[l] for l in range(H + 1, K + 1)), Fraction(0)) / 2
 
 
-def _frac(v: Any) -> Fraction:
-    return v.value if isinstance(v, Exact) else Fraction(v)
-
-
 def _gamma(gamma: str, K: int, m: Any) -> Gamma:
-    mv = _frac(m)
+    mv = to_fraction(m)
     check_k(K)
     check_integer_m(K, mv)
     if gamma == "const":
@@ -111,12 +107,12 @@ def _gamma(gamma: str, K: int, m: Any) -> Gamma:
 
 
 def _error_ball(ctx: Any, gamma: str, K: int, m: Any, mu: Any) -> Fraction:
-    return error_iid(_gamma(gamma, K, m), _frac(mu))
+    return error_iid(_gamma(gamma, K, m), to_fraction(mu))
 
 
 def _error_float(gamma: str, K: int, m: Any, mu: Any) -> float:
     g = [float(v) for v in _gamma(gamma, K, m).table]
-    x = float(_frac(mu))
+    x = float(to_fraction(mu))
     H = (K - 1) // 2
     tot = 0.0
     for l in range(K + 1):

@@ -41,7 +41,7 @@ from flint import arb, fmpq
 from numpy.typing import ArrayLike, NDArray
 
 from dpcert.arith.ball import ball, refine
-from dpcert.arith.exact import Exact
+from dpcert.arith.exact import Exact, to_fraction
 from dpcert.errors import InvalidParameter
 
 __all__ = [
@@ -62,10 +62,6 @@ __all__ = [
     "cor2_ball",
     "cor2_float",
 ]
-
-
-def _frac(x: Exact | Fraction | int) -> Fraction:
-    return x.value if isinstance(x, Exact) else Fraction(x)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -111,7 +107,7 @@ def nbar(n: int, eps0: Exact | Fraction | int) -> int:
     >>> nbar(10**6, Fraction(1, 2)), nbar(42, 3), nbar(43, 3)
     (303266, 1, 1)
     """
-    e = _frac(eps0)
+    e = to_fraction(eps0)
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise InvalidParameter("n", n, "an integer >= 1")
     if e < 0:
@@ -137,7 +133,7 @@ def cor1_applies(n: int, eps0: Exact | Fraction | int, lam: int, *, max_prec: in
     References:
         Girgis et al. (CCS 2021), Corollary 1.
     """
-    e = _frac(eps0)
+    e = to_fraction(eps0)
     if e == 0:
         return Fraction(lam) ** 4 < Fraction(n, 9)
 
@@ -204,7 +200,7 @@ def eq8_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb:
     References:
         Girgis et al. (CCS 2021), Remark 2, eq. (8) (convexity of (λ−1)D_λ: van Erven–Harremoës 2014).
     """
-    lv = _frac(lam)
+    lv = to_fraction(lam)
     lo, hi = lv.numerator // lv.denominator, -((-lv.numerator) // lv.denominator)
     if lo == hi:
         return thm1_ball(ctx, n, eps0, lo)
@@ -221,7 +217,7 @@ def cor1_ball(ctx: Any, n: int, eps0: Exact, lam: int) -> arb | Fraction:
     References:
         Girgis et al. (CCS 2021), Corollary 1, eq. (7).
     """
-    if _frac(eps0) == 0:
+    if to_fraction(eps0) == 0:
         return Fraction(0)
     em1 = ball(eps0).expm1()
     return (ball(Fraction(2 * lam * (lam - 1), n)) * em1**2).log1p() / (lam - 1)
@@ -247,7 +243,7 @@ def efm19_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
     References:
         Girgis et al. (CCS 2021), eq. (10), quoting Erlingsson et al. (SODA 2019), Remark 1.
     """
-    if _frac(eps0) == 0:
+    if to_fraction(eps0) == 0:
         return Fraction(0)
     e0 = ball(eps0)
     return 2 * ball(lam) * (4 * e0).exp() * e0.expm1() ** 2 / n
@@ -289,7 +285,7 @@ def thm3_ball(ctx: Any, n: int, eps0: Exact, lam: int) -> arb | Fraction:
     References:
         Girgis et al. (CCS 2021), Theorem 3, eq. (11).
     """
-    if _frac(eps0) == 0:
+    if to_fraction(eps0) == 0:
         return Fraction(0)
     return thm3_excess_ball(n, eps0, lam).log1p() / (lam - 1)
 
@@ -300,7 +296,7 @@ def cor2_ball(ctx: Any, n: int, eps0: Exact, lam: int) -> arb | Fraction:
     References:
         Girgis et al. (CCS 2021), Corollary 2, eq. (12).
     """
-    if _frac(eps0) == 0:
+    if to_fraction(eps0) == 0:
         return Fraction(0)
     e0 = ball(eps0)
     return (ball(Fraction(lam * (lam - 1), 2 * n)) * e0.expm1() ** 2 / e0.exp()).log1p() / (lam - 1)

@@ -35,7 +35,7 @@ from flint import arb
 from numpy.typing import ArrayLike, NDArray
 
 from dpcert.arith.ball import ball
-from dpcert.arith.exact import Exact
+from dpcert.arith.exact import Exact, to_fraction
 from dpcert.shuffle import bounds
 
 __all__ = [
@@ -55,17 +55,13 @@ __all__ = [
 ]
 
 
-def _frac(x: Exact | Fraction | int) -> Fraction:
-    return x.value if isinstance(x, Exact) else Fraction(x)
-
-
 def rr1_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
     """RR_1(λ), the tight RDP of an ε0-DP pair (randomized response), in balls; exactly 0 at ε0 = 0.
 
     References:
         Steinke 2024, "Sharp RDP & zCDP from Pure DP", Theorem 4; notes shuffle_rdp §1.10.
     """
-    if _frac(eps0) == 0:
+    if to_fraction(eps0) == 0:
         return Fraction(0)
     e0, lam_b = ball(eps0), ball(lam)
     return (((e0 * lam_b).exp() + (-e0 * (lam_b - 1)).exp()) / (e0.exp() + 1)).log() / (lam_b - 1)
@@ -190,14 +186,14 @@ def dp_eps_ball(ctx: Any, n: int, eps0: Exact, T: int, delta: Exact) -> arb | Fr
     References:
         Girgis et al. (CCS 2021), Lemmas 1–2, Theorems 1–2; Steinke 2024.
     """
-    lam = best_lambda(n, _frac(eps0), T, _frac(delta), "eps")
+    lam = best_lambda(n, to_fraction(eps0), T, to_fraction(delta), "eps")
     rdp = T * upper_ball(ctx, n, eps0, Exact(lam, str(lam), "fraction"))
     return ctx.max(Fraction(0), lemma1_eps(ctx, ball(lam), ball(rdp), ball(delta)))
 
 
 def dp_eps_float(n: int, eps0: Any, T: int, delta: Any) -> float:
     """float64 ε(δ): the minimum of the objective over the same search (evidence)."""
-    lam = best_lambda(n, _frac(eps0), T, _frac(delta), "eps")
+    lam = best_lambda(n, to_fraction(eps0), T, to_fraction(delta), "eps")
     return max(0.0, float(_objective_eps(n, float(eps0), T, float(delta), np.array([float(lam)]))[0]))
 
 
@@ -209,7 +205,7 @@ def dp_eps_of_bound(bound: str, n: int, eps0: Exact, T: int, delta: Exact, prec:
     """
     from dpcert.arith.context import BallContext
 
-    lam = best_lambda(n, _frac(eps0), T, _frac(delta), "eps", bound)
+    lam = best_lambda(n, to_fraction(eps0), T, to_fraction(delta), "eps", bound)
     with BallContext(prec) as ctx:
         rdp = T * ball(BOUNDS[bound][1](ctx, n, eps0, Exact(lam, str(lam), "fraction")))
         return lam, lemma1_eps(ctx, ball(lam), rdp, ball(delta))
@@ -221,12 +217,12 @@ def dp_delta_ball(ctx: Any, n: int, eps0: Exact, T: int, eps: Exact) -> arb | Fr
     References:
         Girgis et al. (CCS 2021), Lemmas 1–2.
     """
-    lam = best_lambda(n, _frac(eps0), T, _frac(eps), "delta")
+    lam = best_lambda(n, to_fraction(eps0), T, to_fraction(eps), "delta")
     rdp = T * upper_ball(ctx, n, eps0, Exact(lam, str(lam), "fraction"))
     return ctx.min(Fraction(1), lemma1_delta(ctx, ball(lam), ball(rdp), ball(eps)))
 
 
 def dp_delta_float(n: int, eps0: Any, T: int, eps: Any) -> float:
     """float64 δ(ε) at the same λ (evidence)."""
-    lam = best_lambda(n, _frac(eps0), T, _frac(eps), "delta")
+    lam = best_lambda(n, to_fraction(eps0), T, to_fraction(eps), "delta")
     return min(1.0, math.exp(float(_objective_log_delta(n, float(eps0), T, float(eps), np.array([float(lam)]))[0])))

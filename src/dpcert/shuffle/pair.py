@@ -34,7 +34,7 @@ from flint import arb
 from numpy.typing import NDArray
 
 from dpcert.arith.ball import ball, workprec
-from dpcert.arith.exact import Exact
+from dpcert.arith.exact import Exact, to_fraction
 from dpcert.arith.sums import Weight, log_concave_sum
 from dpcert.errors import InvalidParameter
 
@@ -42,10 +42,6 @@ __all__ = ["ORDERS", "pair_excess_ball", "pair_ball", "pair_float", "pair_log_ex
 
 Order = Literal["forward", "reverse", "max"]
 ORDERS = ("forward", "reverse")
-
-
-def _frac(x: Exact | Fraction | int) -> Fraction:
-    return x.value if isinstance(x, Exact) else Fraction(x)
 
 
 def _exponent(lam: Fraction, order: str) -> Fraction:
@@ -79,8 +75,8 @@ def _excess_balls(
     The stopping rule follows the first order; every order's omitted part is still carried as its own rigorous
     radius (weight bound × omitted mass), so each ball is an enclosure whatever the first order is.
     """
-    e = _frac(eps0)
-    exps = [_exponent(_frac(lam), o) for o in orders]
+    e = to_fraction(eps0)
+    exps = [_exponent(to_fraction(lam), o) for o in orders]
     guard = 16 + int(math.log2(n + 1)) * 2
     with workprec(prec + guard):
         e0 = ball(e)
@@ -126,9 +122,9 @@ def pair_ball(ctx: Any, n: int, eps0: Exact, lam: Exact, order: str = "max") -> 
     References:
         Girgis et al. (CCS 2021), §8; notes §1.11.
     """
-    if _frac(eps0) == 0:
+    if to_fraction(eps0) == 0:
         return Fraction(0)
-    lam_f = _frac(lam)
+    lam_f = to_fraction(lam)
     # "max": both orders in one pass, led by the forward one (its weight bound e^{ε0λ} is the larger)
     orders = ORDERS if order == "max" else (order,)
     vals = [x.log1p() / ball(lam_f - 1) for x in _excess_balls(n, eps0, lam_f, orders, ctx.prec)]

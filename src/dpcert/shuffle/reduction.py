@@ -50,7 +50,7 @@ import numpy as np
 from flint import arb
 
 from dpcert.arith.ball import ball, workprec
-from dpcert.arith.exact import Exact
+from dpcert.arith.exact import Exact, to_fraction
 from dpcert.arith.sums import Weight, log_concave_sum
 from dpcert.shuffle.pair import _weight_bound, pair_excess_ball, pair_log_excess_float
 
@@ -60,20 +60,16 @@ __all__ = ["LABEL", "reduction_ball", "reduction_float"]
 LABEL = "derived here (dpcert): Theorem 4 with the special case solved exactly; not a result of the paper"
 
 
-def _frac(x: Exact | Fraction | int) -> Fraction:
-    return x.value if isinstance(x, Exact) else Fraction(x)
-
-
 def reduction_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
     """U_red(n, ε0, λ) in ball arithmetic (derived here; see the module docstring for the proof).
 
     References:
         dpcert (derived here), notes shuffle_rdp §1.10; reduction: Girgis et al. (CCS 2021), Theorem 4.
     """
-    e = _frac(eps0)
+    e = to_fraction(eps0)
     if e == 0:
         return Fraction(0)
-    lam_f = _frac(lam)
+    lam_f = to_fraction(lam)
     prec = ctx.prec
     guard = 16 + 2 * int(math.log2(n + 1))
     with workprec(prec + guard):
