@@ -55,7 +55,13 @@ def _bounds(p: Param, limits: Mapping[str, tuple[Any, Any]]) -> tuple[Fraction, 
 
 
 def strategy_for(p: Param, limits: Mapping[str, tuple[Any, Any]] | None = None) -> st.SearchStrategy[Any]:
-    """Exact inputs for one parameter: ints, or decimal strings with up to 4 decimals, inside the domain."""
+    """Exact inputs for one parameter: ints, decimal strings with up to 4 decimals inside the domain, or choices.
+
+    A choice parameter draws from its names (``limits`` may narrow them: ``{"gamma": ("sub", "dsub")}``); file
+    paths are never drawn.
+    """
+    if p.kind == "choice":
+        return st.sampled_from(tuple(limits.get(p.name, p.choices)) if limits else p.choices)
     lo, hi = _bounds(p, limits or {})
     if p.kind == "int":
         ints = st.integers(int(lo), int(hi))

@@ -19,15 +19,20 @@ LIMITS = {
     "sml.qm.distortion": {"I": (1, 1)},
     "sml.qm.sml": {"I": (1, 1)},
     "sml.qm.sml_bits": {"I": (1, 1)},
+    # the generic strategies draw each parameter alone: keep m <= K, m an integer (sub/dsub/max need one) and
+    # Delta <= delta; K <= 9 keeps the corner-multiset enumeration small
+    "darrm.privacy.margin": {
+        "K": (3, 9),
+        "m": (1, 1),
+        "eps": ("1/100", 2),
+        "Delta": (0, "1/100000"),
+        "delta": ("1/10000", "1/1000"),
+    },
+    "darrm.error": {"gamma": ("sub", "dsub", "max", "one"), "K": (3, 9), "m": (1, 1)},
 }
 
-#: Quantities whose parameters the generic strategies can draw (the DaRRM gamma is a string: a name or a table path;
-#: darrm.privacy.margin and darrm.error are cross-checked float vs ball in tests/darrm with valid (gamma, K, m)).
-FLOAT_QUANTITIES = sorted(
-    n
-    for n, q in registry.quantities().items()
-    if q.float is not None and all(p.kind in ("int", "real", "reals") for p in q.params)
-)
+#: Every quantity with a float evaluator (choice parameters are drawn from their names, never file paths).
+FLOAT_QUANTITIES = sorted(n for n, q in registry.quantities().items() if q.float is not None)
 
 
 #: Exact-only quantities: their value is a rational computed exactly, so a float of it would compare the code with

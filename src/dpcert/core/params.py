@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, Literal
 
 from dpcert.arith.exact import Exact, parse_int, parse_rational
@@ -24,11 +25,12 @@ __all__ = [
     "integer",
     "probability",
     "reals",
+    "choice",
     "REAL_MAX_ABS",
     "INT_MAX_ABS",
 ]
 
-Value = int | Exact | tuple[Exact, ...]
+Value = int | Exact | tuple[Exact, ...] | str
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class Param:
 
     Attributes:
         name: the keyword name.
-        kind: ``"int"`` or ``"real"``.
+        kind: ``"int"``, ``"real"``, ``"reals"`` (a list of reals) or ``"choice"`` (one of ``choices``, a string).
         lo, hi: bounds of the domain (``None`` for unbounded).
         lo_open, hi_open: whether the bound itself is excluded.
         odd: integers only; require an odd value.
@@ -45,10 +47,13 @@ class Param:
         max_abs: the largest magnitude accepted (``None``: no limit). Every parameter has one by default
             (:data:`REAL_MAX_ABS`, :data:`INT_MAX_ABS`) so that no input makes a computation run out of memory or
             time: e^ε at ε = 10^11 has an exponent of 10^11 bits. A quantity that can take more says so.
+        choices: ``"choice"`` only; the names accepted.
+        files: ``"choice"`` only; if not empty, the path of an existing file is accepted too, and this describes
+            what the file holds (e.g. ``"a γ table (CSV 'l,gamma' or a JSON list)"``).
     """
 
     name: str
-    kind: Literal["int", "real", "reals"]
+    kind: Literal["int", "real", "reals", "choice"]
     lo: Fraction | None = None
     hi: Fraction | None = None
     lo_open: bool = False
@@ -56,8 +61,13 @@ class Param:
     odd: bool = False
     doc: str = ""
     max_abs: Fraction | None = None
+    choices: tuple[str, ...] = ()
+    files: str = ""
 
     def allowed(self) -> str:
+        if self.kind == "choice":
+            names = "one of " + ", ".join(self.choices)
+            return f"{names} or the path of {self.files}" if self.files else names
         what = "an odd integer" if self.odd else ("an integer" if self.kind == "int" else "a real number")
         if self.kind == "reals":
             what = "a non-empty list of real numbers, each"
@@ -77,7 +87,11 @@ class Param:
         return what
 
     def parse(self, value: Any) -> Value:
-        """Parse and range-check one value (a list of reals: each element)."""
+        """Parse and range-check one value (a list of reals: each element; a choice: the name or file path)."""
+        if self.kind == "choice":
+            if isinstance(value, str) and (value in self.choices or (self.files and value and Path(value).is_file())):
+                return value
+            raise InvalidParameter(self.name, value, self.allowed())
         if self.kind == "reals":
             items = value.split(",") if isinstance(value, str) else value
             if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
@@ -153,6 +167,16 @@ def reals(
 ) -> Param:
     """A non-empty list of reals, each on [lo, hi] with |value| <= ``max_abs`` (a list, or a comma-separated string)."""
     return Param(name, "reals", _exact(lo), _exact(hi), lo_open, hi_open, False, doc, _exact(max_abs))
+
+
+def choice(name: str, choices: Sequence[str], *, files: str = "", doc: str = "") -> Param:
+    """A string parameter taking one of ``choices`` (or, with ``files``, the path of an existing file).
+
+    The parsed value is the string itself; it is recorded as given in certificates and JSON output.
+    """
+    if not choices or any(not isinstance(c, str) or not c for c in choices):
+        raise ValueError(f"choice parameter {name!r} needs non-empty string choices, got {choices!r}")
+    return Param(name, "choice", doc=doc, max_abs=None, choices=tuple(choices), files=files)
 
 
 def probability(name: str, *, zero: bool = True, one: bool = False, doc: str = "") -> Param:

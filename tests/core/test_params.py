@@ -1,0 +1,50 @@
+"""Typed parameters: the choice kind (a name, or the path of an existing file when the parameter allows one)."""
+
+import json
+
+import pytest
+from harness import strategy_for
+from hypothesis import given
+
+from dpcert.core.params import choice, inputs_to_json, integer, validate
+from dpcert.errors import InvalidParameter
+
+ORDER = choice("order", ("max", "forward", "reverse"))
+TABLE = choice("gamma", ("sub", "dsub"), files="a γ table")
+
+
+def test_choice_parses_to_the_name_and_records_it_as_given():
+    assert ORDER.parse("reverse") == "reverse"
+    parsed = validate([ORDER, integer("n", 1)], {"order": "forward", "n": 5})
+    assert json.loads(json.dumps(inputs_to_json(parsed))) == {"order": "forward", "n": 5}
+
+
+@pytest.mark.parametrize("bad", ["Reverse", "", 1, None, 1.0, "forward "])
+def test_choice_rejects_anything_else_naming_the_choices(bad):
+    with pytest.raises(InvalidParameter) as e:
+        ORDER.parse(bad)
+    assert "order" in str(e.value) and "one of max, forward, reverse" in str(e.value)
+
+
+def test_choice_with_files_takes_an_existing_path_only(tmp_path):
+    table = tmp_path / "g.csv"
+    table.write_text("l,gamma\n0,1\n1,1\n")
+    assert TABLE.parse(str(table)) == str(table)
+    with pytest.raises(InvalidParameter, match="or the path of a γ table"):
+        TABLE.parse(str(tmp_path / "missing.csv"))
+    with pytest.raises(InvalidParameter):
+        TABLE.parse(str(tmp_path))  # a directory is not a table
+    with pytest.raises(InvalidParameter):
+        ORDER.parse(str(table))  # no files allowed there
+
+
+def test_choice_needs_string_choices():
+    with pytest.raises(ValueError):
+        choice("x", ())
+    with pytest.raises(ValueError):
+        choice("x", ("a", ""))
+
+
+@given(strategy_for(ORDER))
+def test_harness_draws_only_the_names(value):
+    assert ORDER.parse(value) in ORDER.choices
