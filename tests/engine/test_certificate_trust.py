@@ -137,3 +137,25 @@ def test_function_claim_inputs_must_be_exact():
     (claim,) = select("composition.mv.homogeneous_reduction")
     with pytest.raises(InvalidParameter):
         FunctionClaim("t.x.y", "r", "s", fn=claim.fn, inputs={"k": 0.5})
+
+
+def test_a_claim_with_a_choice_input_rechecks_and_the_choice_is_validated(tmp_path):
+    # a certificate of a quantity with a choice parameter (DaRRM's gamma) re-checks; an edited, invalid choice is
+    # refused by the quantity's own parameter, rehashed or not
+    from dpcert.engine.registry import quantities
+
+    claim = QuantityClaim(
+        "t.darrm.margin",
+        "ref",
+        "gamma_Sub is private at K = 5, m = 1 (Lemma 3.1: subsampling one mechanism)",
+        quantity=quantities()["darrm.privacy.margin"],
+        inputs={"gamma": "sub", "K": 5, "m": 1, "eps": "0.1", "Delta": 0, "delta": 0},
+        comparison=AtMost.of(0),
+    )
+    path = write_certificate(claim.check(), tmp_path)
+    assert load_certificate(path)["claim"]["inputs"]["gamma"] == "sub"
+    report = recheck(path)
+    assert report.ok and report.now == "CERTIFIED", report.detail
+    _rehash(path, lambda c: c["claim"]["inputs"].update(gamma="os.system"))
+    with pytest.raises((CertificateError, InvalidParameter), match="gamma"):
+        recheck(path)

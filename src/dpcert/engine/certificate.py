@@ -31,6 +31,7 @@ from dpcert.core.claim import (
     check_claim_id,
     comparison_from_json,
 )
+from dpcert.core.params import validate
 from dpcert.engine import registry
 from dpcert.errors import CertificateError, DpcertError, InvalidParameter
 
@@ -183,16 +184,22 @@ def _check_shape(cert: dict[str, Any], p: Path) -> None:
 
 
 def _inputs_from_json(inputs: dict[str, Any]) -> dict[str, Any]:
-    """Recorded quantity inputs as exact values; each ``given`` must parse to its ``exact``."""
+    """Recorded quantity inputs as exact values; each ``given`` must parse to its ``exact``.
+
+    Strings are choice parameters (a name such as ``gamma=sub``); the quantity's parameters validate them when the
+    claim is rebuilt, exactly as they validate every other input.
+    """
 
     def one(name: str, v: Any) -> Any:
         if isinstance(v, list):
             return [one(name, x) for x in v]
         if isinstance(v, dict):
             return Exact.from_json(v, f"inputs.{name}")
-        if isinstance(v, int) and not isinstance(v, bool):
+        if (isinstance(v, int) and not isinstance(v, bool)) or isinstance(v, str):
             return v
-        raise InvalidParameter(f"inputs.{name}", v, "an integer or an exact-number record {given, type, exact}")
+        raise InvalidParameter(
+            f"inputs.{name}", v, "an integer, a choice (string) or an exact-number record {given, type, exact}"
+        )
 
     return {k: one(k, v) for k, v in inputs.items()}
 
@@ -222,10 +229,13 @@ def _rebuild(cert: dict[str, Any], path: str | Path) -> Claim:
     }
     try:
         if "quantity" in c:
+            quantity = registry.quantity(c["quantity"])
+            inputs = _inputs_from_json(c.get("inputs", {}))
+            validate(quantity.params, inputs, where=f" of {quantity.name}")  # refused here, not run as an ERROR
             return QuantityClaim(
                 **fields,
-                quantity=registry.quantity(c["quantity"]),
-                inputs=_inputs_from_json(c.get("inputs", {})),
+                quantity=quantity,
+                inputs=inputs,
                 comparison=comparison_from_json(c["comparison"]),
             )
         return FunctionClaim.from_spec(c, **fields)
