@@ -109,3 +109,33 @@ def test_check_takes_a_directory_of_certificates(capsys, tmp_path):
         shutil.copy(bundled_dir() / "certificates" / name, tmp_path / name)
     code, out, _ = run(capsys, "check", str(tmp_path))
     assert code == 0 and out.count("OK") == 2
+
+
+def test_check_markdown_is_the_verdict_table_of_certificates_that_recheck(capsys, tmp_path):
+    import shutil
+
+    from dpcert.engine.manifest import bundled_dir
+
+    src = bundled_dir() / "certificates"
+    names = ("darrm.table2.mnist.q20.eps.json", "br.thm4.literal_k3_eps1_g0.json", "sml.thm_v4.qm_sml.json")
+    for name in names:
+        shutil.copy(src / name, tmp_path / name)
+    md = tmp_path / "RESULTS.md"
+    code, _, _ = run(capsys, "check", str(tmp_path), "--markdown", str(md))
+    text = md.read_text()
+    assert code == 0
+    assert "3 claims: 2 CERTIFIED, 1 UNDECIDED; 3/3 as expected." in text
+    # registry order: darrm before sml before br (as dpcert verify runs them), each row with its recorded verdict
+    rows = [line.split()[:3] for line in text.splitlines() if line.startswith(("darrm.", "br.", "sml."))]
+    assert rows == [
+        ["darrm.table2.mnist.q20.eps", "CERTIFIED", "CERTIFIED"],
+        ["sml.thm_v4.qm_sml", "CERTIFIED", "CERTIFIED"],
+        ["br.thm4.literal_k3_eps1_g0", "UNDECIDED", "UNDECIDED"],
+    ]
+    # a certificate that does not re-check writes no table
+    bad = json.loads((tmp_path / names[0]).read_text())
+    bad["verdict"] = "REFUTED"
+    (tmp_path / names[0]).write_text(json.dumps(bad))
+    md.unlink()
+    code, _, _ = run(capsys, "check", str(tmp_path), "--markdown", str(md))
+    assert code != 0 and not md.exists()

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dpcert._text import text_table
 from dpcert._version import __version__
 from dpcert.errors import DpcertError, InvalidParameter
 
@@ -76,10 +77,7 @@ def _print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
 
-def _table(rows: list[list[str]], header: list[str]) -> str:
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=False)).rstrip()  # noqa: E731
-    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
+_table = text_table
 
 
 # ------------------------------------------------------------------------------------------------ commands
@@ -132,6 +130,10 @@ def _cmd_check(a: argparse.Namespace) -> int:
         p = Path(given)
         paths += sorted(p.glob("*.json")) if p.is_dir() else [p]
     reports = [recheck(p) for p in paths]
+    if a.markdown and all(r.ok for r in reports):
+        from dpcert.engine.results import results_markdown
+
+        Path(a.markdown).write_text(results_markdown(paths), encoding="utf-8")
     if a.json:
         _print_json([r.to_json() for r in reports])
     else:
@@ -283,6 +285,11 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="re-check certificates")
     c.add_argument("certificates", nargs="+", metavar="CERT.json|DIR")
     c.add_argument("--json", action="store_true")
+    c.add_argument(
+        "--markdown",
+        metavar="FILE",
+        help="when every certificate re-checks, write their verdict table to FILE (verify/RESULTS.md is made so)",
+    )
     c.set_defaults(fn=_cmd_check)
 
     ls = sub.add_parser("list", help="list the registered claims")
