@@ -317,26 +317,11 @@ def _mass(k: int, i: int, log_q: arb, log_omq: arb) -> arb:
     return (lg + (k - i) * log_q + i * log_omq).exp()
 
 
-def _head_bound(k: int, e: Fraction, g: Fraction, ell: int) -> arb | None:
-    """An O(1) ball bound of V_ℓ from its top term, or None when it does not apply (ℓ = 0 or past the mode).
-
-    With B(i) the masses and r_i = B(i+1)/B(i) nonincreasing (log-concavity), B(ℓ − m) <= B(ℓ) ρ^m for
-    ρ = 1/r_{ℓ−1} < 1; the weights are w_{ℓ−m} = 1 − e^{−((ε − t) + mε)} <= (ε − t) + mε. Hence
-    V_ℓ <= B(ℓ) [ (ε − t)/(1 − ρ) + ε ρ/(1 − ρ)² ], tight to first order when the terms fall geometrically.
-    """
-    if ell == 0:
-        return None
-    t = _t(k, e, g, ell)
-    q, omq = _rr_balls(e, t)
-    r = omq / q * (k - ell + 1) / ell
-    if not r > 1:
-        return None
-    rho = 1 / r
-    return _mass(k, ell, q.log(), omq.log()) * (ball(e - t) / (1 - rho) + ball(e) * rho / (1 - rho) ** 2)
-
-
 def _survivors(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int) -> tuple[list[int], int]:
-    """Candidates in [lo, hi] not certainly below ``level`` by the Chernoff block bound; and blocks evaluated."""
+    """Candidates in [lo, hi] not certainly below ``level`` by the Chernoff block bound; and blocks evaluated.
+
+    Blocks of fewer than 32 candidates are kept whole (the step signs of :func:`_undominated` are cheaper).
+    """
     ef, gf = float(e), float(g)
     out: list[int] = []
     stack = [(lo, hi)]
@@ -344,11 +329,7 @@ def _survivors(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int) -
     while stack:
         a, b = stack.pop()
         if b - a < 32:
-            # small blocks: the O(1) head bound of each candidate is cheaper than splitting further
-            for ell in range(a, b + 1):
-                head = _head_bound(k, e, g, ell)
-                if head is None or not head < level:
-                    out.append(ell)
+            out.extend(range(a, b + 1))
             continue
         mid = (a + b) // 2
         tm = float(_t(k, e, g, mid))
@@ -360,6 +341,107 @@ def _survivors(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int) -
                 continue
         stack += [(mid + 1, b), (a, mid)]
     return sorted(out), blocks
+
+
+def _integral_exp(c: arb, h: arb) -> arb:
+    """∫_0^h e^{cx} dx = expm1(ch)/c as a ball (not finite when the ball c contains 0: then undecided)."""
+    return (c * h).expm1() / c
+
+
+def _step_signs(k: int, e: Fraction, g: Fraction, ells: list[int]) -> dict[int, int]:
+    """Certified signs of V_{ℓ+1} − V_ℓ for the given ℓ (ℓ and ℓ + 1 interior candidates): +1, −1 or 0 (undecided).
+
+    Run inside the caller's working precision. Proof. Between the candidates the optimal value δ^k(t) of a fixed
+    t (eq. 6) equals F_ℓ(t) on [s_ℓ, s_{ℓ+1}], s_ℓ = (ε_g + ℓε)/k (fact 2.3(b)), and F_ℓ(s_{ℓ+1}) = F_{ℓ+1}(s_{ℓ+1})
+    (the added term vanishes there). With s = s_{ℓ+1}, t_ℓ <= s <= t_{ℓ+1} (s − t_ℓ = t_ℓ/k, t_{ℓ+1} − s = v/k with
+    v = ε − t_{ℓ+1}), so V_{ℓ+1} − V_ℓ = P − N with the two lobes of Lemma 5.7's derivative
+
+        N = ∫_{t_ℓ}^{s} (−F_ℓ'),   P = ∫_s^{t_{ℓ+1}} F_{ℓ+1}',
+        F_j'(t) = (k−j) C(k, j) p_t^{k−1−j} (1−p_t)^j (e^{ε_g − t} − e^{kt − (j+1)ε}) / (1 − e^{−ε}),
+
+    whose last factors keep one sign on each lobe. Up to common factors, p_t^{k−1−j}(1−p_t)^j = e^{μ_j(t)} with
+    μ_j = (k−1−j) log(e^{−t} − e^{−ε}) + j log(1 − e^{−t}) concave (both logs are). On a lobe [a, a + h] the
+    tangent at a bounds μ_j above and the chord below, so each lobe lies between e^{μ_j(a)} J(chord slope) and
+    e^{μ_j(a)} J(μ_j'(a)), J(κ) = ∫_0^h e^{κx} β(a + x) dx in closed form (β the sign-definite factor).
+    The resolution is about 1/k of a lobe, while V_{ℓ+1} − V_ℓ is about 7e-4·(ℓ − ℓ*) lobes at k = 10^4: every
+    step but the one at the top is decided.
+
+    References:
+        Dong–Durfee–Rogers ICML 2020, Lemma 5.7 and Corollary 5.4; notes br_composition.md §2.2–2.3.
+    """
+    eb, gb = ball(e), ball(g)
+    emb = (-eb).exp()
+    pts: dict[tuple[int, int], tuple[arb, arb, arb, arb]] = {}
+
+    def at(t: arb, key: tuple[int, int]) -> tuple[arb, arb, arb, arb]:
+        # (log(e^{-t} − e^{-ε}), log(1 − e^{-t}), their t-derivatives); cached: t_{ℓ+1} is the next step's t_ℓ
+        if key not in pts:
+            a = -(t - eb).expm1()  # 1 − e^{t−ε} > 0
+            b = -(-t).expm1()  # 1 − e^{−t} > 0
+            pts[key] = (a.log() - t, b.log(), -1 / a, 1 / ((t).exp() - 1))
+        return pts[key]
+
+    out: dict[int, int] = {}
+    for ell in ells:
+        tl = (gb + (ell + 1) * eb) / (k + 1)
+        tn = (gb + (ell + 2) * eb) / (k + 1)
+        s = (gb + (ell + 1) * eb) / k
+        h_n = tl / k
+        h_p = ((k - ell - 1) * eb - gb) / (k * (k + 1))
+        la, lb, lc = at(tl, (0, ell)), at(s, (1, ell)), at(tn, (0, ell + 1))
+        n0, n1 = k - 1 - ell, ell  # μ_ℓ's coefficients; μ_{ℓ+1}'s are (n0 − 1, n1 + 1)
+        mu_a = n0 * la[0] + n1 * la[1]
+        mu_b0 = n0 * lb[0] + n1 * lb[1]
+        mu_b1 = mu_b0 - lb[0] + lb[1]
+        mu_c1 = (n0 - 1) * lc[0] + (n1 + 1) * lc[1]
+        # lobe N on [t_ℓ, s] (j = ℓ): β/e^{ε_g} = e^{−t_ℓ}(e^{kx} − e^{−x}); chord slope, then tangent slope
+        c = (mu_b0 - mu_a) / h_n
+        n_lo = _integral_exp(c + k, h_n) - _integral_exp(c - 1, h_n)
+        c = n0 * la[2] + n1 * la[3]
+        n_hi = _integral_exp(c + k, h_n) - _integral_exp(c - 1, h_n)
+        # lobe P on [s, t_{ℓ+1}] (j = ℓ + 1): β/e^{ε_g} = e^{−s−x} − e^{kx−ε}
+        es = (-s).exp()
+        c = (mu_c1 - mu_b1) / h_p
+        p_lo = es * _integral_exp(c - 1, h_p) - emb * _integral_exp(c + k, h_p)
+        c = (n0 - 1) * lb[2] + (n1 + 1) * lb[3]
+        p_hi = es * _integral_exp(c - 1, h_p) - emb * _integral_exp(c + k, h_p)
+        # log(P/N) = log((k−ℓ−1)/(ℓ+1)) + μ_{ℓ+1}(s) − μ_ℓ(t_ℓ) + t_ℓ + log J_P − log J_N
+        base = (arb(k - ell - 1) / (ell + 1)).log() + mu_b1 - mu_a + tl
+        if base + p_lo.log() - n_hi.log() > 0:
+            out[ell] = 1
+        elif base + p_hi.log() - n_lo.log() < 0:
+            out[ell] = -1
+        else:
+            out[ell] = 0
+    return out
+
+
+def _undominated(k: int, e: Fraction, g: Fraction, alive: list[int], lo: int, hi: int) -> list[int]:
+    """The candidates of ``alive`` not certainly below a neighbouring candidate (by :func:`_step_signs`).
+
+    A dominated candidate is strictly below another one, so the maximum over all candidates is attained among
+    the undominated ones (and the candidates discarded earlier, which are below the best's lower bound).
+    """
+    steps = sorted({j for ell in alive for j in (ell - 1, ell) if lo <= j < hi})
+    sign = _step_signs(k, e, g, steps)
+    return [ell for ell in alive if not (sign.get(ell, 0) > 0 or sign.get(ell - 1, 0) < 0)]
+
+
+def _pruned(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int, prec: int) -> list[int]:
+    """The candidates that may still reach ``level`` or be the maximum: Chernoff blocks, then step signs.
+
+    Candidates certainly below ``level`` (Chernoff block bound) or certainly below a neighbour (step signs) go;
+    should many survive (step signs undecided, e.g. at huge ε), they are summed at 2^-4, 2^-16, 2^-28 relative
+    accuracy and dropped when certainly below ``level``.
+    """
+    with workprec(prec + _guard_bits(k, e)):
+        alive, _ = _survivors(k, e, g, level, lo, hi)
+        alive = _undominated(k, e, g, alive, lo, hi)
+    if len(alive) > 8:
+        with workprec(prec):
+            for bits in (0, 12, 24):  # rising accuracy on fewer and fewer candidates
+                alive = [ell for ell in alive if not candidate_value(k, e, g, ell, bits) < level]
+    return alive
 
 
 @dataclass(frozen=True)
@@ -406,15 +488,7 @@ def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -
     prec0 = max(start_prec, 64)
     with workprec(prec0):
         level = candidate_value(k, e, g, best, prec0)
-    with workprec(prec0 + _guard_bits(k, e)):
-        alive, _ = _survivors(k, e, g, level.lower(), lo, hi)
-    if len(alive) > 8:
-        # cheap passes: each survivor summed to 2^-4, 2^-16, 2^-28 relative (the terms needed grow with the bits)
-        # and dropped if certainly below the best candidate's lower bound; near the optimum the candidate values
-        # are flat (within a factor 2 over about sqrt(k) candidates), so bounds cruder than sums cannot separate them
-        with workprec(prec0):
-            for bits in (0, 12, 24):  # rising accuracy on fewer and fewer candidates
-                alive = [ell for ell in alive if not candidate_value(k, e, g, ell, bits) < level.lower()]
+    alive = _pruned(k, e, g, level.lower(), lo, hi, prec0)
     if best not in alive:
         alive.append(best)
     items: list[Any] = sorted(alive)
@@ -548,8 +622,7 @@ def _below(k: int, e: Fraction, g: Fraction, d: Fraction, prec: int) -> bool | N
     lo, hi = candidates(k, e, g)
     if g < 0 and not (-ball(g).expm1() <= ball(d)):
         return False if -ball(g).expm1() > ball(d) else None
-    with workprec(prec + _guard_bits(k, e)):
-        alive, _ = _survivors(k, e, g, ball(d), lo, hi)
+    alive = _pruned(k, e, g, ball(d), lo, hi, prec)
     for ell in alive:
         v = candidate_value(k, e, g, ell, prec, above=d)
         if v > ball(d):
