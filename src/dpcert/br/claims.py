@@ -802,7 +802,8 @@ def check_interior_maximisers(
     """Notes §7 B5 / Lemma 6.2: for ε_g = f·kε with f in ``fractions`` (inside (−1, 1)), the maximum of the
     interior candidates t_ℓ (ℓ <= k − 1) is certainly above every other point of Corollary 5.4's set (t = 0, ε,
     whose value is max(1 − e^{ε_g}, 0), and t_k, whose value is 1 − e^{ε_g} when interior), so every maximiser is
-    an interior candidate."""
+    an interior candidate. For ε_g < 0 the comparison is made on the mirrored side (notes fact 2.3(d)), where it
+    reads δ_OPT(−ε_g) > 0."""
     from dpcert.br.nonadaptive import nonadaptive_optimum
 
     rows = 0
@@ -812,9 +813,10 @@ def check_interior_maximisers(
             for f in fractions:
                 g = parse_rational(f, "fraction").value * k * e
                 opt = nonadaptive_optimum(k, e, g, max_prec=max_prec)
-                # for ε_g < 0 the endpoint value 1 − e^{ε_g} (t = 0, ε, and t_k) is one of the certified argmax's
-                # items: it is separated from the maximum unless it is reported as a maximiser (then no t)
-                if not opt.maximisers or (g >= 0 and not opt.enclosure.lo > 0):
+                # the ends (and t_k) are worth max(1 − e^{ε_g}, 0); by the symmetry δ^k(t, ε_g) = 1 − e^{ε_g} +
+                # e^{ε_g} δ^k(ε − t, −ε_g), "δ_OPT(ε_g) > 1 − e^{ε_g}" is "δ_OPT(−ε_g) > 0" for ε_g < 0
+                positive = nonadaptive_optimum(k, e, abs(g), max_prec=max_prec).enclosure.lo > 0
+                if not opt.maximisers or not positive:
                     return Verdict.UNDECIDED, Evidence(detail=f"k={k}, eps={text}, eps_g={g}: {opt}")
                 if not all(0 <= ell <= k - 1 and 0 < t < e for ell, t in zip(opt.maximisers, opt.t, strict=True)):
                     return Verdict.REFUTED, Evidence(detail=f"k={k}, eps={text}, eps_g={g}: maximisers {opt}")

@@ -18,17 +18,22 @@ valid for every λ > 0 (with L = k t − Xε, X ~ Bin(k, 1 − q_t), V = E[(1 �
 
 Evaluated in balls with t ranging over a whole block of candidates (interval arithmetic encloses the bound for
 every t of the block), it discards blocks certainly below a certified lower bound of the best candidate; a block
-that is not discarded is split, and blocks of fewer than 32 candidates are checked one by one with the O(1) bound
-V_ℓ <= B(ℓ)[(ε − t)/(1 − ρ) + ερ/(1 − ρ)²] from the top mass B(ℓ) (ρ = B(ℓ−1)/B(ℓ) bounds every lower ratio by
-log-concavity; the weights are <= (ε − t) + mε). Candidate values are flat near the optimum (within a factor 2
-over about ±8 sqrt(k) candidates at ε = 0.1), so the survivors are then summed at 2^-4, 2^-16, 2^-28 relative
-accuracy and dropped when certainly below the best; the one or two left go to
+that is not discarded is split down to blocks of 32.
+
+The candidate values are flat near the optimum (at k = 10^4, ε = 0.1, ε_g = 0 about 500 candidates lie within
+1e-4 relative of the best), so no bound of a single V_ℓ cruder than its sum separates them. Instead the *steps*
+V_{ℓ+1} − V_ℓ are signed (:func:`_step_signs`): by Lemma 5.7 each step is the difference of two lobe integrals
+of the single-term derivative of F_ℓ, F_{ℓ+1}, bounded in closed form (tangent and chord of a concave log-mass),
+with a resolution of about 1/k of a lobe; every step but the one at the top is decided, in O(1) ball operations.
+A candidate below a neighbour is not the maximum, so only the undominated survivors (usually one to three) are
+summed; should the step signs stay undecided for many (e.g. at huge ε), the survivors are summed at 2^-4,
+2^-16, 2^-28 relative accuracy and dropped when certainly below the best. The last few go to
 :func:`dpcert.arith.search.certified_argmax`, which also decides the exact ties of the symmetry
 δ^k(t, 0) = δ^k(ε − t, 0) (candidates ℓ and k − 1 − ℓ at ε_g = 0, fact 2.3(d) of the notes) exactly.
 
 The inverse ε_g(δ) (the least ε_g >= 0 with δ_OPT(ε_g) <= δ) is bracketed by
-:func:`dpcert.arith.search.certified_root`; each probe proves every candidate <= δ (by the Chernoff blocks or
-by its sum) or one candidate > δ (a partial sum already above δ).
+:func:`dpcert.arith.search.certified_root`; each probe proves every candidate <= δ (by the Chernoff blocks, the
+step signs and the sums of the undominated rest) or one candidate > δ (a partial sum already above δ).
 
 The float path (evidence) sums the candidates in log space; for many candidates it scans a coarse grid of ℓ and
 refines around the best two grid points by ternary search (so it assumes the candidate values have at most two
@@ -476,6 +481,27 @@ def _boundary(k: int, e: Fraction, g: Fraction, prec: int) -> arb | Fraction | N
     return None
 
 
+def _mirrored(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -> Optimum:
+    """δ_OPT at ε_g < 0 from ε_g > 0 by the symmetry δ^k(t, ε_g) = 1 − e^{ε_g} + e^{ε_g} δ^k(ε − t, −ε_g).
+
+    The map t ↦ ε − t sends t_ℓ(ε_g) to t_{k−1−ℓ}(−ε_g) and the value is an increasing affine function of the
+    mirrored one, so the maximisers correspond exactly. Near ε_g ≈ −kε all candidates lie within e^{ε_g} of
+    1 − e^{ε_g}; on the mirrored side they are separated at a modest precision.
+
+    References:
+        Notes br_composition.md fact 2.3(d) (from δ_{P‖Q}(ε) = 1 − e^ε + e^ε δ_{Q‖P}(−ε), t ↔ ε − t).
+    """
+    m = _optimum(k, e, -g, start_prec, max_prec)
+    prec = max(start_prec, m.precision) + 16
+    with workprec(prec):
+        gb = ball(g)
+        val = -gb.expm1() + gb.exp() * ball(m.enclosure.ball())
+    ells = tuple(sorted(k - 1 - ell for ell in m.maximisers))
+    return Optimum(
+        Enclosure.from_ball(val), ells, tuple(_t(k, e, g, c) for c in ells), m.exact_tie, prec, m.interior, m.summed
+    )
+
+
 def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -> Optimum:
     with workprec(start_prec):
         b = _boundary(k, e, g, start_prec)
@@ -483,6 +509,8 @@ def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -
         return Optimum(
             Enclosure.exact(b) if isinstance(b, Fraction) else Enclosure.from_ball(b), (), (), False, 0, 0, 0
         )
+    if g < 0:
+        return _mirrored(k, e, g, start_prec, max_prec)
     lo, hi = candidates(k, e, g)
     _, best = _float_best(k, e, g)
     prec0 = max(start_prec, 64)
@@ -491,18 +519,14 @@ def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -
     alive = _pruned(k, e, g, level.lower(), lo, hi, prec0)
     if best not in alive:
         alive.append(best)
-    items: list[Any] = sorted(alive)
-    if g < 0:
-        items.append("end")
+    items = sorted(alive)  # ε_g >= 0 here: the end points t = 0, ε are worth 0 < every candidate
 
-    def value(c: Any, prec: int) -> arb | Fraction:
-        if c == "end":
-            return -ball(g).expm1()
+    def value(c: int, prec: int) -> arb | Fraction:
         return candidate_value(k, e, g, c, prec)
 
-    def equal(a: Any, b: Any) -> bool:
+    def equal(a: int, b: int) -> bool:
         # δ^k(t, 0) = δ^k(ε − t, 0) and t_{k−1−ℓ} = ε − t_ℓ at ε_g = 0 (notes fact 2.3(d)): an exact tie
-        return g == 0 and a != "end" and b != "end" and a + b == k - 1
+        return g == 0 and a + b == k - 1
 
     res = certified_argmax(
         items,
@@ -512,8 +536,6 @@ def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -
         max_prec=max_prec,
         what=f"br.nonadaptive(k={k}, eps={e}, eps_g={g})",
     )
-    if "end" in res.maximisers:  # Lemma 5.3: never optimal inside (−kε, kε); kept for safety
-        return Optimum(res.enclosure, (), (), False, res.precision, hi - lo + 1, len(alive))
     ells = tuple(int(c) for c in res.maximisers)
     return Optimum(
         res.enclosure, ells, tuple(_t(k, e, g, c) for c in ells), res.exact_tie, res.precision, hi - lo + 1, len(alive)
