@@ -353,8 +353,9 @@ def _integral_exp(c: arb, h: arb) -> arb:
     return (c * h).expm1() / c
 
 
-def _step_signs(k: int, e: Fraction, g: Fraction, ells: list[int]) -> dict[int, int]:
-    """Certified signs of V_{ℓ+1} − V_ℓ for the given ℓ (ℓ and ℓ + 1 interior candidates): +1, −1 or 0 (undecided).
+def _step_signs(k: int, e: Fraction, g: Fraction, wanted: dict[int, int]) -> dict[int, int]:
+    """Certified signs of V_{ℓ+1} − V_ℓ (ℓ and ℓ + 1 interior candidates): for each ℓ of ``wanted`` the sign asked
+    for (+1 or −1) when it is proved, else 0 (undecided, or the other sign; only the asked side is evaluated).
 
     Run inside the caller's working precision. Proof. Between the candidates the optimal value δ^k(t) of a fixed
     t (eq. 6) equals F_ℓ(t) on [s_ℓ, s_{ℓ+1}], s_ℓ = (ε_g + ℓε)/k (fact 2.3(b)), and F_ℓ(s_{ℓ+1}) = F_{ℓ+1}(s_{ℓ+1})
@@ -387,7 +388,7 @@ def _step_signs(k: int, e: Fraction, g: Fraction, ells: list[int]) -> dict[int, 
         return pts[key]
 
     out: dict[int, int] = {}
-    for ell in ells:
+    for ell in sorted(wanted):
         tl = (gb + (ell + 1) * eb) / (k + 1)
         tn = (gb + (ell + 2) * eb) / (k + 1)
         s = (gb + (ell + 1) * eb) / k
@@ -399,40 +400,35 @@ def _step_signs(k: int, e: Fraction, g: Fraction, ells: list[int]) -> dict[int, 
         mu_b0 = n0 * lb[0] + n1 * lb[1]
         mu_b1 = mu_b0 - lb[0] + lb[1]
         mu_c1 = (n0 - 1) * lc[0] + (n1 + 1) * lc[1]
-        # lobe N on [t_ℓ, s] (j = ℓ): β/e^{ε_g} = e^{−t_ℓ}(e^{kx} − e^{−x}); chord slope, then tangent slope
-        c = (mu_b0 - mu_a) / h_n
-        n_lo = _integral_exp(c + k, h_n) - _integral_exp(c - 1, h_n)
-        c = n0 * la[2] + n1 * la[3]
-        n_hi = _integral_exp(c + k, h_n) - _integral_exp(c - 1, h_n)
-        # lobe P on [s, t_{ℓ+1}] (j = ℓ + 1): β/e^{ε_g} = e^{−s−x} − e^{kx−ε}
-        es = (-s).exp()
-        c = (mu_c1 - mu_b1) / h_p
-        p_lo = es * _integral_exp(c - 1, h_p) - emb * _integral_exp(c + k, h_p)
-        c = (n0 - 1) * lb[2] + (n1 + 1) * lb[3]
-        p_hi = es * _integral_exp(c - 1, h_p) - emb * _integral_exp(c + k, h_p)
+        # lobe N on [t_ℓ, s] (j = ℓ): β/e^{ε_g} = e^{−t_ℓ}(e^{kx} − e^{−x}); lobe P on [s, t_{ℓ+1}]
+        # (j = ℓ + 1): β/e^{ε_g} = e^{−s−x} − e^{kx−ε}. Chord slopes give lower bounds, tangent slopes upper ones:
+        # V_{ℓ+1} > V_ℓ needs P_lo > N_hi, V_{ℓ+1} < V_ℓ needs P_hi < N_lo.
+        up = wanted[ell] > 0
+        c_n = n0 * la[2] + n1 * la[3] if up else (mu_b0 - mu_a) / h_n
+        c_p = (mu_c1 - mu_b1) / h_p if up else (n0 - 1) * lb[2] + (n1 + 1) * lb[3]
+        lobe_n = _integral_exp(c_n + k, h_n) - _integral_exp(c_n - 1, h_n)
+        lobe_p = (-s).exp() * _integral_exp(c_p - 1, h_p) - emb * _integral_exp(c_p + k, h_p)
         # log(P/N) = log((k−ℓ−1)/(ℓ+1)) + μ_{ℓ+1}(s) − μ_ℓ(t_ℓ) + t_ℓ + log J_P − log J_N
-        base = (arb(k - ell - 1) / (ell + 1)).log() + mu_b1 - mu_a + tl
-        if base + p_lo.log() - n_hi.log() > 0:
-            out[ell] = 1
-        elif base + p_hi.log() - n_lo.log() < 0:
-            out[ell] = -1
-        else:
-            out[ell] = 0
+        log_ratio = (arb(k - ell - 1) / (ell + 1)).log() + mu_b1 - mu_a + tl + lobe_p.log() - lobe_n.log()
+        out[ell] = wanted[ell] if (log_ratio > 0 if up else log_ratio < 0) else 0
     return out
 
 
-def _undominated(k: int, e: Fraction, g: Fraction, alive: list[int], lo: int, hi: int) -> list[int]:
+def _undominated(k: int, e: Fraction, g: Fraction, alive: list[int], lo: int, hi: int, best: int) -> list[int]:
     """The candidates of ``alive`` not certainly below a neighbouring candidate (by :func:`_step_signs`).
 
     A dominated candidate is strictly below another one, so the maximum over all candidates is attained among
     the undominated ones (and the candidates discarded earlier, which are below the best's lower bound).
     """
-    steps = sorted({j for ell in alive for j in (ell - 1, ell) if lo <= j < hi})
-    sign = _step_signs(k, e, g, steps)
+    # below the float estimate of the top a candidate should be below its right neighbour, above it below its
+    # left one: one signed step each (a wrong estimate only leaves more candidates to sum)
+    wanted = {ell: 1 for ell in alive if ell < best and ell < hi}
+    wanted.update({ell - 1: -1 for ell in alive if ell > best and ell - 1 >= lo})
+    sign = _step_signs(k, e, g, wanted)
     return [ell for ell in alive if not (sign.get(ell, 0) > 0 or sign.get(ell - 1, 0) < 0)]
 
 
-def _pruned(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int, prec: int) -> list[int]:
+def _pruned(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int, best: int, prec: int) -> list[int]:
     """The candidates that may still reach ``level`` or be the maximum: Chernoff blocks, then step signs.
 
     Candidates certainly below ``level`` (Chernoff block bound) or certainly below a neighbour (step signs) go;
@@ -441,7 +437,7 @@ def _pruned(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int, prec
     """
     with workprec(prec + _guard_bits(k, e)):
         alive, _ = _survivors(k, e, g, level, lo, hi)
-        alive = _undominated(k, e, g, alive, lo, hi)
+        alive = _undominated(k, e, g, alive, lo, hi, best)
     if len(alive) > 8:
         with workprec(prec):
             for bits in (0, 12, 24):  # rising accuracy on fewer and fewer candidates
@@ -516,7 +512,7 @@ def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -
     prec0 = max(start_prec, 64)
     with workprec(prec0):
         level = candidate_value(k, e, g, best, prec0)
-    alive = _pruned(k, e, g, level.lower(), lo, hi, prec0)
+    alive = _pruned(k, e, g, level.lower(), lo, hi, best, prec0)
     if best not in alive:
         alive.append(best)
     items = sorted(alive)  # ε_g >= 0 here: the end points t = 0, ε are worth 0 < every candidate
@@ -634,8 +630,8 @@ def nonadaptive_eps_float(k: Any, eps: Any, delta: Any) -> float:
     return brentq(f, 0.0, k * ef, xtol=1e-14, rtol=1e-15, maxiter=200)
 
 
-def _below(k: int, e: Fraction, g: Fraction, d: Fraction, prec: int) -> bool | None:
-    """Decide δ_OPT(g) <= d (None: undecided at this precision)."""
+def _below(k: int, e: Fraction, g: Fraction, d: Fraction, prec: int, best: int) -> bool | None:
+    """Decide δ_OPT(g) <= d (None: undecided at this precision); ``best``: the float estimate of the top."""
     b = _boundary(k, e, g, prec)
     if isinstance(b, Fraction):
         return b <= d
@@ -644,7 +640,7 @@ def _below(k: int, e: Fraction, g: Fraction, d: Fraction, prec: int) -> bool | N
     lo, hi = candidates(k, e, g)
     if g < 0 and not (-ball(g).expm1() <= ball(d)):
         return False if -ball(g).expm1() > ball(d) else None
-    alive = _pruned(k, e, g, ball(d), lo, hi, prec)
+    alive = _pruned(k, e, g, ball(d), lo, hi, best, prec)
     for ell in alive:
         v = candidate_value(k, e, g, ell, prec, above=d)
         if v > ball(d):
@@ -658,12 +654,13 @@ def _eps_bracket(
     k: int, e: Fraction, d: Fraction, tol: Fraction, start_prec: int, max_prec: int
 ) -> tuple[Fraction, Fraction]:
     def decide(g: Fraction, prec: int) -> Probe | None:
-        holds = _below(k, e, g, d, prec)
+        best = _float_best(k, e, g)[1] if -k * e < g < k * e else 0
+        holds = _below(k, e, g, d, prec, best)
         if holds is None or not -k * e < g < k * e:
             return None if holds is None else Probe(holds)
         # Newton hints on log δ (close to quadratic in ε_g): the best candidate's value v and Σ masses P give
         # dδ/dε_g = v − P at fixed t (envelope theorem); hints only, never trusted for the answer
-        v, mass = candidate_value(k, e, g, _float_best(k, e, g)[1], prec, plain=True)
+        v, mass = candidate_value(k, e, g, best, prec, plain=True)
         if not v > 0:
             return Probe(holds)
         return Probe(holds, fraction_of((v / ball(d)).log().mid()), fraction_of(((v - mass) / v).mid()))
