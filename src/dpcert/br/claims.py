@@ -177,6 +177,10 @@ class _BallOps:
     def exp(x: Any) -> Any:
         return x.exp()
 
+    @staticmethod
+    def log1p(x: Any) -> Any:
+        return (1 + x).log()
+
 
 _BALL = _BallOps()
 
@@ -482,22 +486,7 @@ def check_tradeoff(max_prec: int, pair: str, points: tuple[str, ...]) -> tuple[V
 
 
 def _maxkl_upper_at(x: Fraction) -> arb:
-    return rr.maxkl(_BALL_CTX, ball(x))
-
-
-class _BallCtx:
-    """rr's vocabulary (expm1, log1p) on balls at the ambient precision."""
-
-    @staticmethod
-    def expm1(x: Any) -> Any:
-        return x.expm1()
-
-    @staticmethod
-    def log1p(x: Any) -> Any:
-        return (1 + x).log()
-
-
-_BALL_CTX = _BallCtx()
+    return rr.maxkl(_BALL, ball(x))
 
 
 @check_function
@@ -884,6 +873,35 @@ def check_k2_gap_set(
 _C4_INSIDE = ("-0.49", "-0.25", "0", "0.25", "0.49")
 _C4_OUTSIDE = ("-1", "-0.75", "-0.5", "0.5", "0.75", "1")
 
+_PROP1: tuple[tuple[str, str, str, str, dict[str, Any]], ...] = (
+    ("shift_invariance", "i", "range(u + f(x)) = range(u) on 300 seeded random integer score tables", "shift", {}),
+    (
+        "range_at_most_twice_sensitivity",
+        "ii",
+        "range(u) <= 2 sensitivity(u) on 300 seeded random integer score tables",
+        "twice",
+        {},
+    ),
+    (
+        "monotone_equality_as_printed",
+        "iii",
+        "range(u) = sensitivity(u) for every monotone score u",
+        "monotone_equal",
+        {
+            "expected": Verdict.REFUTED,
+            "erratum": "Example 1's own u = x + y (monotone) has sensitivity 1 but range 0; monotone scores give "
+            "range <= sensitivity (br.prop1.monotone_at_most), which is what removes the factor 2",
+        },
+    ),
+    (
+        "monotone_at_most",
+        "iii, corrected to an inequality",
+        "range(u) <= sensitivity(u) for monotone u: Example 1 and 300 seeded random monotone tables",
+        "monotone_at_most",
+        {},
+    ),
+)
+
 CLAIMS += [
     FunctionClaim(
         "br.lemma4_1.tradeoff_as_printed",
@@ -918,36 +936,16 @@ CLAIMS += [
         fn=check_counting_query,
         inputs={"seed": 12, "count": 12},
     ),
-    FunctionClaim(
-        "br.prop1.shift_invariance",
-        f"{_PAPER} Proposition 1(i) (notes §7 A8)",
-        "range(u + f(x)) = range(u) on 300 seeded random integer score tables",
-        fn=check_range_properties,
-        inputs={"prop": "shift", "seed": 7, "count": 300},
-    ),
-    FunctionClaim(
-        "br.prop1.range_at_most_twice_sensitivity",
-        f"{_PAPER} Proposition 1(ii) (notes §7 A8)",
-        "range(u) <= 2 sensitivity(u) on 300 seeded random integer score tables",
-        fn=check_range_properties,
-        inputs={"prop": "twice", "seed": 7, "count": 300},
-    ),
-    FunctionClaim(
-        "br.prop1.monotone_equality_as_printed",
-        f"{_PAPER} Proposition 1(iii) (notes §7 A8)",
-        "range(u) = sensitivity(u) for every monotone score u",
-        fn=check_range_properties,
-        inputs={"prop": "monotone_equal", "seed": 7, "count": 300},
-        expected=Verdict.REFUTED,
-        erratum="Example 1's own u = x + y (monotone) has sensitivity 1 but range 0; monotone scores give "
-        "range <= sensitivity (br.prop1.monotone_at_most), which is what removes the factor 2",
-    ),
-    FunctionClaim(
-        "br.prop1.monotone_at_most",
-        f"{_PAPER} Proposition 1(iii) corrected to an inequality (notes §7 A8)",
-        "range(u) <= sensitivity(u) for monotone u: Example 1 and 300 seeded random monotone tables",
-        fn=check_range_properties,
-        inputs={"prop": "monotone_at_most", "seed": 7, "count": 300},
+    *(
+        FunctionClaim(
+            f"br.prop1.{name}",
+            f"{_PAPER} Proposition 1({part}) (notes §7 A8)",
+            statement,
+            fn=check_range_properties,
+            inputs={"prop": prop, "seed": 7, "count": 300},
+            **extra,
+        )
+        for name, part, statement, prop, extra in _PROP1
     ),
     FunctionClaim(
         "br.example1.sensitivities",
