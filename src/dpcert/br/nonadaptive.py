@@ -80,7 +80,7 @@ __all__ = [
     "QUANTITIES",
 ]
 
-#: Largest k accepted (a certified δ at k = 10^6 takes seconds; the float path stays fast well beyond).
+#: Largest k accepted (a certified δ takes about 3 s at k = 10^5 and 30 s at k = 10^6; the float path stays fast).
 BR_MAX_K = 10**6
 #: Largest ε accepted.
 BR_MAX_EPS = 1000
