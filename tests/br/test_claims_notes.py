@@ -146,3 +146,12 @@ def test_k2_gap_lower_bound_below_the_notes_adaptive_value():
 def test_no_gap_outside_stays_undecided():
     res = _by_id("br.lemma6_4.k2_no_gap_outside").check(max_prec=512)
     assert res.verdict is Verdict.UNDECIDED and "Lemma 6.10" in res.evidence.detail
+
+
+def test_bad_check_inputs():
+    from dpcert.errors import InvalidParameter
+
+    with pytest.raises(InvalidParameter):
+        claims.check_tradeoff(64, pair="00", points=("2:3",))
+    with pytest.raises(InvalidParameter):
+        claims.check_range_properties(64, prop="other", seed=1, count=1)

@@ -21,7 +21,7 @@ from dpcert.br import QUANTITIES, rr
 from dpcert.br.nonadaptive import nonadaptive_optimum
 from dpcert.br.queries import ratio_bracket
 from dpcert.core.claim import Claim, Evidence, FunctionClaim, QuantityClaim, Rounds, Verdict, check_function
-from dpcert.errors import PrecisionExhausted
+from dpcert.errors import InvalidParameter, PrecisionExhausted
 
 __all__ = [
     "CLAIMS",
@@ -443,6 +443,8 @@ def check_tradeoff(max_prec: int, pair: str, points: tuple[str, ...]) -> tuple[V
     "01", as printed) or RR_t(1), RR_t(0) ("10"), at exact points e^t = a, e^{ε−t} = b given as "a/b" strings
     (a, b > 1 rational: t = ln a, ε = ln(ab) exactly). Both functions are convex and piecewise linear from (0, 1) to
     (1, 0), so they are equal iff they agree at the vertices of both; everything is exact rational arithmetic."""
+    if pair not in ("01", "10"):
+        raise InvalidParameter("pair", pair, '"01" or "10"')
     for text in points:
         a_s, b_s = text.split(":")
         a, b = Fraction(a_s), Fraction(b_s)
@@ -603,6 +605,8 @@ def check_range_properties(max_prec: int, prop: str, seed: int, count: int) -> t
     Example 1 (u = x + y on X = Y = {0, 1}, monotone) is checked first for the monotone properties."""
     from dpcert.br.exponential import is_monotone, score_range, sensitivity
 
+    if prop not in ("shift", "twice", "monotone_equal", "monotone_at_most"):
+        raise InvalidParameter("prop", prop, "shift, twice, monotone_equal or monotone_at_most")
     rng_tables = _random_tables(seed, count, 5, 4, 6)
     example1 = [[x + y for y in (0, 1)] for x in (0, 1)]
     if prop.startswith("monotone"):
