@@ -10,6 +10,9 @@ Sections:
   maximiser) self-composed k times, ``get_delta_for_epsilon(ε_g)`` with ``pessimistic_estimate`` True and
   False, at its default discretisation 1e-4 and at a finer one; our certified value must lie inside
   [optimistic, pessimistic]; times as ratios.
+* **Sweep**: the certified δ_OPT at k = 10^4, ε = 0.1 for ε_g ∈ {−3, 0, 5, 10, 30} (the candidates are flattest
+  near ε_g = 0), and the certified inverse ε_g(δ = 1e-6) (``nonadaptive_eps``, relative width 1e-12) at
+  k ∈ {10^3, 10^4}.
 * **Adaptive**: the certified lattice bracket at k = 10, ε = 1, ε_g = 0 for N ∈ {1000, 2000, 4000, 10000}
   (target: relative width <= 1e-3 in under 60 s).
 
@@ -30,7 +33,13 @@ from typing import Any
 from timing import median_time  # benchmarks/timing.py (the script's folder is on sys.path)
 
 from dpcert.br.adaptive import adaptive_bracket
-from dpcert.br.nonadaptive import nonadaptive_delta, nonadaptive_delta_float, nonadaptive_eps_float, nonadaptive_optimum
+from dpcert.br.nonadaptive import (
+    nonadaptive_delta,
+    nonadaptive_delta_float,
+    nonadaptive_eps,
+    nonadaptive_eps_float,
+    nonadaptive_optimum,
+)
 
 EPS = "0.1"
 DELTA = "1e-6"
@@ -83,6 +92,14 @@ def run(runs: int, skip_adaptive: bool) -> dict[str, Any]:
         rows.append(row)
     big_g = f"{nonadaptive_eps_float(10**6, '0.01', DELTA):.5f}"
     float_big_s, float_big = median_time(lambda: nonadaptive_delta_float(10**6, "0.01", big_g), max(runs, 5))
+    sweep = []
+    for g in ("-3", "0", "5", "10", "30"):
+        sec, enc = median_time(lambda g=g: nonadaptive_delta(10**4, EPS, g), runs)
+        sweep.append({"k": 10**4, "eps_g": g, "seconds": sec, "value": enc.short(12)})
+    inverse = []
+    for k in (1000, 10000):
+        sec, enc = median_time(lambda k=k: nonadaptive_eps(k, EPS, DELTA), runs)
+        inverse.append({"k": k, "delta": DELTA, "seconds": sec, "value": enc.short(12)})
     adaptive = []
     if not skip_adaptive:
         for n in (1000, 2000, 4000, 10000):
@@ -114,6 +131,8 @@ def run(runs: int, skip_adaptive: bool) -> dict[str, Any]:
         "runs": runs,
         "rows": rows,
         "float_k1e6": {"eps_g": big_g, "seconds": float_big_s, "value": float_big},
+        "sweep": sweep,
+        "inverse": inverse,
         "adaptive": adaptive,
         "targets": targets,
     }
@@ -137,6 +156,11 @@ def show(result: dict[str, Any]) -> None:
             )
     f = result["float_k1e6"]
     print(f"  float k = 10^6 (eps = 0.01, eps_g = {f['eps_g']}): {f['value']:.6g} in {f['seconds'] * 1e3:.1f} ms")
+    print(f"Certified delta_OPT at k = 10^4, eps = {EPS} (median of {result['runs']} runs)")
+    for r in result["sweep"]:
+        print(f"  eps_g = {r['eps_g']:>3}: {r['value']} in {r['seconds'] * 1e3:7.1f} ms")
+    for r in result["inverse"]:
+        print(f"  certified eps_g(delta = {r['delta']}) at k = {r['k']}: {r['value']} in {r['seconds']:.2f} s")
     if result["adaptive"]:
         print("Adaptive bracket (lattice), k = 10, eps = 1, eps_g = 0")
         for a in result["adaptive"]:

@@ -6,7 +6,7 @@ from fractions import Fraction
 import pytest
 from flint import arb
 from harness import assert_float_in_ball
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from dpcert.arith.ball import ball, workprec
@@ -14,6 +14,9 @@ from dpcert.br import rr
 from dpcert.br.nonadaptive import (
     DELTA,
     EPS,
+    _step_signs,
+    candidate_value,
+    candidates,
     nonadaptive_delta,
     nonadaptive_delta_float,
     nonadaptive_eps,
@@ -194,8 +197,11 @@ def test_bad_delta(delta):
 
 
 @settings(max_examples=20, deadline=None)
+@example(k=12, eps=Fraction(1, 2), ratio=Fraction(1, 6))
+@example(k=11, eps=Fraction(2), ratio=Fraction(-1, 3))
+@example(k=12, eps=Fraction(1), ratio=Fraction(0))
 @given(
-    k=st.integers(1, 9),
+    k=st.integers(1, 12),
     eps=st.fractions(Fraction(1, 20), Fraction(3), max_denominator=40),
     ratio=st.fractions(Fraction(-1), Fraction(1), max_denominator=30),
 )
@@ -209,3 +215,32 @@ def test_property_brute_force_over_all_outcome_sequences(k, eps, ratio):
     assert opt.enclosure.overlaps(Enclosure_of(_brute(k, eps, g, [opt.t[0]] * k)))
     for j in (1, 5, 9):  # (t = ε/2 may be the maximiser itself: equal values, hence the relative slack)
         assert float(_brute(k, eps, g, [eps * j / 10] * k).upper()) <= float(opt.enclosure.hi) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize(
+    ("k", "eps", "eps_g"),
+    [(12, "1", "0"), (40, "0.1", "0.5"), (60, "2", "-30"), (150, "0.1", "3"), (300, "0.05", "-1"), (25, "7", "20")],
+)
+def test_step_signs_agree_with_the_difference_of_summed_candidates(k, eps, eps_g):
+    # the signs of V_{ℓ+1} − V_ℓ from the Lemma 5.7 lobes (tangent/chord bounds) against the candidate sums at
+    # 200 bits (an independent computation); every decided sign must match, and all but the top one are decided
+    e, g = Fraction(eps), Fraction(eps_g)
+    lo, hi = candidates(k, e, g)
+    with workprec(120):
+        ups = _step_signs(k, e, g, dict.fromkeys(range(lo, hi), 1))
+        downs = _step_signs(k, e, g, dict.fromkeys(range(lo, hi), -1))
+    with workprec(200):
+        vals = [candidate_value(k, e, g, ell, 190) for ell in range(lo, hi + 1)]
+    undecided = 0
+    for ell in range(lo, hi):
+        diff = vals[ell + 1 - lo] - vals[ell - lo]
+        sign = ups[ell] or downs[ell]
+        assert not (ups[ell] and downs[ell])
+        if sign == 0:
+            undecided += 1
+        elif diff > 0 or diff < 0:
+            assert (diff > 0) == (sign > 0), ell
+    assert undecided <= 2
+    # and the pruned certified optimum is the maximum of all summed candidates
+    best = max(vals, key=lambda v: v.mid())
+    assert nonadaptive_delta(k, e, g, rel_tol=1e-30).overlaps(Enclosure_of(best))

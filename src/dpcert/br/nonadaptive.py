@@ -18,17 +18,22 @@ valid for every λ > 0 (with L = k t − Xε, X ~ Bin(k, 1 − q_t), V = E[(1 �
 
 Evaluated in balls with t ranging over a whole block of candidates (interval arithmetic encloses the bound for
 every t of the block), it discards blocks certainly below a certified lower bound of the best candidate; a block
-that is not discarded is split, and blocks of fewer than 32 candidates are checked one by one with the O(1) bound
-V_ℓ <= B(ℓ)[(ε − t)/(1 − ρ) + ερ/(1 − ρ)²] from the top mass B(ℓ) (ρ = B(ℓ−1)/B(ℓ) bounds every lower ratio by
-log-concavity; the weights are <= (ε − t) + mε). Candidate values are flat near the optimum (within a factor 2
-over about ±8 sqrt(k) candidates at ε = 0.1), so the survivors are then summed at 2^-4, 2^-16, 2^-28 relative
-accuracy and dropped when certainly below the best; the one or two left go to
+that is not discarded is split down to blocks of 32.
+
+The candidate values are flat near the optimum (at k = 10^4, ε = 0.1, ε_g = 0 about 500 candidates lie within
+1e-4 relative of the best), so no bound of a single V_ℓ cruder than its sum separates them. Instead the *steps*
+V_{ℓ+1} − V_ℓ are signed (:func:`_step_signs`): by Lemma 5.7 each step is the difference of two lobe integrals
+of the single-term derivative of F_ℓ, F_{ℓ+1}, bounded in closed form (tangent and chord of a concave log-mass),
+with a resolution of about 1/k of a lobe; every step but the one at the top is decided, in O(1) ball operations.
+A candidate below a neighbour is not the maximum, so only the undominated survivors (usually one to three) are
+summed; should the step signs stay undecided for many (e.g. at huge ε), the survivors are summed at 2^-4,
+2^-16, 2^-28 relative accuracy and dropped when certainly below the best. The last few go to
 :func:`dpcert.arith.search.certified_argmax`, which also decides the exact ties of the symmetry
 δ^k(t, 0) = δ^k(ε − t, 0) (candidates ℓ and k − 1 − ℓ at ε_g = 0, fact 2.3(d) of the notes) exactly.
 
 The inverse ε_g(δ) (the least ε_g >= 0 with δ_OPT(ε_g) <= δ) is bracketed by
-:func:`dpcert.arith.search.certified_root`; each probe proves every candidate <= δ (by the Chernoff blocks or
-by its sum) or one candidate > δ (a partial sum already above δ).
+:func:`dpcert.arith.search.certified_root`; each probe proves every candidate <= δ (by the Chernoff blocks, the
+step signs and the sums of the undominated rest) or one candidate > δ (a partial sum already above δ).
 
 The float path (evidence) sums the candidates in log space; for many candidates it scans a coarse grid of ℓ and
 refines around the best two grid points by ternary search (so it assumes the candidate values have at most two
@@ -75,7 +80,7 @@ __all__ = [
     "QUANTITIES",
 ]
 
-#: Largest k accepted (a certified δ at k = 10^6 takes seconds; the float path stays fast well beyond).
+#: Largest k accepted (a certified δ takes about 3 s at k = 10^5 and 30 s at k = 10^6; the float path stays fast).
 BR_MAX_K = 10**6
 #: Largest ε accepted.
 BR_MAX_EPS = 1000
@@ -317,26 +322,11 @@ def _mass(k: int, i: int, log_q: arb, log_omq: arb) -> arb:
     return (lg + (k - i) * log_q + i * log_omq).exp()
 
 
-def _head_bound(k: int, e: Fraction, g: Fraction, ell: int) -> arb | None:
-    """An O(1) ball bound of V_ℓ from its top term, or None when it does not apply (ℓ = 0 or past the mode).
-
-    With B(i) the masses and r_i = B(i+1)/B(i) nonincreasing (log-concavity), B(ℓ − m) <= B(ℓ) ρ^m for
-    ρ = 1/r_{ℓ−1} < 1; the weights are w_{ℓ−m} = 1 − e^{−((ε − t) + mε)} <= (ε − t) + mε. Hence
-    V_ℓ <= B(ℓ) [ (ε − t)/(1 − ρ) + ε ρ/(1 − ρ)² ], tight to first order when the terms fall geometrically.
-    """
-    if ell == 0:
-        return None
-    t = _t(k, e, g, ell)
-    q, omq = _rr_balls(e, t)
-    r = omq / q * (k - ell + 1) / ell
-    if not r > 1:
-        return None
-    rho = 1 / r
-    return _mass(k, ell, q.log(), omq.log()) * (ball(e - t) / (1 - rho) + ball(e) * rho / (1 - rho) ** 2)
-
-
 def _survivors(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int) -> tuple[list[int], int]:
-    """Candidates in [lo, hi] not certainly below ``level`` by the Chernoff block bound; and blocks evaluated."""
+    """Candidates in [lo, hi] not certainly below ``level`` by the Chernoff block bound; and blocks evaluated.
+
+    Blocks of fewer than 32 candidates are kept whole (the step signs of :func:`_undominated` are cheaper).
+    """
     ef, gf = float(e), float(g)
     out: list[int] = []
     stack = [(lo, hi)]
@@ -344,11 +334,7 @@ def _survivors(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int) -
     while stack:
         a, b = stack.pop()
         if b - a < 32:
-            # small blocks: the O(1) head bound of each candidate is cheaper than splitting further
-            for ell in range(a, b + 1):
-                head = _head_bound(k, e, g, ell)
-                if head is None or not head < level:
-                    out.append(ell)
+            out.extend(range(a, b + 1))
             continue
         mid = (a + b) // 2
         tm = float(_t(k, e, g, mid))
@@ -360,6 +346,103 @@ def _survivors(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int) -
                 continue
         stack += [(mid + 1, b), (a, mid)]
     return sorted(out), blocks
+
+
+def _integral_exp(c: arb, h: arb) -> arb:
+    """∫_0^h e^{cx} dx = expm1(ch)/c as a ball (not finite when the ball c contains 0: then undecided)."""
+    return (c * h).expm1() / c
+
+
+def _step_signs(k: int, e: Fraction, g: Fraction, wanted: dict[int, int]) -> dict[int, int]:
+    """Certified signs of V_{ℓ+1} − V_ℓ (ℓ and ℓ + 1 interior candidates): for each ℓ of ``wanted`` the sign asked
+    for (+1 or −1) when it is proved, else 0 (undecided, or the other sign; only the asked side is evaluated).
+
+    Run inside the caller's working precision. Proof. Between the candidates the optimal value δ^k(t) of a fixed
+    t (eq. 6) equals F_ℓ(t) on [s_ℓ, s_{ℓ+1}], s_ℓ = (ε_g + ℓε)/k (fact 2.3(b)), and F_ℓ(s_{ℓ+1}) = F_{ℓ+1}(s_{ℓ+1})
+    (the added term vanishes there). With s = s_{ℓ+1}, t_ℓ <= s <= t_{ℓ+1} (s − t_ℓ = t_ℓ/k, t_{ℓ+1} − s = v/k with
+    v = ε − t_{ℓ+1}), so V_{ℓ+1} − V_ℓ = P − N with the two lobes of Lemma 5.7's derivative
+
+        N = ∫_{t_ℓ}^{s} (−F_ℓ'),   P = ∫_s^{t_{ℓ+1}} F_{ℓ+1}',
+        F_j'(t) = (k−j) C(k, j) p_t^{k−1−j} (1−p_t)^j (e^{ε_g − t} − e^{kt − (j+1)ε}) / (1 − e^{−ε}),
+
+    whose last factors keep one sign on each lobe. Up to common factors, p_t^{k−1−j}(1−p_t)^j = e^{μ_j(t)} with
+    μ_j = (k−1−j) log(e^{−t} − e^{−ε}) + j log(1 − e^{−t}) concave (both logs are). On a lobe [a, a + h] the
+    tangent at a bounds μ_j above and the chord below, so each lobe lies between e^{μ_j(a)} J(chord slope) and
+    e^{μ_j(a)} J(μ_j'(a)), J(κ) = ∫_0^h e^{κx} β(a + x) dx in closed form (β the sign-definite factor).
+    The resolution is about 1/k of a lobe, while V_{ℓ+1} − V_ℓ is about 7e-4·(ℓ − ℓ*) lobes at k = 10^4: every
+    step but the one at the top is decided.
+
+    References:
+        Dong–Durfee–Rogers ICML 2020, Lemma 5.7 and Corollary 5.4; notes br_composition.md §2.2–2.3.
+    """
+    eb, gb = ball(e), ball(g)
+    emb = (-eb).exp()
+    pts: dict[tuple[int, int], tuple[arb, arb, arb, arb]] = {}
+
+    def at(t: arb, key: tuple[int, int]) -> tuple[arb, arb, arb, arb]:
+        # (log(e^{-t} − e^{-ε}), log(1 − e^{-t}), their t-derivatives); cached: t_{ℓ+1} is the next step's t_ℓ
+        if key not in pts:
+            a = -(t - eb).expm1()  # 1 − e^{t−ε} > 0
+            b = -(-t).expm1()  # 1 − e^{−t} > 0
+            pts[key] = (a.log() - t, b.log(), -1 / a, 1 / ((t).exp() - 1))
+        return pts[key]
+
+    out: dict[int, int] = {}
+    for ell in sorted(wanted):
+        tl = (gb + (ell + 1) * eb) / (k + 1)
+        tn = (gb + (ell + 2) * eb) / (k + 1)
+        s = (gb + (ell + 1) * eb) / k
+        h_n = tl / k
+        h_p = ((k - ell - 1) * eb - gb) / (k * (k + 1))
+        la, lb, lc = at(tl, (0, ell)), at(s, (1, ell)), at(tn, (0, ell + 1))
+        n0, n1 = k - 1 - ell, ell  # μ_ℓ's coefficients; μ_{ℓ+1}'s are (n0 − 1, n1 + 1)
+        mu_a = n0 * la[0] + n1 * la[1]
+        mu_b0 = n0 * lb[0] + n1 * lb[1]
+        mu_b1 = mu_b0 - lb[0] + lb[1]
+        mu_c1 = (n0 - 1) * lc[0] + (n1 + 1) * lc[1]
+        # lobe N on [t_ℓ, s] (j = ℓ): β/e^{ε_g} = e^{−t_ℓ}(e^{kx} − e^{−x}); lobe P on [s, t_{ℓ+1}]
+        # (j = ℓ + 1): β/e^{ε_g} = e^{−s−x} − e^{kx−ε}. Chord slopes give lower bounds, tangent slopes upper ones:
+        # V_{ℓ+1} > V_ℓ needs P_lo > N_hi, V_{ℓ+1} < V_ℓ needs P_hi < N_lo.
+        up = wanted[ell] > 0
+        c_n = n0 * la[2] + n1 * la[3] if up else (mu_b0 - mu_a) / h_n
+        c_p = (mu_c1 - mu_b1) / h_p if up else (n0 - 1) * lb[2] + (n1 + 1) * lb[3]
+        lobe_n = _integral_exp(c_n + k, h_n) - _integral_exp(c_n - 1, h_n)
+        lobe_p = (-s).exp() * _integral_exp(c_p - 1, h_p) - emb * _integral_exp(c_p + k, h_p)
+        # log(P/N) = log((k−ℓ−1)/(ℓ+1)) + μ_{ℓ+1}(s) − μ_ℓ(t_ℓ) + t_ℓ + log J_P − log J_N
+        log_ratio = (arb(k - ell - 1) / (ell + 1)).log() + mu_b1 - mu_a + tl + lobe_p.log() - lobe_n.log()
+        out[ell] = wanted[ell] if (log_ratio > 0 if up else log_ratio < 0) else 0
+    return out
+
+
+def _undominated(k: int, e: Fraction, g: Fraction, alive: list[int], lo: int, hi: int, best: int) -> list[int]:
+    """The candidates of ``alive`` not certainly below a neighbouring candidate (by :func:`_step_signs`).
+
+    A dominated candidate is strictly below another one, so the maximum over all candidates is attained among
+    the undominated ones (and the candidates discarded earlier, which are below the best's lower bound).
+    """
+    # below the float estimate of the top a candidate should be below its right neighbour, above it below its
+    # left one: one signed step each (a wrong estimate only leaves more candidates to sum)
+    wanted = {ell: 1 for ell in alive if ell < best and ell < hi}
+    wanted.update({ell - 1: -1 for ell in alive if ell > best and ell - 1 >= lo})
+    sign = _step_signs(k, e, g, wanted)
+    return [ell for ell in alive if not (sign.get(ell, 0) > 0 or sign.get(ell - 1, 0) < 0)]
+
+
+def _pruned(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int, best: int, prec: int) -> list[int]:
+    """The candidates that may still reach ``level`` or be the maximum: Chernoff blocks, then step signs.
+
+    Candidates certainly below ``level`` (Chernoff block bound) or certainly below a neighbour (step signs) go;
+    should many survive (step signs undecided, e.g. at huge ε), they are summed at 2^-4, 2^-16, 2^-28 relative
+    accuracy and dropped when certainly below ``level``.
+    """
+    with workprec(prec + _guard_bits(k, e)):
+        alive, _ = _survivors(k, e, g, level, lo, hi)
+        alive = _undominated(k, e, g, alive, lo, hi, best)
+    if len(alive) > 8:
+        with workprec(prec):
+            for bits in (0, 12, 24):  # rising accuracy on fewer and fewer candidates
+                alive = [ell for ell in alive if not candidate_value(k, e, g, ell, bits) < level]
+    return alive
 
 
 @dataclass(frozen=True)
@@ -394,6 +477,27 @@ def _boundary(k: int, e: Fraction, g: Fraction, prec: int) -> arb | Fraction | N
     return None
 
 
+def _mirrored(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -> Optimum:
+    """δ_OPT at ε_g < 0 from ε_g > 0 by the symmetry δ^k(t, ε_g) = 1 − e^{ε_g} + e^{ε_g} δ^k(ε − t, −ε_g).
+
+    The map t ↦ ε − t sends t_ℓ(ε_g) to t_{k−1−ℓ}(−ε_g) and the value is an increasing affine function of the
+    mirrored one, so the maximisers correspond exactly. Near ε_g ≈ −kε all candidates lie within e^{ε_g} of
+    1 − e^{ε_g}; on the mirrored side they are separated at a modest precision.
+
+    References:
+        Notes br_composition.md fact 2.3(d) (from δ_{P‖Q}(ε) = 1 − e^ε + e^ε δ_{Q‖P}(−ε), t ↔ ε − t).
+    """
+    m = _optimum(k, e, -g, start_prec, max_prec)
+    prec = max(start_prec, m.precision) + 16
+    with workprec(prec):
+        gb = ball(g)
+        val = -gb.expm1() + gb.exp() * ball(m.enclosure.ball())
+    ells = tuple(sorted(k - 1 - ell for ell in m.maximisers))
+    return Optimum(
+        Enclosure.from_ball(val), ells, tuple(_t(k, e, g, c) for c in ells), m.exact_tie, prec, m.interior, m.summed
+    )
+
+
 def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -> Optimum:
     with workprec(start_prec):
         b = _boundary(k, e, g, start_prec)
@@ -401,34 +505,24 @@ def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -
         return Optimum(
             Enclosure.exact(b) if isinstance(b, Fraction) else Enclosure.from_ball(b), (), (), False, 0, 0, 0
         )
+    if g < 0:
+        return _mirrored(k, e, g, start_prec, max_prec)
     lo, hi = candidates(k, e, g)
     _, best = _float_best(k, e, g)
     prec0 = max(start_prec, 64)
     with workprec(prec0):
         level = candidate_value(k, e, g, best, prec0)
-    with workprec(prec0 + _guard_bits(k, e)):
-        alive, _ = _survivors(k, e, g, level.lower(), lo, hi)
-    if len(alive) > 8:
-        # cheap passes: each survivor summed to 2^-4, 2^-16, 2^-28 relative (the terms needed grow with the bits)
-        # and dropped if certainly below the best candidate's lower bound; near the optimum the candidate values
-        # are flat (within a factor 2 over about sqrt(k) candidates), so bounds cruder than sums cannot separate them
-        with workprec(prec0):
-            for bits in (0, 12, 24):  # rising accuracy on fewer and fewer candidates
-                alive = [ell for ell in alive if not candidate_value(k, e, g, ell, bits) < level.lower()]
+    alive = _pruned(k, e, g, level.lower(), lo, hi, best, prec0)
     if best not in alive:
         alive.append(best)
-    items: list[Any] = sorted(alive)
-    if g < 0:
-        items.append("end")
+    items = sorted(alive)  # ε_g >= 0 here: the end points t = 0, ε are worth 0 < every candidate
 
-    def value(c: Any, prec: int) -> arb | Fraction:
-        if c == "end":
-            return -ball(g).expm1()
+    def value(c: int, prec: int) -> arb | Fraction:
         return candidate_value(k, e, g, c, prec)
 
-    def equal(a: Any, b: Any) -> bool:
+    def equal(a: int, b: int) -> bool:
         # δ^k(t, 0) = δ^k(ε − t, 0) and t_{k−1−ℓ} = ε − t_ℓ at ε_g = 0 (notes fact 2.3(d)): an exact tie
-        return g == 0 and a != "end" and b != "end" and a + b == k - 1
+        return g == 0 and a + b == k - 1
 
     res = certified_argmax(
         items,
@@ -438,8 +532,6 @@ def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -
         max_prec=max_prec,
         what=f"br.nonadaptive(k={k}, eps={e}, eps_g={g})",
     )
-    if "end" in res.maximisers:  # Lemma 5.3: never optimal inside (−kε, kε); kept for safety
-        return Optimum(res.enclosure, (), (), False, res.precision, hi - lo + 1, len(alive))
     ells = tuple(int(c) for c in res.maximisers)
     return Optimum(
         res.enclosure, ells, tuple(_t(k, e, g, c) for c in ells), res.exact_tie, res.precision, hi - lo + 1, len(alive)
@@ -538,8 +630,8 @@ def nonadaptive_eps_float(k: Any, eps: Any, delta: Any) -> float:
     return brentq(f, 0.0, k * ef, xtol=1e-14, rtol=1e-15, maxiter=200)
 
 
-def _below(k: int, e: Fraction, g: Fraction, d: Fraction, prec: int) -> bool | None:
-    """Decide δ_OPT(g) <= d (None: undecided at this precision)."""
+def _below(k: int, e: Fraction, g: Fraction, d: Fraction, prec: int, best: int) -> bool | None:
+    """Decide δ_OPT(g) <= d (None: undecided at this precision); ``best``: the float estimate of the top."""
     b = _boundary(k, e, g, prec)
     if isinstance(b, Fraction):
         return b <= d
@@ -548,8 +640,7 @@ def _below(k: int, e: Fraction, g: Fraction, d: Fraction, prec: int) -> bool | N
     lo, hi = candidates(k, e, g)
     if g < 0 and not (-ball(g).expm1() <= ball(d)):
         return False if -ball(g).expm1() > ball(d) else None
-    with workprec(prec + _guard_bits(k, e)):
-        alive, _ = _survivors(k, e, g, ball(d), lo, hi)
+    alive = _pruned(k, e, g, ball(d), lo, hi, best, prec)
     for ell in alive:
         v = candidate_value(k, e, g, ell, prec, above=d)
         if v > ball(d):
@@ -563,12 +654,13 @@ def _eps_bracket(
     k: int, e: Fraction, d: Fraction, tol: Fraction, start_prec: int, max_prec: int
 ) -> tuple[Fraction, Fraction]:
     def decide(g: Fraction, prec: int) -> Probe | None:
-        holds = _below(k, e, g, d, prec)
+        best = _float_best(k, e, g)[1] if -k * e < g < k * e else 0
+        holds = _below(k, e, g, d, prec, best)
         if holds is None or not -k * e < g < k * e:
             return None if holds is None else Probe(holds)
         # Newton hints on log δ (close to quadratic in ε_g): the best candidate's value v and Σ masses P give
         # dδ/dε_g = v − P at fixed t (envelope theorem); hints only, never trusted for the answer
-        v, mass = candidate_value(k, e, g, _float_best(k, e, g)[1], prec, plain=True)
+        v, mass = candidate_value(k, e, g, best, prec, plain=True)
         if not v > 0:
             return Probe(holds)
         return Probe(holds, fraction_of((v / ball(d)).log().mid()), fraction_of(((v - mass) / v).mid()))
