@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Literal
 
 import numpy as np
@@ -106,8 +107,163 @@ def _excess_balls(
     return s.values
 
 
+class _Window:
+    """The certified masses Bin(k; n, p) on a window [lo, hi] and log r_k there, at one working precision.
+
+    They do not depend on λ, so one window serves every order λ and both orders of the pair (cached by
+    :func:`_window`); it grows on demand (masses by the exact ratio recurrence from its ends).
+    """
+
+    def __init__(self, n: int, e: Fraction, wp: int) -> None:
+        self.n, self.e, self.wp = n, e, wp
+        with workprec(wp):
+            e0 = ball(e)
+            self.em, self.ep = (-e0).exp(), e0.exp()
+            self.d = (self.ep - self.em) / n  # r_{k+1} − r_k
+            self.log_p, self.log_q = -(self.ep.log1p()), -(self.em.log1p())
+            self.odds = self.em  # p/(1−p)
+            pf = 1.0 / (math.exp(float(e)) + 1.0) if e < 700 else 0.0
+            mode = min(n, int((n + 1) * pf))
+            self.lo = self.hi = mode
+            self.mass = [self._direct(mode)]
+            self.logr = [self._logr(mode)]
+
+    def _direct(self, k: int) -> arb:
+        n = self.n
+        return (
+            arb(n + 1).lgamma() - arb(k + 1).lgamma() - arb(n - k + 1).lgamma() + k * self.log_p + (n - k) * self.log_q
+        ).exp()
+
+    def _logr(self, k: int) -> arb:
+        return (self.em + k * self.d).log()
+
+    def ratio(self, k: int) -> arb:
+        """P(k+1)/P(k)."""
+        return self.odds * (self.n - k) / (k + 1)
+
+    def grow(self, lo: int, hi: int) -> None:
+        """Extend the window to contain [lo, hi] (clipped to [0, n])."""
+        lo, hi = max(0, lo), min(self.n, hi)
+        with workprec(self.wp):
+            if hi > self.hi:
+                t, new_m, new_l = self.mass[-1], [], []
+                for k in range(self.hi, hi):
+                    t = t * self.ratio(k)
+                    new_m.append(t)
+                    new_l.append(self._logr(k + 1))
+                self.mass += new_m
+                self.logr += new_l
+                self.hi = hi
+            if lo < self.lo:
+                t, new_m, new_l = self.mass[0], [], []
+                for k in range(self.lo - 1, lo - 1, -1):
+                    t = t / self.ratio(k)
+                    new_m.append(t)
+                    new_l.append(self._logr(k))
+                self.mass = new_m[::-1] + self.mass
+                self.logr = new_l[::-1] + self.logr
+                self.lo = lo
+
+
+@lru_cache(maxsize=8)
+def _window(n: int, e: Fraction, wp: int) -> _Window:
+    return _Window(n, e, wp)
+
+
+def _tails(w: _Window, a_f: Fraction, a: arb, first: arb, last: arb) -> tuple[arb, bool, bool]:
+    """A rigorous bound of Σ_{k ∉ [lo, hi]} P(k) r_k^a, and whether each side's geometric bound applied.
+
+    With T(k) = P(k) r_k^a and r_k = e^{−ε0} + k d: T(k+1)/T(k) = [P(k+1)/P(k)] (1 + d/r_k)^a, where P's ratio is
+    non-increasing (log-concavity) and 1 <= 1 + d/r_k <= 1 + d e^{ε0}. So above hi the ratio is at most
+    ρ = [P(hi+1)/P(hi)] · (1 + d/r_hi)^{max(a,0)} (r_k >= r_hi there), and below lo the ratio T(k−1)/T(k) is at most
+    ρ = [P(lo−1)/P(lo)] · (1 + d e^{ε0})^{max(−a,0)}; where ρ < 1 the omitted side is at most T(end) ρ/(1 − ρ)
+    (a geometric series). ``first``, ``last`` are T(lo), T(hi).
+    """
+    total = arb(0)
+    ok_hi = ok_lo = True
+    if w.hi < w.n:
+        r_hi = w.em + w.hi * w.d
+        rho = w.ratio(w.hi) * ((1 + w.d / r_hi) ** a if a_f > 0 else 1)
+        if rho < 1:
+            total += last * rho / (1 - rho)
+        else:
+            ok_hi = False
+    if w.lo > 0:
+        rho = 1 / w.ratio(w.lo - 1)
+        if a_f < 0:
+            rho = rho * (1 + w.d * w.ep) ** (-a)
+        if rho < 1:
+            total += first * rho / (1 - rho)
+        else:
+            ok_lo = False
+    return total, ok_lo, ok_hi
+
+
+def _excess_window(n: int, e: Fraction, lam_f: Fraction, orders: tuple[str, ...], prec: int) -> tuple[arb, ...]:
+    """S_n(a) − 1 for a = λ and/or 1 − λ, summed over a shared cached window of certified masses.
+
+    The window starts at ±(σ·sqrt(2 ln 2 (prec + guard)) + the tilt of the weights) around the mean and grows
+    (doubling its half-width) until every omitted side is bounded by a geometric series below 2^-(prec+8) of
+    the excess; the omitted part is kept as radius. Raises nothing on a failed bound at the ends of [0, n]: there
+    is nothing left to omit.
+    """
+    ef = float(e)
+    pf = 1.0 / (math.exp(ef) + 1.0) if ef < 700 else 0.0
+    sd = math.sqrt(n * pf * (1 - pf)) + 1
+    v = max(math.expm1(min(ef, 700)) ** 2 / (n * math.exp(min(ef, 700))), 1e-300)
+    lamf = float(lam_f)
+    # bits lost to the cancellation in S − 1 (about C(λ,2) v) and to the recurrence over the window
+    cancel = max(0.0, -math.log2(max(lamf * (lamf - 1) / 2 * v, 1e-300)))
+    wp = -(-(prec + int(cancel) + 2 * int(math.log2(n + 1)) + 24) // 64) * 64
+    w = _window(n, e, wp)
+    tilt = lamf * 2 * math.sinh(min(ef, 700)) * pf * (1 - pf)
+    half = int(sd * math.sqrt(2 * math.log(2) * (prec + cancel + 8)) + tilt) + 2
+    mean = n * pf
+    with workprec(wp):
+        exps_f = [_exponent(lam_f, o) for o in orders]
+        exps = [ball(x) for x in exps_f]
+        cutoff = ball(Fraction(1, 2 ** (prec + 8)))
+        lam_b = ball(lam_f)
+        while True:
+            w.grow(int(mean - half), int(mean + half) + 1)
+            sums = [arb(0) for _ in orders]
+            firsts, lasts = [arb(0)] * len(orders), [arb(0)] * len(orders)
+            both = len(orders) == 2
+            for idx, (pk, lr) in enumerate(zip(w.mass, w.logr, strict=True)):
+                if both:
+                    # r^λ and r^{1−λ} = r / r^λ from one exponential
+                    up = (lam_b * lr).exp()
+                    down = lr.exp() / up
+                    t0, t1 = pk * up, pk * down
+                    sums[0] += t0
+                    sums[1] += t1
+                    if idx == 0:
+                        firsts = [t0, t1]
+                    lasts = [t0, t1]
+                else:
+                    t0 = pk * (exps[0] * lr).exp()
+                    sums[0] += t0
+                    if idx == 0:
+                        firsts = [t0]
+                    lasts = [t0]
+            out, grow = [], False
+            for a_f, a, s, f, la in zip(exps_f, exps, sums, firsts, lasts, strict=True):
+                tail, ok_lo, ok_hi = _tails(w, a_f, a, f, la)
+                x = s - 1
+                level = abs(x.mid()) * cutoff if x.mid() != 0 else s * cutoff
+                if not (ok_lo and ok_hi) or not (tail <= level):
+                    grow = True
+                out.append(x + arb(0, tail.upper()) if tail != 0 else x)
+            if not grow or (w.lo == 0 and w.hi == n):
+                return tuple(out)
+            half *= 2
+
+
 def pair_ball(ctx: Any, n: int, eps0: Exact, lam: Exact, order: str = "max") -> arb | Fraction:
     """The exact RDP of the 2RR pair (D = 0ⁿ, D′ = 0^{n−1}1) of order λ > 1, in ball arithmetic.
+
+    The binomial masses are computed once per (n, ε0, working precision) and shared by every λ and both orders
+    (:class:`_Window`); each λ then costs one exponential per summed mass.
 
     Args:
         ctx: a :class:`~dpcert.arith.context.BallContext` (its precision is used).
@@ -122,12 +278,14 @@ def pair_ball(ctx: Any, n: int, eps0: Exact, lam: Exact, order: str = "max") -> 
     References:
         Girgis et al. (CCS 2021), §8; notes §1.11.
     """
-    if to_fraction(eps0) == 0:
+    e = to_fraction(eps0)
+    if e == 0:
         return Fraction(0)
     lam_f = to_fraction(lam)
-    # "max": both orders in one pass, led by the forward one (its weight bound e^{ε0λ} is the larger)
+    if order != "max":
+        _exponent(lam_f, order)  # validates the name
     orders = ORDERS if order == "max" else (order,)
-    vals = [x.log1p() / ball(lam_f - 1) for x in _excess_balls(n, eps0, lam_f, orders, ctx.prec)]
+    vals = [x.log1p() / ball(lam_f - 1) for x in _excess_window(n, e, lam_f, orders, ctx.prec)]
     out = vals[0]
     for v in vals[1:]:
         out = arb.max(out, v)
