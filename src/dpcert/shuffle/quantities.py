@@ -44,7 +44,7 @@ def choice(name: str, choices: tuple[str, ...], doc: str = "") -> Choice:
 
 
 N = integer("n", 1, doc="number of clients (shuffled messages)", max_abs=10**9)
-N_RED = integer("n", 1, doc="number of clients (U_red is evaluated exactly: O(n) inner sums)", max_abs=10**4)
+N_RED = integer("n", 1, doc="number of clients (U_red exactly; above 10^4 for integer lam <= 1024 only)", max_abs=10**6)
 N_PAIR = integer("n", 1, doc="number of clients (shuffled messages; the float twin sums all n+1 terms)", max_abs=10**6)
 EPS0 = real("eps0", 0, doc="LDP parameter eps0 of each client's randomizer (nats)", max_abs=1000)
 LAM_INT = integer("lam", 2, doc="integer Renyi order lambda >= 2", max_abs=10**5)
