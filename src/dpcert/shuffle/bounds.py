@@ -51,6 +51,7 @@ __all__ = [
     "thm1_ball",
     "thm1_float",
     "eq8_ball",
+    "eq8_chord",
     "eq8_float",
     "cor1_ball",
     "cor1_float",
@@ -200,14 +201,26 @@ def eq8_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb:
     References:
         Girgis et al. (CCS 2021), Remark 2, eq. (8) (convexity of (λ−1)D_λ: van Erven–Harremoës 2014).
     """
+    return eq8_chord(thm1_ball, ctx, n, eps0, lam)
+
+
+def eq8_chord(bound: Any, ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
+    """eq. (8) applied to any bound ``bound(ctx, n, eps0, λ)`` on ε(λ) known at the integers around a real λ > 1.
+
+    (λ−1)D_λ is convex in λ for every pair of distributions and 0 at λ = 1, so the chord between the integers
+    ⌊λ⌋ and ⌈λ⌉ of (λ−1)·(any upper bound of ε) bounds (λ−1)ε(λ).
+
+    References:
+        Girgis et al. (CCS 2021), Remark 2, eq. (8) (convexity of (λ−1)D_λ: van Erven–Harremoës 2014).
+    """
     lv = to_fraction(lam)
     lo, hi = lv.numerator // lv.denominator, -((-lv.numerator) // lv.denominator)
     if lo == hi:
-        return thm1_ball(ctx, n, eps0, lo)
+        return bound(ctx, n, eps0, lo)
     a = Fraction(hi) - lv
-    total = ball((1 - a) * (hi - 1)) * thm1_ball(ctx, n, eps0, hi)
+    total = ball((1 - a) * (hi - 1)) * ball(bound(ctx, n, eps0, hi))
     if lo >= 2:
-        total += ball(a * (lo - 1)) * thm1_ball(ctx, n, eps0, lo)
+        total += ball(a * (lo - 1)) * ball(bound(ctx, n, eps0, lo))
     return total / ball(lv - 1)
 
 
