@@ -39,7 +39,7 @@ from dpcert.arith.exact import Exact, to_fraction
 from dpcert.arith.sums import Weight, log_concave_sum
 from dpcert.errors import InvalidParameter
 
-__all__ = ["ORDERS", "pair_excess_ball", "pair_ball", "pair_float", "pair_log_excess_float"]
+__all__ = ["ORDERS", "pair_excess_ball", "pair_ball", "pair_float", "pair_log_excess_float", "rr_neighbour_ball"]
 
 Order = Literal["forward", "reverse", "max"]
 ORDERS = ("forward", "reverse")
@@ -341,3 +341,44 @@ def pair_float(n: int, eps0: float, lam: float, order: str = "max") -> float:
     orders = ORDERS if order == "max" else (order,)
     vals = [float(np.logaddexp(0.0, pair_log_excess_float(n, eps0, float(_exponent(lam, o))))) for o in orders]
     return max(vals) / (lam - 1)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# every 2RR neighbour pair (notes C5)
+
+
+def _poisson_binomial(probs: list[arb]) -> list[arb]:
+    """The law of the number of ones among independent bits with these probabilities of 1 (balls)."""
+    dist = [arb(1)]
+    for pi in probs:
+        nxt = [arb(0)] * (len(dist) + 1)
+        for k, v in enumerate(dist):
+            nxt[k] += v * (1 - pi)
+            nxt[k + 1] += v * pi
+        dist = nxt
+    return dist
+
+
+def rr_neighbour_ball(n: int, j: int, eps0: Exact | Fraction, lam: Exact | Fraction, order: str, prec: int) -> arb:
+    """D_λ of the shuffled 2RR neighbours with j ones among the n−1 common clients, the last client 0 (D) or 1 (D′).
+
+    ``order="forward"`` is D_λ(M(D′)‖M(D)), ``"reverse"`` is D_λ(M(D)‖M(D′)); j = 0 is the pair of Theorem 3 and
+    j = n−1 in the forward order is its mirror image (relabelling 0 ↔ 1 maps it onto j = 0 reverse).
+    The laws of k = #ones are Poisson-binomial (clients holding 1 report 1 with probability 1−p, those holding 0
+    with probability p = 1/(e^{ε0}+1)), summed exactly by convolution in balls.
+
+    References:
+        Girgis et al. (CCS 2021), §8 (the pair of Theorem 3); dpcert notes shuffle_rdp §1.11 (all 2RR pairs), C5.
+    """
+    lam_f = to_fraction(lam)
+    _exponent(lam_f, order)  # validates the name
+    with workprec(prec + 16 + 2 * int(math.log2(n + 1))):
+        p = 1 / (ball(eps0).exp() + 1)
+        common = [1 - p] * j + [p] * (n - 1 - j)
+        law_d, law_d1 = _poisson_binomial(common + [p]), _poisson_binomial(common + [1 - p])
+        num, den = (law_d1, law_d) if order == "forward" else (law_d, law_d1)
+        lam_b = ball(lam_f)
+        total = arb(0)
+        for a, b in zip(num, den, strict=True):
+            total += (lam_b * a.log() + (1 - lam_b) * b.log()).exp()
+        return total.log() / ball(lam_f - 1)
