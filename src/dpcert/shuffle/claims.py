@@ -21,7 +21,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from flint import arb
+from flint import arb, fmpq
 
 from dpcert.arith.ball import Enclosure, ball, workprec
 from dpcert.arith.exact import RationalFunction, X
@@ -793,3 +793,112 @@ CLAIMS += [
         },
     ),
 ]
+
+
+# ---- C6: no eps0-LDP mechanism beats the 2RR reverse order (general: open; an exact sample) -----------------
+
+
+def _shuffled_law(mech: tuple[tuple[fmpq, ...], ...], data: tuple[int, ...]) -> dict[tuple[int, ...], fmpq]:
+    """The law of the histogram of the clients' outputs (a shuffle keeps only the histogram), exactly."""
+    law: dict[tuple[int, ...], fmpq] = {(0,) * len(mech[0]): fmpq(1)}
+    for d in data:
+        nxt: dict[tuple[int, ...], fmpq] = {}
+        for h, v in law.items():
+            for y, py in enumerate(mech[d]):
+                h2 = h[:y] + (h[y] + 1,) + h[y + 1 :]
+                nxt[h2] = nxt.get(h2, fmpq(0)) + v * py
+        law = nxt
+    return law
+
+
+def _hellinger(num: dict[tuple[int, ...], fmpq], den: dict[tuple[int, ...], fmpq], lam: int) -> fmpq:
+    """Σ_h num(h)^λ den(h)^{1−λ} = e^{(λ−1) D_λ(num‖den)}, exactly (integer λ, den > 0 wherever num > 0)."""
+    return sum((num[h] ** lam / den[h] ** (lam - 1) for h in num), fmpq(0))
+
+
+def _random_mechanism(rng: Any) -> tuple[tuple[fmpq, ...], ...]:
+    """K in {2, 3} inputs, B in {2, 3} outputs, positive rational rows (weights 1..30, normalised)."""
+    k, b = rng.choice((2, 3)), rng.choice((2, 3))
+    rows = []
+    for _ in range(k):
+        w = [rng.randint(1, 30) for _ in range(b)]
+        rows.append(tuple(fmpq(x, sum(w)) for x in w))
+    return tuple(rows)
+
+
+@check_function
+def check_ldp_sample(
+    max_prec: int, ns: tuple[int, ...], lams: tuple[int, ...], mechanisms: int, seed: int
+) -> tuple[Verdict, Evidence]:
+    """C6 on an exact sample: every neighbour pair (both orders) of random rational LDP mechanisms, shuffled, has
+    e^{(λ−1)D_λ} at most that of the 2RR pair's reverse order at the mechanism's own exact LDP level R = e^{ε0}
+    (the largest ratio of its entries; 2RR at R has p = 1/(R+1), rational, so both sides are exact rationals).
+
+    REFUTED if some pair exceeds it (a counterexample to the conjecture); otherwise UNDECIDED: a sample proves
+    nothing about all mechanisms.
+    """
+    import itertools
+    import random
+
+    rng = random.Random(seed)
+    checked, best, best_case = 0, 0.0, None
+    for trial in range(mechanisms):
+        mech = _random_mechanism(rng)
+        ratio = max(a[y] / b[y] for a in mech for b in mech for y in range(len(a)))
+        if ratio == 1:
+            continue
+        p = 1 / (ratio + 1)
+        for n in ns:
+            rr_p = [fmpq(math.comb(n, k)) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
+            rr_r = [(k * ratio + (n - k) / ratio) / n for k in range(n + 1)]
+            for lam in lams:
+                rr_rev = sum((w / r ** (lam - 1) for w, r in zip(rr_p, rr_r, strict=True)), fmpq(0))
+                for rest in itertools.combinations_with_replacement(range(len(mech)), n - 1):
+                    for a, b in itertools.permutations(range(len(mech)), 2):
+                        h = _hellinger(_shuffled_law(mech, (*rest, a)), _shuffled_law(mech, (*rest, b)), lam)
+                        checked += 1
+                        case = {
+                            "trial": trial,
+                            "mechanism": [[str(v) for v in row] for row in mech],
+                            "n": n,
+                            "lam": lam,
+                            "others": list(rest),
+                            "pair": [a, b],
+                            "R": str(ratio),
+                        }
+                        if h > rr_rev:
+                            detail = f"e^((lam-1)D) = {h} > 2RR reverse {rr_rev} at R = {ratio}"
+                            return Verdict.REFUTED, Evidence(
+                                None, "exact rational arithmetic", 0, detail, worst_case=case, counts={"pairs": checked}
+                            )
+                        score = math.log(float(h)) / math.log(float(rr_rev)) if rr_rev > 1 else 0.0
+                        if score > best:
+                            best, best_case = score, case
+    detail = (
+        f"{checked} neighbour pairs of {mechanisms} random rational mechanisms (n in {list(ns)}, lam in {list(lams)}): "
+        f"none exceeds 2RR's reverse order at its LDP level (exact rationals); largest ratio of divergences "
+        f"{best:.4f}. The general statement (every eps0-LDP mechanism, every n) is open: U_red >= eps(lam) >= the "
+        "2RR reverse value, and U_red is strictly larger in general, so the reduction does not settle it"
+    )
+    return Verdict.UNDECIDED, Evidence(
+        None,
+        "exact rational arithmetic",
+        0,
+        detail,
+        worst_case=best_case,
+        counts={"pairs": checked, "counterexamples": 0},
+    )
+
+
+CLAIMS.append(
+    FunctionClaim(
+        "shuffle.pairs.no_mechanism_beats_rr",
+        "dpcert notes shuffle_rdp §1.11 (conjecture), C6",
+        "No eps0-LDP randomizer and neighbour pair has a larger shuffled Renyi divergence than 2RR's D = 0^n, "
+        "D' = 0^(n-1)1 in the reverse order (so eps(lam) would equal that value); open in general, checked "
+        "exactly on random rational mechanisms (K, B <= 3, n <= 4, lam in {2,3,5,10})",
+        fn=check_ldp_sample,
+        inputs={"ns": (2, 3, 4), "lams": (2, 3, 5, 10), "mechanisms": 100, "seed": 20211},
+        expected=Verdict.UNDECIDED,
+    )
+)
