@@ -108,7 +108,7 @@ def _excess_balls(
 
 
 class _Window:
-    """The certified masses Bin(k; n, p) on a window [lo, hi] and log r_k there, at one working precision.
+    """The certified masses Bin(k; n, p) on a window [lo, hi] and r_k, log r_k there, at one working precision.
 
     They do not depend on λ, so one window serves every order λ and both orders of the pair (cached by
     :func:`_window`); it grows on demand (masses by the exact ratio recurrence from its ends).
@@ -126,7 +126,8 @@ class _Window:
             mode = min(n, int((n + 1) * pf))
             self.lo = self.hi = mode
             self.mass = [self._direct(mode)]
-            self.logr = [self._logr(mode)]
+            self.r = [self._r(mode)]
+            self.logr = [self.r[0].log()]
 
     def _direct(self, k: int) -> arb:
         n = self.n
@@ -134,8 +135,8 @@ class _Window:
             arb(n + 1).lgamma() - arb(k + 1).lgamma() - arb(n - k + 1).lgamma() + k * self.log_p + (n - k) * self.log_q
         ).exp()
 
-    def _logr(self, k: int) -> arb:
-        return (self.em + k * self.d).log()
+    def _r(self, k: int) -> arb:
+        return self.em + k * self.d
 
     def ratio(self, k: int) -> arb:
         """P(k+1)/P(k)."""
@@ -146,22 +147,24 @@ class _Window:
         lo, hi = max(0, lo), min(self.n, hi)
         with workprec(self.wp):
             if hi > self.hi:
-                t, new_m, new_l = self.mass[-1], [], []
+                t, new_m, new_r = self.mass[-1], [], []
                 for k in range(self.hi, hi):
                     t = t * self.ratio(k)
                     new_m.append(t)
-                    new_l.append(self._logr(k + 1))
+                    new_r.append(self._r(k + 1))
                 self.mass += new_m
-                self.logr += new_l
+                self.r += new_r
+                self.logr += [x.log() for x in new_r]
                 self.hi = hi
             if lo < self.lo:
-                t, new_m, new_l = self.mass[0], [], []
+                t, new_m, new_r = self.mass[0], [], []
                 for k in range(self.lo - 1, lo - 1, -1):
                     t = t / self.ratio(k)
                     new_m.append(t)
-                    new_l.append(self._logr(k))
+                    new_r.append(self._r(k))
                 self.mass = new_m[::-1] + self.mass
-                self.logr = new_l[::-1] + self.logr
+                self.r = new_r[::-1] + self.r
+                self.logr = [x.log() for x in new_r[::-1]] + self.logr
                 self.lo = lo
 
 
@@ -214,10 +217,11 @@ def _excess_window(n: int, e: Fraction, lam_f: Fraction, orders: tuple[str, ...]
     lamf = float(lam_f)
     # bits lost to the cancellation in S − 1 (about C(λ,2) v) and to the recurrence over the window
     cancel = max(0.0, -math.log2(max(lamf * (lamf - 1) / 2 * v, 1e-300)))
-    wp = -(-(prec + int(cancel) + 2 * int(math.log2(n + 1)) + 24) // 64) * 64
-    w = _window(n, e, wp)
     tilt = lamf * 2 * math.sinh(min(ef, 700)) * pf * (1 - pf)
     half = int(sd * math.sqrt(2 * math.log(2) * (prec + cancel + 8)) + tilt) + 2
+    # rounding: about log2(terms) bits for the sum and the mass recurrence from the mode
+    wp = -(-(prec + int(cancel) + 2 * int(math.log2(min(n, 2 * half) + 2)) + 16) // 64) * 64
+    w = _window(n, e, wp)
     mean = n * pf
     with workprec(wp):
         exps_f = [_exponent(lam_f, o) for o in orders]
@@ -229,11 +233,11 @@ def _excess_window(n: int, e: Fraction, lam_f: Fraction, orders: tuple[str, ...]
             sums = [arb(0) for _ in orders]
             firsts, lasts = [arb(0)] * len(orders), [arb(0)] * len(orders)
             both = len(orders) == 2
-            for idx, (pk, lr) in enumerate(zip(w.mass, w.logr, strict=True)):
+            for idx, (pk, rk, lr) in enumerate(zip(w.mass, w.r, w.logr, strict=True)):
                 if both:
                     # r^λ and r^{1−λ} = r / r^λ from one exponential
                     up = (lam_b * lr).exp()
-                    down = lr.exp() / up
+                    down = rk / up
                     t0, t1 = pk * up, pk * down
                     sums[0] += t0
                     sums[1] += t1

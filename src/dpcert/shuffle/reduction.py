@@ -258,9 +258,11 @@ def _moment_excess(n: int, e: Fraction, lam: int, prec: int) -> arb:
     With M = m+1 and X_M = Σ_{i<=M}(W_i − 1) (W as in :func:`_cumulant_powers`), S_M(λ) = E[(1 + X_M/M)^λ]
     = Σ_{i=0}^{λ} C(λ,i) E[X_M^i]/M^i, and E[X_M^i]/i! = [t^i] e^{M L(t)} = Σ_j M^j c[j][i]. Hence
     E_M[S_M(λ)] − 1 = Σ_{i=2}^{λ} λ(λ−1)…(λ−i+1) D_i, with D_i from the inverse moments ν_t = E[M^{−t}], which
-    are shared by every λ up to the table size (a power of two, at least 16).
+    are shared by every λ up to the table size (16, 64, 256 or 1024).
     """
-    big = max(16, 1 << (lam - 1).bit_length())
+    big = 16
+    while big < lam:  # tables of 16, 64, 256, 1024 orders: a sweep over λ rebuilds them few times
+        big *= 4
     wp = -(-(prec + 48 + 2 * int(math.log2(n + 1))) // 64) * 64
     d = _moment_sums(n, e, big, wp, prec)
     with workprec(wp):
