@@ -146,23 +146,8 @@ def check_sandwich(
     """Every step of the sandwich ``kind`` (see ``_SANDWICH``) at every grid point, certified in balls."""
     points = [(kind, n, e, lam, max_prec) for n in ns for e in eps0s for lam in lams]
     total = map_chunks(_sandwich_point, points, workers=1)
-    counts = {
-        "certified": total.counts.get("certified", 0),
-        "refuted": len(total.refuted),
-        "undecided": len(total.undecided),
-    }
     steps = "; ".join(f"{lo} <= {up}" for lo, up in _SANDWICH[kind])
-    if total.refuted:
-        return Verdict.REFUTED, Evidence(
-            None, "arb ball arithmetic", total.precision, steps, worst_case=total.refuted[0], counts=counts
-        )
-    if total.undecided:
-        return Verdict.UNDECIDED, Evidence(
-            None, "arb ball arithmetic", total.precision, steps, worst_case=total.undecided[0], counts=counts
-        )
-    return Verdict.CERTIFIED, Evidence(
-        None, "arb ball arithmetic", total.precision, f"{steps}: all {len(points)} grid points", counts=counts
-    )
+    return _grid_verdict(total, steps, len(points), "grid points")
 
 
 @check_function
@@ -446,7 +431,19 @@ def _strictly_below(lower: Any, upper: Any, max_prec: int) -> tuple[bool | None,
         prec = min(2 * prec, max_prec)
 
 
-def _grid_verdict(total: Summary, what: str, points: int) -> tuple[Verdict, Evidence]:
+def _record(out: Summary, below: bool | None, prec: int, case: dict[str, Any]) -> None:
+    """Count one decided comparison of a grid (certified, refuted or undecided)."""
+    out.used(prec)
+    if below is None:
+        out.undecided.append(case)
+    elif not below:
+        out.refuted.append(case)
+    else:
+        out.add("certified")
+
+
+def _grid_verdict(total: Summary, what: str, points: int, unit: str = "comparisons") -> tuple[Verdict, Evidence]:
+    """The verdict of a grid of comparisons: REFUTED by the first refuted one, else UNDECIDED if any overlapped."""
     counts = {
         "certified": total.counts.get("certified", 0),
         "refuted": len(total.refuted),
@@ -461,7 +458,7 @@ def _grid_verdict(total: Summary, what: str, points: int) -> tuple[Verdict, Evid
             None, "arb ball arithmetic", total.precision, what, worst_case=total.undecided[0], counts=counts
         )
     return Verdict.CERTIFIED, Evidence(
-        None, "arb ball arithmetic", total.precision, f"{what}: all {points} comparisons", counts=counts
+        None, "arb ball arithmetic", total.precision, f"{what}: all {points} {unit}", counts=counts
     )
 
 
@@ -480,14 +477,7 @@ def _rr_pairs_point(point: tuple[int, str, str, int]) -> Summary:
                 lambda pr: rr_neighbour_ball(n, 0, e, lv, "reverse", pr),
                 max_prec,
             )
-            out.used(prec)
-            case = {"n": n, "eps0": eps0, "lam": lam, "j": j, "order": order}
-            if below is None:
-                out.undecided.append(case)
-            elif not below:
-                out.refuted.append(case)
-            else:
-                out.add("certified")
+            _record(out, below, prec, {"n": n, "eps0": eps0, "lam": lam, "j": j, "order": order})
     return out
 
 
@@ -515,14 +505,7 @@ def _lemma8_point(point: tuple[str, str, tuple[int, ...], int]) -> Summary:
             lambda pr, m0=m0: pair_excess_ball(m0, e, lv, "forward", pr),
             max_prec,
         )
-        out.used(prec)
-        case = {"eps0": eps0, "lam": lam, "m": m0, "next_m": m1}
-        if below is None:
-            out.undecided.append(case)
-        elif not below:
-            out.refuted.append(case)
-        else:
-            out.add("certified")
+        _record(out, below, prec, {"eps0": eps0, "lam": lam, "m": m0, "next_m": m1})
     return out
 
 
@@ -552,14 +535,7 @@ def _thm5_point(point: tuple[str, int, tuple[int, ...], int]) -> Summary:
             return pair_excess_ball(m, e, Fraction(lam), "forward", pr)
 
         below, prec = _strictly_below(exact, thm5, max_prec)
-        out.used(prec)
-        case = {"eps0": eps0, "lam": lam, "m": m}
-        if below is None:
-            out.undecided.append(case)
-        elif not below:
-            out.refuted.append(case)
-        else:
-            out.add("certified")
+        _record(out, below, prec, {"eps0": eps0, "lam": lam, "m": m})
     return out
 
 
@@ -690,6 +666,14 @@ def check_dp_monotone(
 
 _LEMMA8_MS = tuple(range(1, 60)) + (80, 120, 200)
 
+
+def _ratio_claim(cid: str, ref: str, statement: str, pair_: tuple[str, str], limit: tuple[int, int, str]) -> Claim:
+    """C15: num/den at (10^6, 0.5, 2) within relative tol of coef·e^{power·ε0} (``limit = (coef, power, tol)``)."""
+    coef, power, tol = limit
+    inputs = {"num": pair_[0], "den": pair_[1], "at": (10**6, "0.5", "2"), "coef": coef, "power": power, "tol": tol}
+    return FunctionClaim(cid, ref, statement, fn=check_ratio_near_limit, inputs=inputs)
+
+
 CLAIMS += [
     FunctionClaim(
         "shuffle.pairs.rr_reverse_is_max",
@@ -726,49 +710,28 @@ CLAIMS += [
             "exact_ms": tuple(range(1, 41)) + (80, 120, 200),
         },
     ),
-    FunctionClaim(
+    _ratio_claim(
         "shuffle.remark7.thm1_over_thm3_large_n",
         f"{_PAPER}, Remark 7; notes C15",
         "At lam = 2 Theorem 1 / Theorem 3 tends to 2 e^eps0 as n grows: at n = 10^6, eps0 = 0.5 it is within 1e-5 "
         "of 2 e^0.5 (3.2974...)",
-        fn=check_ratio_near_limit,
-        inputs={
-            "num": "shuffle.rdp.thm1",
-            "den": "shuffle.rdp.thm3",
-            "at": (10**6, "0.5", "2"),
-            "coef": 2,
-            "power": 1,
-            "tol": "0.00001",
-        },
+        ("shuffle.rdp.thm1", "shuffle.rdp.thm3"),
+        (2, 1, "0.00001"),
     ),
-    FunctionClaim(
+    _ratio_claim(
         "shuffle.reduction.over_thm3_large_n",
         "derived here (dpcert), notes shuffle_rdp §1.10 (asymptotics), C15",
         "At lam = 2 U_red (derived here) / Theorem 3 tends to e^eps0: at n = 10^6, eps0 = 0.5 it is within 1e-6 of "
         "e^0.5 (1.648721...)",
-        fn=check_ratio_near_limit,
-        inputs={
-            "num": "shuffle.rdp.reduction",
-            "den": "shuffle.rdp.thm3",
-            "at": (10**6, "0.5", "2"),
-            "coef": 1,
-            "power": 1,
-            "tol": "0.000001",
-        },
+        ("shuffle.rdp.reduction", "shuffle.rdp.thm3"),
+        (1, 1, "0.000001"),
     ),
-    FunctionClaim(
+    _ratio_claim(
         "shuffle.reduction.thm1_over_reduction_large_n",
         "derived here (dpcert), notes shuffle_rdp §1.10 (asymptotics), C15",
         "At lam = 2 Theorem 1 / U_red (derived here) tends to 2: at n = 10^6, eps0 = 0.5 it is within 1e-5 of 2",
-        fn=check_ratio_near_limit,
-        inputs={
-            "num": "shuffle.rdp.thm1",
-            "den": "shuffle.rdp.reduction",
-            "at": (10**6, "0.5", "2"),
-            "coef": 2,
-            "power": 0,
-            "tol": "0.00001",
-        },
+        ("shuffle.rdp.thm1", "shuffle.rdp.reduction"),
+        (2, 0, "0.00001"),
     ),
     FunctionClaim(
         "shuffle.remark7.cor1_over_cor2_exact",

@@ -351,16 +351,17 @@ def pair_float(n: int, eps0: float, lam: float, order: str = "max") -> float:
 # every 2RR neighbour pair (notes C5)
 
 
-def _poisson_binomial(probs: list[arb]) -> list[arb]:
-    """The law of the number of ones among independent bits with these probabilities of 1 (balls)."""
-    dist = [arb(1)]
-    for pi in probs:
-        nxt = [arb(0)] * (len(dist) + 1)
-        for k, v in enumerate(dist):
-            nxt[k] += v * (1 - pi)
-            nxt[k + 1] += v * pi
-        dist = nxt
-    return dist
+def _binomial_masses(m: int, pr: arb) -> list[arb]:
+    """Bin(k; m, pr) for k = 0..m (balls)."""
+    return [math.comb(m, k) * pr**k * (1 - pr) ** (m - k) for k in range(m + 1)]
+
+
+def _convolve(a: list[arb], b: list[arb]) -> list[arb]:
+    """The law of the sum of two independent counts with laws a and b."""
+    return [
+        sum((a[i] * b[k - i] for i in range(max(0, k - len(b) + 1), min(k, len(a) - 1) + 1)), arb(0))
+        for k in range(len(a) + len(b) - 1)
+    ]
 
 
 def rr_neighbour_ball(n: int, j: int, eps0: Exact | Fraction, lam: Exact | Fraction, order: str, prec: int) -> arb:
@@ -378,8 +379,9 @@ def rr_neighbour_ball(n: int, j: int, eps0: Exact | Fraction, lam: Exact | Fract
     _exponent(lam_f, order)  # validates the name
     with workprec(prec + 16 + 2 * int(math.log2(n + 1))):
         p = 1 / (ball(eps0).exp() + 1)
-        common = [1 - p] * j + [p] * (n - 1 - j)
-        law_d, law_d1 = _poisson_binomial(common + [p]), _poisson_binomial(common + [1 - p])
+        # j clients holding 1 report 1 w.p. 1−p, the n−1−j holding 0 w.p. p; the last one holds 0 (D) or 1 (D′)
+        common = _convolve(_binomial_masses(j, 1 - p), _binomial_masses(n - 1 - j, p))
+        law_d, law_d1 = _convolve(common, [1 - p, p]), _convolve(common, [p, 1 - p])
         num, den = (law_d1, law_d) if order == "forward" else (law_d, law_d1)
         lam_b = ball(lam_f)
         total = arb(0)
