@@ -13,11 +13,17 @@ Hence, with S_n(a) = E_{k∼Bin(n,p)}[r_k^a],
 Both are valid lower bounds on ε(λ) for every real λ > 1; the reverse order is the larger for n >= 2, ε0 > 0
 (notes §1.11), which is what refutes Remark 7's "our lower bound is tight".
 
-The sum is carried as its excess S − 1 = E_P[φ_a(r)] with φ_a(r) = r^a − 1 − a(r − 1) >= 0 (E_P r = 1), which
-has no cancellation (notes §2, pitfall 3b). The ball path sums the log-concave binomial masses from the mode
-outwards with :func:`dpcert.arith.sums.log_concave_sum` and bounds the omitted head and tail rigorously (weights
-0 <= φ_a(r_k) <= max(φ_a(e^{−ε0}), φ_a(e^{ε0})), since φ_a is convex and r_k ∈ [e^{−ε0}, e^{ε0}]). The float path
-sums all n+1 terms in log space.
+Ball path (:func:`pair_ball`). The certified masses Bin(k; n, p), r_k and log r_k are computed once per (n, ε0,
+working precision) on a window around the mean that grows on demand (:class:`_Window`, cached), and shared by every
+λ and both orders: each λ then costs one exponential per mass (r^λ, and r^{1−λ} = r/r^λ). Outside the window the
+tilted terms P(k) r_k^a fall at least geometrically (their ratio is P's, non-increasing, times (1 + d/r_k)^a, which
+is bounded on each side: see :func:`_tails`); the bound is carried as radius, and the window doubles until it is
+below 2^-(prec+8) of the excess S − 1 (or covers [0, n]). S − 1 is then formed in balls at a working precision
+raised by the bits the cancellation costs (about log2(1/(C(λ,2) v)), v = (e^{ε0}−1)²/(ne^{ε0})).
+:func:`pair_excess_ball` is the term-by-term variant (the excess as E_P[φ_a(r)] with φ_a(r) = r^a − 1 − a(r − 1)
+>= 0, summed from the mode by :func:`dpcert.arith.sums.log_concave_sum` with global weight bounds), used for the
+inner sums of U_red's direct double sum and as an independent check of the window path.
+The float path sums all n+1 terms in log space with the φ-trick (notes §2, pitfall 3b).
 
 References:
     Girgis et al. (CCS 2021), §8 (proof of Theorem 3) and Remark 7; dpcert notes shuffle_rdp §1.11.

@@ -29,6 +29,12 @@ Proof.
    most RR_1(λ) = (1/(λ−1)) log S_1(λ) because S_m is non-increasing in m (Lemma 8). The lower bound side: the
    exact 2RR pair (:mod:`dpcert.shuffle.pair`) is a valid lower bound, so pair <= ε(λ) <= U_red.
 
+What it does not settle (notes C6). The proof bounds ε(λ) from above; the 2RR pair bounds it from below. Step 1
+(joint convexity over the clone mixture, and dropping the non-clone clients) is lossy, so U_red is in general
+strictly above the 2RR reverse value (e.g. n = 100, ε0 = 1, λ = 10: 0.1277 against 0.0588), and the sandwich leaves
+room for a mechanism above 2RR. Whether 2RR's reverse order is the worst pair (ε(λ) = that value) stays open; the
+claim ``shuffle.pairs.no_mechanism_beats_rr`` checks it exactly on a sample and is expected UNDECIDED.
+
 Evaluation. U_red is evaluated exactly (no blocking), by one of two exact formulas:
 
 * integer λ <= 1024 (any n <= 10^6): the moment expansion. With M = m+1 and X_M = Σ_{i<=M}(W_i − 1) for i.i.d.
