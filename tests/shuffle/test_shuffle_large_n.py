@@ -136,3 +136,27 @@ def test_rr_neighbour_against_brute_force(n, j, eps0, lam):
         ref = math.log(sum(x**lf * y ** (1 - lf) for x, y in zip(a, b, strict=True))) / (lf - 1)
         got = pair.rr_neighbour_ball(n, j, Fraction(eps0), Fraction(str(lam)), order, 64)
         assert float(got.mid()) == pytest.approx(ref, rel=1e-12)
+
+
+def test_ldp_sample_machinery_reproduces_rr_exactly():
+    # C6's exact machinery: 2RR itself, enumerated over histograms, gives exactly the binomial formula's value
+    # for the reverse order of D = 0^n, D' = 0^(n-1)1 (and its float twin agrees with the pair quantity)
+    from flint import fmpq
+
+    from dpcert.shuffle.claims import _hellinger, _shuffled_law
+
+    r = fmpq(3)
+    p = 1 / (r + 1)
+    mech = ((1 - p, p), (p, 1 - p))  # input 0 reports 0 w.p. R/(R+1)
+    for n, lam in ((2, 3), (4, 5)):
+        h = _hellinger(_shuffled_law(mech, (0,) * n), _shuffled_law(mech, (0,) * (n - 1) + (1,)), lam)
+        rr = sum(
+            (
+                fmpq(math.comb(n, k)) * p**k * (1 - p) ** (n - k) / ((k * r + (n - k) / r) / n) ** (lam - 1)
+                for k in range(n + 1)
+            ),
+            fmpq(0),
+        )
+        assert h == rr
+        eps0 = math.log(3)
+        assert math.log(float(h)) / (lam - 1) == pytest.approx(pair.pair_float(n, eps0, lam, "reverse"), rel=1e-12)
