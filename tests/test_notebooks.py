@@ -51,7 +51,7 @@ EXPECTED_OUTPUT = {
     "shuffle.ipynb": [
         "shuffle.remark7.lower_bound_tight: REFUTED",
         "shuffle.cor1.follows_from_thm1: REFUTED",
-        "verdict counts: {'CERTIFIED': 18, 'REFUTED': 5, 'as_expected': 23}",
+        "verdict counts: {'CERTIFIED': 26, 'REFUTED': 5, 'UNDECIDED': 1, 'as_expected': 32}",
         "U_red (derived here) [2.50921885527, 2.50921885528]",
         "T = 100000: eps = [1.36841991876, 1.36841991877] at lambda = 17",
         "Figure 2 recomputed",

@@ -73,5 +73,12 @@ def test_rdp_reduction_is_labelled_derived_here(capsys):
     code, out = _run(capsys, "shuffle", "rdp", "n=1000", "eps0=3", "lam=100", "--reduction")
     assert code == 0 and "U_red (up, derived here)" in out.out and "derived here (dpcert)" in out.out
     assert "2.509218856" in out.out  # notes C23: U_red = 2.50921885527, rounded up
-    code, out = _run(capsys, "shuffle", "rdp", "n=100000", "eps0=3", "lam=100", "--reduction")
+    # above n = 10^4: integer lam by the moment expansion, a real lam is shown as n/a; above 10^6 refused
+    code, out = _run(capsys, "shuffle", "rdp", "n=100000", "eps0=3", "lam=2.5,3", "--reduction", "--json")
+    assert code == 0
+    rows = json.loads(out.out)["rows"]
+    assert "reduction_derived_here" not in rows[0] and "reduction_derived_here" in rows[1]
+    red = Fraction(rows[1]["reduction_derived_here"]["hi"])
+    assert Fraction(rows[1]["pair_reverse"]["lo"]) <= red <= Fraction(rows[1]["upper"]["lo"])
+    code, out = _run(capsys, "shuffle", "rdp", "n=2000000", "eps0=3", "lam=100", "--reduction")
     assert code == 2

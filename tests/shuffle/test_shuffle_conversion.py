@@ -33,7 +33,7 @@ def test_lemma1_inverse_in_balls():
 
 def test_rr1_closed_form_and_steinke_value():
     # notes C23: RR_1(100) at eps0 = 3 is 2.99950921867 (< eps0)
-    enc = QUANTITIES["shuffle.rdp.upper"].enclose(n=1, eps0=3, lam=100)
+    enc = QUANTITIES["shuffle.rdp.upper"].enclose(n=1, eps0=3, lam=100, bound="default")
     with mpmath.workdps(30):
         rr1 = mpmath.log((mpmath.exp(300) + mpmath.exp(-297)) / (mpmath.e**3 + 1)) / 99
     assert abs(float(rr1) - 2.99950921867) < 1e-10
@@ -49,7 +49,7 @@ def test_rr1_closed_form_and_steinke_value():
 
 def test_upper_is_the_min_and_dp_uses_it():
     # (10, 3, 2): Thm 1 = 5.99 > RR_1 < eps0
-    enc = UPPER.enclose(n=10, eps0=3, lam=2)
+    enc = UPPER.enclose(n=10, eps0=3, lam=2, bound="default")
     assert enc.hi < 3
     # a worse lambda gives a larger eps: the chosen one is no worse than lambda = 2 (any lambda is valid)
     dp = QUANTITIES["shuffle.dp.eps"].enclose(n=10**4, eps0="0.5", T=10, delta="0.000001")

@@ -120,7 +120,10 @@ def test_sandwich_pair_reduction_upper(n, eps0, lam):
     inputs = {"n": n, "eps0": eps0, "lam": lam}
     red = RED.enclose(inputs)
     assert PAIR.enclose({**inputs, "order": "max"}).lo <= red.hi
-    assert red.lo <= UPPER.enclose(inputs).hi
+    assert red.lo <= UPPER.enclose({**inputs, "bound": "default"}).hi
+    # bound=reduction is the minimum of both: U_red itself here
+    with_red = UPPER.enclose({**inputs, "bound": "reduction"})
+    assert with_red.lo <= red.hi and red.lo <= with_red.hi
     f = reduction.reduction_float(n, float(eps0), float(lam))
     assert float(red.lo) * (1 - 1e-9) <= f <= float(red.hi) * (1 + 1e-9)
     # the same chain in float64: pair <= U_red <= min(Thm 1 via eq. (8), Thm 2, RR_1)

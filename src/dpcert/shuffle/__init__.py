@@ -6,7 +6,8 @@
 * :mod:`dpcert.shuffle.conversion`: the default certified upper bound min(Thm 1, Thm 2, RR_1) and RDP → DP
   (Lemma 1 both forms, Lemma 2 over T rounds, best λ);
 * :mod:`dpcert.shuffle.reduction`: U_red, a tighter upper bound DERIVED HERE (Theorem 4 with the special case
-  solved exactly), with its proof;
+  solved exactly), with its proof; exact up to n = 10^6 at integer λ by a moment expansion (``shuffle.rdp.upper``
+  takes it in with ``bound=reduction``);
 * :mod:`dpcert.shuffle.claims`: claims and errata of the notes (§5, §7).
 """
 

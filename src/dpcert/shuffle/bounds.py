@@ -48,9 +48,11 @@ __all__ = [
     "nbar",
     "nbar_float",
     "cor1_applies",
+    "thm5_excess_ball",
     "thm1_ball",
     "thm1_float",
     "eq8_ball",
+    "eq8_chord",
     "eq8_float",
     "cor1_ball",
     "cor1_float",
@@ -159,21 +161,21 @@ def _log_chernoff_ball(n: int, e0: arb, lam: arb) -> arb:
     return e0 * lam - ball(n - 1) / (8 * e0.exp())
 
 
-def thm1_ball(ctx: Any, n: int, eps0: Exact, lam: int) -> arb:
-    """Theorem 1 (eq. 6) in ball arithmetic, for integer λ >= 2.
+def thm5_excess_ball(m: int, eps0: Exact | Fraction, lam: int) -> arb:
+    """Theorem 5's bound on the special-case moment, minus 1, for m clients and integer λ >= 2:
 
-    The i >= 3 terms t_i = C(λ,i) i Γ(i/2) x^{i/2} are generated along two chains (even and odd i) by the exact
-    ratio t_{i+2}/t_i = (λ−i)(λ−i−1) x / (2(i+1)), which follows from Γ(i/2 + 1) = (i/2) Γ(i/2).
+    C(λ,2)(e^{ε0}−1)²/(m e^{ε0}) + Σ_{i=3}^{λ} C(λ,i) i Γ(i/2) x^{i/2},   x = (e^{2ε0}−1)²/(2 m e^{2ε0}).
+
+    The i >= 3 terms t_i are generated along two chains (even and odd i) by the exact ratio
+    t_{i+2}/t_i = (λ−i)(λ−i−1) x / (2(i+1)), which follows from Γ(i/2 + 1) = (i/2) Γ(i/2).
 
     References:
-        Girgis et al. (CCS 2021), Theorem 1, eq. (6).
+        Girgis et al. (CCS 2021), Theorem 5, eq. (15) (Lemmas 6–7).
     """
-    nb = nbar(n, eps0)
     e0 = ball(eps0)
-    lam_b = ball(lam)
     em1 = e0.expm1()
-    x = (2 * e0).expm1() ** 2 / (2 * (2 * e0).exp() * nb)
-    excess = ball(Fraction(lam * (lam - 1), 2)) * em1**2 / (nb * e0.exp())
+    x = (2 * e0).expm1() ** 2 / (2 * (2 * e0).exp() * m)
+    excess = ball(Fraction(lam * (lam - 1), 2)) * em1**2 / (m * e0.exp())
     if lam >= 3:
         sx = x.sqrt()
         # t_3 = C(λ,3)·3·Γ(3/2)·x^{3/2} = C(λ,3)·(3/2)·√π·x^{3/2};  t_4 = C(λ,4)·4·Γ(2)·x² = 4C(λ,4)x²
@@ -187,7 +189,17 @@ def thm1_ball(ctx: Any, n: int, eps0: Exact, lam: int) -> arb:
                     break
                 t = t * x * fmpq((lam - i) * (lam - i - 1), 2 * (i + 1))
                 i += 2
-    excess += _log_chernoff_ball(n, e0, lam_b).exp()
+    return excess
+
+
+def thm1_ball(ctx: Any, n: int, eps0: Exact, lam: int) -> arb:
+    """Theorem 1 (eq. 6) in ball arithmetic, for integer λ >= 2: Theorem 5 at m = n̄ plus the Chernoff term.
+
+    References:
+        Girgis et al. (CCS 2021), Theorem 1, eq. (6).
+    """
+    excess = thm5_excess_ball(nbar(n, eps0), eps0, lam)
+    excess += _log_chernoff_ball(n, ball(eps0), ball(lam)).exp()
     return excess.log1p() / (lam - 1)
 
 
@@ -200,14 +212,26 @@ def eq8_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb:
     References:
         Girgis et al. (CCS 2021), Remark 2, eq. (8) (convexity of (λ−1)D_λ: van Erven–Harremoës 2014).
     """
+    return eq8_chord(thm1_ball, ctx, n, eps0, lam)
+
+
+def eq8_chord(bound: Any, ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
+    """eq. (8) applied to any bound ``bound(ctx, n, eps0, λ)`` on ε(λ) known at the integers around a real λ > 1.
+
+    (λ−1)D_λ is convex in λ for every pair of distributions and 0 at λ = 1, so the chord between the integers
+    ⌊λ⌋ and ⌈λ⌉ of (λ−1)·(any upper bound of ε) bounds (λ−1)ε(λ).
+
+    References:
+        Girgis et al. (CCS 2021), Remark 2, eq. (8) (convexity of (λ−1)D_λ: van Erven–Harremoës 2014).
+    """
     lv = to_fraction(lam)
     lo, hi = lv.numerator // lv.denominator, -((-lv.numerator) // lv.denominator)
     if lo == hi:
-        return thm1_ball(ctx, n, eps0, lo)
+        return bound(ctx, n, eps0, lo)
     a = Fraction(hi) - lv
-    total = ball((1 - a) * (hi - 1)) * thm1_ball(ctx, n, eps0, hi)
+    total = ball((1 - a) * (hi - 1)) * ball(bound(ctx, n, eps0, hi))
     if lo >= 2:
-        total += ball(a * (lo - 1)) * thm1_ball(ctx, n, eps0, lo)
+        total += ball(a * (lo - 1)) * ball(bound(ctx, n, eps0, lo))
     return total / ball(lv - 1)
 
 

@@ -17,10 +17,14 @@ References:
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
-from dpcert.arith.ball import Enclosure
+from flint import arb, fmpq
+
+from dpcert.arith.ball import Enclosure, ball, workprec
+from dpcert.arith.exact import RationalFunction, X
 from dpcert.core.claim import AtMost, Claim, Evidence, FunctionClaim, QuantityClaim, Rounds, Verdict, check_function
 from dpcert.core.parallel import Summary, map_chunks
 from dpcert.errors import PrecisionExhausted
@@ -142,23 +146,8 @@ def check_sandwich(
     """Every step of the sandwich ``kind`` (see ``_SANDWICH``) at every grid point, certified in balls."""
     points = [(kind, n, e, lam, max_prec) for n in ns for e in eps0s for lam in lams]
     total = map_chunks(_sandwich_point, points, workers=1)
-    counts = {
-        "certified": total.counts.get("certified", 0),
-        "refuted": len(total.refuted),
-        "undecided": len(total.undecided),
-    }
     steps = "; ".join(f"{lo} <= {up}" for lo, up in _SANDWICH[kind])
-    if total.refuted:
-        return Verdict.REFUTED, Evidence(
-            None, "arb ball arithmetic", total.precision, steps, worst_case=total.refuted[0], counts=counts
-        )
-    if total.undecided:
-        return Verdict.UNDECIDED, Evidence(
-            None, "arb ball arithmetic", total.precision, steps, worst_case=total.undecided[0], counts=counts
-        )
-    return Verdict.CERTIFIED, Evidence(
-        None, "arb ball arithmetic", total.precision, f"{steps}: all {len(points)} grid points", counts=counts
-    )
+    return _grid_verdict(total, steps, len(points), "grid points")
 
 
 @check_function
@@ -420,5 +409,459 @@ CLAIMS.append(
         "2.50921867097",
         fn=check_rounds,
         inputs={"name": "shuffle.rdp.pair:max", "at": (1000, "3", "100"), "printed": "2.50921867097"},
+    )
+)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# notes §5: C5, C6, C7, C8, C15, C26
+
+
+def _strictly_below(lower: Any, upper: Any, max_prec: int) -> tuple[bool | None, int]:
+    """Decide lower(prec) < upper(prec) for two ball-valued functions of the precision, doubling it up to max_prec."""
+    prec = 64
+    while True:
+        a, b = lower(prec), upper(prec)
+        if a < b:
+            return True, prec
+        if a >= b:
+            return False, prec
+        if prec >= max_prec:
+            return None, prec
+        prec = min(2 * prec, max_prec)
+
+
+def _record(out: Summary, below: bool | None, prec: int, case: dict[str, Any]) -> None:
+    """Count one decided comparison of a grid (certified, refuted or undecided)."""
+    out.used(prec)
+    if below is None:
+        out.undecided.append(case)
+    elif not below:
+        out.refuted.append(case)
+    else:
+        out.add("certified")
+
+
+def _grid_verdict(total: Summary, what: str, points: int, unit: str = "comparisons") -> tuple[Verdict, Evidence]:
+    """The verdict of a grid of comparisons: REFUTED by the first refuted one, else UNDECIDED if any overlapped."""
+    counts = {
+        "certified": total.counts.get("certified", 0),
+        "refuted": len(total.refuted),
+        "undecided": len(total.undecided),
+    }
+    if total.refuted:
+        return Verdict.REFUTED, Evidence(
+            None, "arb ball arithmetic", total.precision, what, worst_case=total.refuted[0], counts=counts
+        )
+    if total.undecided:
+        return Verdict.UNDECIDED, Evidence(
+            None, "arb ball arithmetic", total.precision, what, worst_case=total.undecided[0], counts=counts
+        )
+    return Verdict.CERTIFIED, Evidence(
+        None, "arb ball arithmetic", total.precision, f"{what}: all {points} {unit}", counts=counts
+    )
+
+
+def _rr_pairs_point(point: tuple[int, str, str, int]) -> Summary:
+    from dpcert.shuffle.pair import rr_neighbour_ball
+
+    n, eps0, lam, max_prec = point
+    e, lv = Fraction(eps0), Fraction(lam)
+    out = Summary()
+    for j in range(n):
+        for order in ("forward", "reverse"):
+            if (j, order) in ((0, "reverse"), (n - 1, "forward")):
+                continue  # the pair itself and its mirror image (equal by relabelling 0 <-> 1)
+            below, prec = _strictly_below(
+                lambda pr, j=j, order=order: rr_neighbour_ball(n, j, e, lv, order, pr),
+                lambda pr: rr_neighbour_ball(n, 0, e, lv, "reverse", pr),
+                max_prec,
+            )
+            _record(out, below, prec, {"n": n, "eps0": eps0, "lam": lam, "j": j, "order": order})
+    return out
+
+
+@check_function
+def check_rr_pairs_max(
+    max_prec: int, ns: tuple[int, ...], eps0s: tuple[str, ...], lams: tuple[str, ...]
+) -> tuple[Verdict, Evidence]:
+    """C5: over every 2RR neighbour pair (j ones among the n−1 others, both orders) the largest D_λ is j = 0 in
+    the reverse order (and its mirror j = n−1 forward): every other one is certified strictly smaller."""
+    points = [(n, e, lam, max_prec) for n in ns for e in eps0s for lam in lams]
+    total = map_chunks(_rr_pairs_point, points, workers=1)
+    what = "D_lam(j, order) < D_lam(0, reverse) for every other 2RR neighbour pair (j = n-1 forward is its mirror)"
+    return _grid_verdict(total, what, sum(2 * n - 2 for n, *_ in points))
+
+
+def _lemma8_point(point: tuple[str, str, tuple[int, ...], int]) -> Summary:
+    from dpcert.shuffle.pair import pair_excess_ball
+
+    eps0, lam, ms, max_prec = point
+    e, lv = Fraction(eps0), Fraction(lam)
+    out = Summary()
+    for m0, m1 in zip(ms, ms[1:], strict=False):
+        below, prec = _strictly_below(
+            lambda pr, m1=m1: pair_excess_ball(m1, e, lv, "forward", pr),
+            lambda pr, m0=m0: pair_excess_ball(m0, e, lv, "forward", pr),
+            max_prec,
+        )
+        _record(out, below, prec, {"eps0": eps0, "lam": lam, "m": m0, "next_m": m1})
+    return out
+
+
+@check_function
+def check_lemma8(
+    max_prec: int, ms: tuple[int, ...], eps0s: tuple[str, ...], lams: tuple[str, ...]
+) -> tuple[Verdict, Evidence]:
+    """C7 (Lemma 8): S_m(λ) is decreasing along the increasing list ``ms`` (strictly, in balls), for each (ε0, λ)."""
+    points = [(e, lam, tuple(ms), max_prec) for e in eps0s for lam in lams]
+    total = map_chunks(_lemma8_point, points, workers=1)
+    return _grid_verdict(total, "S_m'(lam) < S_m(lam) for consecutive m < m' of the list", len(points) * (len(ms) - 1))
+
+
+def _thm5_point(point: tuple[str, int, tuple[int, ...], int]) -> Summary:
+    from dpcert.shuffle.pair import pair_excess_ball
+
+    eps0, lam, ms, max_prec = point
+    e = Fraction(eps0)
+    out = Summary()
+    for m in ms:
+
+        def thm5(pr: int, m: int = m) -> arb:
+            with workprec(pr + 32):
+                return bounds.thm5_excess_ball(m, e, lam)
+
+        def exact(pr: int, m: int = m) -> arb:
+            return pair_excess_ball(m, e, Fraction(lam), "forward", pr)
+
+        below, prec = _strictly_below(exact, thm5, max_prec)
+        _record(out, below, prec, {"eps0": eps0, "lam": lam, "m": m})
+    return out
+
+
+def _rr_law(m: int) -> tuple[list[RationalFunction], list[RationalFunction]]:
+    """Bin(k; m, p) and r_k = (k x + (m−k)/x)/m as exact rational functions of x = e^{ε0}, p = 1/(x+1)."""
+    p = 1 / (X + 1)
+    masses = [math.comb(m, k) * p**k * (1 - p) ** (m - k) for k in range(m + 1)]
+    ratios = [(k * X + Fraction(m - k) / X) / m for k in range(m + 1)]
+    return masses, ratios
+
+
+@check_function
+def check_thm5_vs_exact(
+    max_prec: int, ms: tuple[int, ...], eps0s: tuple[str, ...], lams: tuple[int, ...], exact_ms: tuple[int, ...]
+) -> tuple[Verdict, Evidence]:
+    """C8: Theorem 5 >= S_m(λ) (strictly, in balls, at integer λ >= 3), Theorem 5 = S_m(2) exactly (identity of
+    rational functions of x = e^{ε0} for every m in ``exact_ms``, so for every ε0), and Lemma 7's sup
+    (e^{ε0}−1)²/e^{ε0} of Σ p′²/p − 1 attained by 2RR (an identity in x)."""
+    # exact parts: S_m(2) − 1 = (x−1)²/(m x) and 2RR's chi-square = (x−1)²/x
+    for m in exact_ms:
+        masses, ratios = _rr_law(m)
+        s2 = sum((w * (r - 1) ** 2 for w, r in zip(masses, ratios, strict=True)), RationalFunction(0))
+        if not (s2 - (X - 1) ** 2 / (m * X)).is_zero():
+            return Verdict.REFUTED, Evidence(None, "exact rational functions", 0, f"S_m(2) - 1 != Thm 5 at m = {m}")
+    p = 1 / (X + 1)
+    chi2 = p**2 / (1 - p) + (1 - p) ** 2 / p - 1  # p = 2RR's law at d, p' = its law at d' (swapped)
+    if not (chi2 - (X - 1) ** 2 / X).is_zero():
+        return Verdict.REFUTED, Evidence(None, "exact rational functions", 0, "2RR does not attain Lemma 7's value")
+    points = [(e, lam, tuple(ms), max_prec) for e in eps0s for lam in lams]
+    total = map_chunks(_thm5_point, points, workers=1)
+    verdict, ev = _grid_verdict(total, "S_m(lam) - 1 < Theorem 5 - 1 at integer lam >= 3", len(points) * len(ms))
+    detail = (
+        f"{ev.detail}; exact identities (rational functions of x = e^eps0): S_m(2) = Theorem 5 at lam = 2 for m in "
+        f"{exact_ms[0]}..{exact_ms[-1]}, and 2RR's sum p'^2/p - 1 = (x-1)^2/x (Lemma 7's sup, attained)"
+    )
+    return verdict, Evidence(
+        None,
+        "arb ball arithmetic + exact rational functions",
+        ev.precision,
+        detail,
+        worst_case=ev.worst_case,
+        counts=ev.counts,
+    )
+
+
+@check_function
+def check_ratio_near_limit(
+    max_prec: int, num: str, den: str, at: tuple[int, str, str], coef: int, power: int, tol: str
+) -> tuple[Verdict, Evidence]:
+    """C15: value(num)/value(den) at ``at`` lies within relative ``tol`` of its large-n limit coef·e^{power·ε0}."""
+    qn, qd = QUANTITIES[num.partition(":")[0]], QUANTITIES[den.partition(":")[0]]
+    pn, pd = qn.parse(_inputs(num, *at)), qd.parse(_inputs(den, *at))
+    t = Fraction(tol)
+    prec = 64
+    while True:
+        with workprec(prec):
+            ratio = ball(qn.ball_at(prec, pn)) / ball(qd.ball_at(prec, pd))
+            limit = coef * (power * ball(Fraction(at[1]))).exp()
+            dev = abs(ratio / limit - 1)
+        enc = Enclosure.from_ball(ratio)
+        detail = f"{num}/{den} at {tuple(at)} in {enc.short(10)}; limit {coef} e^({power} eps0) = {limit.str(10)}"
+        if dev < ball(t):
+            return Verdict.CERTIFIED, Evidence(enc, "arb ball arithmetic", prec, detail + f"; within {tol}")
+        if dev > ball(t):
+            return Verdict.REFUTED, Evidence(enc, "arb ball arithmetic", prec, detail + f"; not within {tol}")
+        if prec >= max_prec:
+            return Verdict.UNDECIDED, Evidence(enc, "arb ball arithmetic", prec, detail)
+        prec *= 2
+
+
+@check_function
+def check_cor1_cor2_identity(max_prec: int) -> tuple[Verdict, Evidence]:
+    """C15 (Remark 7): the excess of Corollary 1 over that of Corollary 2 is 4e^{ε0}, for every n, λ, ε0 (sympy)."""
+    import sympy
+
+    x, n, lam = sympy.symbols("x n lam", positive=True)
+    cor1 = 4 * sympy.binomial(lam, 2) * (x - 1) ** 2 / n
+    cor2 = sympy.binomial(lam, 2) * (x - 1) ** 2 / (n * x)
+    residual = sympy.simplify(cor1 / cor2 - 4 * x)
+    detail = f"[4 C(lam,2)(x-1)^2/n] / [C(lam,2)(x-1)^2/(n x)] - 4x simplifies to {residual} (x = e^eps0)"
+    verdict = Verdict.CERTIFIED if residual == 0 else Verdict.UNDECIDED
+    return verdict, Evidence(None, "exact symbolic algebra (sympy)", 0, detail)
+
+
+def _dp_curve_point(point: tuple[str, int, str, int, str, int]) -> tuple[tuple[str, int, str, int], Any]:
+    from dpcert.arith.exact import parse_rational
+    from dpcert.shuffle.conversion import dp_eps_of_bound
+
+    bound, n, eps0, t, delta, prec = point
+    _, val = dp_eps_of_bound(bound, n, parse_rational(eps0), t, parse_rational(delta), prec)
+    return (bound, n, eps0, t), val
+
+
+@check_function
+def check_dp_monotone(
+    max_prec: int,
+    bounds_: tuple[str, ...],
+    ns: tuple[int, ...],
+    eps0s: tuple[str, ...],
+    ts: tuple[int, ...],
+    delta: str,
+) -> tuple[Verdict, Evidence]:
+    """C26: the composed ε(δ) of every RDP curve (each at its float-chosen λ, certified there) is decreasing in n
+    and increasing in T and ε0 along the grid (strict comparisons of certified balls)."""
+    vals = dict(_dp_curve_point((b, n, e, t, delta, 128)) for b in bounds_ for n in ns for e in eps0s for t in ts)
+    total = Summary()
+    total.used(128)
+    axes = (("n", ns, 1, -1), ("eps0", eps0s, 2, 1), ("T", ts, 3, 1))
+    for key, val in vals.items():
+        for name, grid, pos, sign in axes:
+            i = grid.index(key[pos])
+            if i + 1 == len(grid):
+                continue
+            nxt = list(key)
+            nxt[pos] = grid[i + 1]
+            other = vals[tuple(nxt)]
+            case = {"bound": key[0], "n": key[1], "eps0": key[2], "T": key[3], "axis": name}
+            ok = other < val if sign < 0 else other > val
+            if ok:
+                total.add("certified")
+            elif (other >= val) if sign < 0 else (other <= val):
+                total.refuted.append(case)
+            else:
+                total.undecided.append(case)
+    what = "eps(delta) decreasing in n, increasing in eps0 and T, for the curves " + ", ".join(bounds_)
+    return _grid_verdict(total, what, sum(total.counts.values()) + len(total.refuted) + len(total.undecided))
+
+
+_LEMMA8_MS = tuple(range(1, 60)) + (80, 120, 200)
+
+
+def _ratio_claim(cid: str, ref: str, statement: str, pair_: tuple[str, str], limit: tuple[int, int, str]) -> Claim:
+    """C15: num/den at (10^6, 0.5, 2) within relative tol of coef·e^{power·ε0} (``limit = (coef, power, tol)``)."""
+    coef, power, tol = limit
+    inputs = {"num": pair_[0], "den": pair_[1], "at": (10**6, "0.5", "2"), "coef": coef, "power": power, "tol": tol}
+    return FunctionClaim(cid, ref, statement, fn=check_ratio_near_limit, inputs=inputs)
+
+
+CLAIMS += [
+    FunctionClaim(
+        "shuffle.pairs.rr_reverse_is_max",
+        "dpcert notes shuffle_rdp §1.11 (all 2RR pairs), C5",
+        "Among all shuffled 2RR neighbour pairs (j ones among the n-1 common clients, both orders), the largest "
+        "Renyi divergence is j = 0 in the reverse order (and its mirror j = n-1 forward), on n in {5,10,20,40}, "
+        "eps0 in {0.5,1,3}, lam in {2,5,20}",
+        fn=check_rr_pairs_max,
+        inputs={"ns": (5, 10, 20, 40), "eps0s": ("0.5", "1", "3"), "lams": ("2", "5", "20")},
+    ),
+    FunctionClaim(
+        "shuffle.lemma8.special_moment_decreasing",
+        f"{_PAPER}, Lemma 8 (for the exact special-case moment S_m); notes C7",
+        "S_m(lam) = E[((k e^eps0 + (m-k) e^-eps0)/m)^lam], k ~ Bin(m, 1/(e^eps0+1)), decreases in m: m = 1..59, 80, "
+        "120, 200; eps0 in {0.1,0.5,1,2,3,5}; lam in {1.5,2,2.5,3,3.7,4,7,10,10.3,25,60}",
+        fn=check_lemma8,
+        inputs={
+            "ms": _LEMMA8_MS,
+            "eps0s": ("0.1", "0.5", "1", "2", "3", "5"),
+            "lams": ("1.5", "2", "2.5", "3", "3.7", "4", "7", "10", "10.3", "25", "60"),
+        },
+    ),
+    FunctionClaim(
+        "shuffle.thm5.above_exact_special_case",
+        f"{_PAPER}, Theorem 5 (eq. 15) and Lemma 7; notes C8 (Proposition A: S_m is the exact sup)",
+        "Theorem 5's bound is at least the exact special-case sup S_m(lam), with equality at lam = 2 (for every m "
+        "and eps0), and Lemma 7's value (e^eps0 - 1)^2/e^eps0 is attained by 2RR; strict at m = 1..59, 80, 120, 200, "
+        "eps0 in {0.1,0.5,1,2,3,5}, lam in {3,4,7,10,25,60}",
+        fn=check_thm5_vs_exact,
+        inputs={
+            "ms": _LEMMA8_MS,
+            "eps0s": ("0.1", "0.5", "1", "2", "3", "5"),
+            "lams": (3, 4, 7, 10, 25, 60),
+            "exact_ms": tuple(range(1, 41)) + (80, 120, 200),
+        },
+    ),
+    _ratio_claim(
+        "shuffle.remark7.thm1_over_thm3_large_n",
+        f"{_PAPER}, Remark 7; notes C15",
+        "At lam = 2 Theorem 1 / Theorem 3 tends to 2 e^eps0 as n grows: at n = 10^6, eps0 = 0.5 it is within 1e-5 "
+        "of 2 e^0.5 (3.2974...)",
+        ("shuffle.rdp.thm1", "shuffle.rdp.thm3"),
+        (2, 1, "0.00001"),
+    ),
+    _ratio_claim(
+        "shuffle.reduction.over_thm3_large_n",
+        "derived here (dpcert), notes shuffle_rdp §1.10 (asymptotics), C15",
+        "At lam = 2 U_red (derived here) / Theorem 3 tends to e^eps0: at n = 10^6, eps0 = 0.5 it is within 1e-6 of "
+        "e^0.5 (1.648721...)",
+        ("shuffle.rdp.reduction", "shuffle.rdp.thm3"),
+        (1, 1, "0.000001"),
+    ),
+    _ratio_claim(
+        "shuffle.reduction.thm1_over_reduction_large_n",
+        "derived here (dpcert), notes shuffle_rdp §1.10 (asymptotics), C15",
+        "At lam = 2 Theorem 1 / U_red (derived here) tends to 2: at n = 10^6, eps0 = 0.5 it is within 1e-5 of 2",
+        ("shuffle.rdp.thm1", "shuffle.rdp.reduction"),
+        (2, 0, "0.00001"),
+    ),
+    FunctionClaim(
+        "shuffle.remark7.cor1_over_cor2_exact",
+        f"{_PAPER}, Remark 7 (Corollary 1 vs Corollary 2); notes C15",
+        "The excess inside Corollary 1's logarithm is exactly 4 e^eps0 times that of Corollary 2 (every n, lam, eps0)",
+        fn=check_cor1_cor2_identity,
+        inputs={},
+    ),
+    FunctionClaim(
+        "shuffle.lemma1.dp_eps_monotone_grid",
+        f"{_PAPER}, Lemmas 1-2 (any lam gives a valid (eps, delta)); notes C26",
+        "The composed eps(delta = 1e-6) from each RDP curve (min(Thm 1, Thm 2, RR_1), Thm 1 via eq. (8), Thm 2, eq. "
+        "(10)), certified at its float-chosen lam, decreases in n and increases in T and eps0: n in {10^3,10^4,10^6}, "
+        "eps0 in {0.1,0.5,2}, T in {1,1000}",
+        fn=check_dp_monotone,
+        inputs={
+            "bounds_": ("upper", "thm1", "thm2", "efm19"),
+            "ns": (10**3, 10**4, 10**6),
+            "eps0s": ("0.1", "0.5", "2"),
+            "ts": (1, 1000),
+            "delta": "0.000001",
+        },
+    ),
+]
+
+
+# ---- C6: no eps0-LDP mechanism beats the 2RR reverse order (general: open; an exact sample) -----------------
+
+
+def _shuffled_law(mech: tuple[tuple[fmpq, ...], ...], data: tuple[int, ...]) -> dict[tuple[int, ...], fmpq]:
+    """The law of the histogram of the clients' outputs (a shuffle keeps only the histogram), exactly."""
+    law: dict[tuple[int, ...], fmpq] = {(0,) * len(mech[0]): fmpq(1)}
+    for d in data:
+        nxt: dict[tuple[int, ...], fmpq] = {}
+        for h, v in law.items():
+            for y, py in enumerate(mech[d]):
+                h2 = h[:y] + (h[y] + 1,) + h[y + 1 :]
+                nxt[h2] = nxt.get(h2, fmpq(0)) + v * py
+        law = nxt
+    return law
+
+
+def _hellinger(num: dict[tuple[int, ...], fmpq], den: dict[tuple[int, ...], fmpq], lam: int) -> fmpq:
+    """Σ_h num(h)^λ den(h)^{1−λ} = e^{(λ−1) D_λ(num‖den)}, exactly (integer λ, den > 0 wherever num > 0)."""
+    return sum((num[h] ** lam / den[h] ** (lam - 1) for h in num), fmpq(0))
+
+
+def _random_mechanism(rng: Any) -> tuple[tuple[fmpq, ...], ...]:
+    """K in {2, 3} inputs, B in {2, 3} outputs, positive rational rows (weights 1..30, normalised)."""
+    k, b = rng.choice((2, 3)), rng.choice((2, 3))
+    rows = []
+    for _ in range(k):
+        w = [rng.randint(1, 30) for _ in range(b)]
+        rows.append(tuple(fmpq(x, sum(w)) for x in w))
+    return tuple(rows)
+
+
+@check_function
+def check_ldp_sample(
+    max_prec: int, ns: tuple[int, ...], lams: tuple[int, ...], mechanisms: int, seed: int
+) -> tuple[Verdict, Evidence]:
+    """C6 on an exact sample: every neighbour pair (both orders) of random rational LDP mechanisms, shuffled, has
+    e^{(λ−1)D_λ} at most that of the 2RR pair's reverse order at the mechanism's own exact LDP level R = e^{ε0}
+    (the largest ratio of its entries; 2RR at R has p = 1/(R+1), rational, so both sides are exact rationals).
+
+    REFUTED if some pair exceeds it (a counterexample to the conjecture); otherwise UNDECIDED: a sample proves
+    nothing about all mechanisms.
+    """
+    import itertools
+    import random
+
+    rng = random.Random(seed)
+    checked, best, best_case = 0, 0.0, None
+    for trial in range(mechanisms):
+        mech = _random_mechanism(rng)
+        ratio = max(a[y] / b[y] for a in mech for b in mech for y in range(len(a)))
+        if ratio == 1:
+            continue
+        p = 1 / (ratio + 1)
+        for n in ns:
+            rr_p = [fmpq(math.comb(n, k)) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
+            rr_r = [(k * ratio + (n - k) / ratio) / n for k in range(n + 1)]
+            for lam in lams:
+                rr_rev = sum((w / r ** (lam - 1) for w, r in zip(rr_p, rr_r, strict=True)), fmpq(0))
+                for rest in itertools.combinations_with_replacement(range(len(mech)), n - 1):
+                    for a, b in itertools.permutations(range(len(mech)), 2):
+                        h = _hellinger(_shuffled_law(mech, (*rest, a)), _shuffled_law(mech, (*rest, b)), lam)
+                        checked += 1
+                        case = {
+                            "trial": trial,
+                            "mechanism": [[str(v) for v in row] for row in mech],
+                            "n": n,
+                            "lam": lam,
+                            "others": list(rest),
+                            "pair": [a, b],
+                            "R": str(ratio),
+                        }
+                        if h > rr_rev:
+                            detail = f"e^((lam-1)D) = {h} > 2RR reverse {rr_rev} at R = {ratio}"
+                            return Verdict.REFUTED, Evidence(
+                                None, "exact rational arithmetic", 0, detail, worst_case=case, counts={"pairs": checked}
+                            )
+                        score = math.log(float(h)) / math.log(float(rr_rev)) if rr_rev > 1 else 0.0
+                        if score > best:
+                            best, best_case = score, case
+    detail = (
+        f"{checked} neighbour pairs of {mechanisms} random rational mechanisms (n in {list(ns)}, lam in {list(lams)}): "
+        f"none exceeds 2RR's reverse order at its LDP level (exact rationals); largest ratio of divergences "
+        f"{best:.4f}. The general statement (every eps0-LDP mechanism, every n) is open: U_red >= eps(lam) >= the "
+        "2RR reverse value, and U_red is strictly larger in general, so the reduction does not settle it"
+    )
+    return Verdict.UNDECIDED, Evidence(
+        None,
+        "exact rational arithmetic",
+        0,
+        detail,
+        worst_case=best_case,
+        counts={"pairs": checked, "counterexamples": 0},
+    )
+
+
+CLAIMS.append(
+    FunctionClaim(
+        "shuffle.pairs.no_mechanism_beats_rr",
+        "dpcert notes shuffle_rdp §1.11 (conjecture), C6",
+        "No eps0-LDP randomizer and neighbour pair has a larger shuffled Renyi divergence than 2RR's D = 0^n, "
+        "D' = 0^(n-1)1 in the reverse order (so eps(lam) would equal that value); open in general, checked "
+        "exactly on random rational mechanisms (K, B <= 3, n <= 4, lam in {2,3,5,10})",
+        fn=check_ldp_sample,
+        inputs={"ns": (2, 3, 4), "lams": (2, 3, 5, 10), "mechanisms": 100, "seed": 20211},
+        expected=Verdict.UNDECIDED,
     )
 )

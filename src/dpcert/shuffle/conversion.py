@@ -36,6 +36,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcert.arith.ball import ball
 from dpcert.arith.exact import Exact, to_fraction
+from dpcert.errors import InvalidParameter
 from dpcert.shuffle import bounds
 
 __all__ = [
@@ -43,6 +44,9 @@ __all__ = [
     "rr1_float",
     "upper_ball",
     "upper_float",
+    "upper_bound_ball",
+    "upper_bound_float",
+    "UPPER_BOUNDS",
     "lemma1_eps",
     "lemma1_delta",
     "best_lambda",
@@ -89,6 +93,69 @@ def upper_float(n: ArrayLike, eps0: ArrayLike, lam: ArrayLike) -> NDArray[np.flo
     return np.minimum(
         np.minimum(bounds.eq8_float(n, eps0, lam), bounds.thm2_float(n, eps0, lam)), rr1_float(n, eps0, lam)
     )
+
+
+#: the choices of ``bound`` on ``shuffle.rdp.upper``
+UPPER_BOUNDS = ("default", "reduction")
+
+
+def _reduction_or_chord(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction | None:
+    """U_red where it is evaluated, else eq. (8)'s chord of U_red between integers, else None (n > 10^4, λ > 1024)."""
+    from dpcert.shuffle import reduction
+
+    lv = to_fraction(lam)
+    if n <= reduction.DIRECT_MAX_N or (lv.denominator == 1 and lv <= reduction.MOMENT_MAX_LAM):
+        return reduction.reduction_ball(ctx, n, eps0, lam)
+    if lv < reduction.MOMENT_MAX_LAM:
+        return bounds.eq8_chord(
+            lambda c, n_, e_, lam_: reduction.reduction_ball(c, n_, e_, Fraction(lam_)), ctx, n, eps0, lam
+        )
+    return None
+
+
+def upper_bound_ball(ctx: Any, n: int, eps0: Exact, lam: Exact, bound: str) -> arb | Fraction:
+    """The certified upper bound of ``shuffle.rdp.upper``: :func:`upper_ball`, and with ``bound="reduction"`` also
+    U_red (derived here, :mod:`dpcert.shuffle.reduction`).
+
+    With ``bound="reduction"``, U_red enters where it is evaluated exactly (n <= 10^4, or integer λ <= 1024 up to
+    n = 10^6); at real λ < 1024 with n > 10^4 its eq. (8) chord between the neighbouring integers enters instead
+    (a valid, slightly looser bound: (λ−1)D_λ is convex in λ); above that only the default minimum.
+
+    References:
+        Girgis et al. (CCS 2021), Theorems 1–2, eq. (8); Steinke 2024, Theorem 4; U_red: derived here (dpcert
+        notes shuffle_rdp §1.10).
+    """
+    base = upper_ball(ctx, n, eps0, lam)
+    if bound == "default":
+        return base
+    if bound != "reduction":
+        raise InvalidParameter("bound", bound, "one of " + ", ".join(UPPER_BOUNDS))
+    red = _reduction_or_chord(ctx, n, eps0, lam)
+    return base if red is None else ctx.min(base, red)
+
+
+def upper_bound_float(n: int, eps0: Any, lam: Any, bound: str) -> float:
+    """float64 twin of :func:`upper_bound_ball` (U_red by its double sum: slow above n = 10^4).
+
+    References:
+        as :func:`upper_bound_ball`.
+    """
+    from dpcert.shuffle import reduction
+
+    base = float(upper_float(n, float(eps0), float(lam)))
+    if bound == "default":
+        return base
+    lv = to_fraction(lam)
+    if n > reduction.DIRECT_MAX_N and (lv.denominator != 1 or lv > reduction.MOMENT_MAX_LAM):
+        lo, hi = math.floor(lv), math.ceil(lv)
+        if hi > reduction.MOMENT_MAX_LAM:
+            return base
+        a = hi - float(lv)
+        chord = (1 - a) * (hi - 1) * reduction.reduction_float(n, float(eps0), hi)
+        if lo >= 2:
+            chord += a * (lo - 1) * reduction.reduction_float(n, float(eps0), lo)
+        return min(base, chord / (float(lv) - 1))
+    return min(base, reduction.reduction_float(n, float(eps0), float(lam)))
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -6,45 +6,17 @@ References:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from dpcert.core.params import Param, integer, probability, real
+from dpcert.core.params import choice, integer, probability, real
 from dpcert.core.quantity import Quantity
-from dpcert.errors import InvalidParameter
 from dpcert.shuffle import bounds, conversion, pair, reduction
 
-__all__ = ["Choice", "QUANTITIES", "N", "EPS0", "LAM_INT", "LAM_REAL"]
-
-
-@dataclass(frozen=True)
-class Choice(Param):
-    """A parameter taking one of a few names (``order=forward``).
-
-    The core :class:`~dpcert.core.params.Param` has no string kind; this one is an integer index into
-    ``choices`` for tools that enumerate integer domains, and accepts the names themselves. It parses to the name.
-    """
-
-    choices: tuple[str, ...] = ()
-
-    def allowed(self) -> str:
-        return "one of " + ", ".join(self.choices)
-
-    def parse(self, value: Any) -> Any:
-        if isinstance(value, str) and value in self.choices:
-            return value
-        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(self.choices):
-            return self.choices[value]
-        raise InvalidParameter(self.name, value, self.allowed())
-
-
-def choice(name: str, choices: tuple[str, ...], doc: str = "") -> Choice:
-    """A :class:`Choice` parameter over ``choices``."""
-    return Choice(name, "int", lo=0, hi=len(choices) - 1, doc=doc, choices=choices)  # type: ignore[arg-type]
+__all__ = ["QUANTITIES", "N", "EPS0", "LAM_INT", "LAM_REAL"]
 
 
 N = integer("n", 1, doc="number of clients (shuffled messages)", max_abs=10**9)
-N_RED = integer("n", 1, doc="number of clients (U_red is evaluated exactly: O(n) inner sums)", max_abs=10**4)
+N_RED = integer("n", 1, doc="number of clients (U_red exactly; above 10^4 for integer lam <= 1024 only)", max_abs=10**6)
 N_PAIR = integer("n", 1, doc="number of clients (shuffled messages; the float twin sums all n+1 terms)", max_abs=10**6)
 EPS0 = real("eps0", 0, doc="LDP parameter eps0 of each client's randomizer (nats)", max_abs=1000)
 LAM_INT = integer("lam", 2, doc="integer Renyi order lambda >= 2", max_abs=10**5)
@@ -54,6 +26,11 @@ T_ROUNDS = integer("T", 1, doc="number of composed shuffled rounds", max_abs=10*
 DELTA = probability("delta", zero=False, doc="target delta in (0, 1)")
 EPS = real("eps", 0, lo_open=True, doc="target DP epsilon > 0 (nats)", max_abs=10**4)
 ORDER = choice("order", ("max", "forward", "reverse"), doc="which order of the pair: max of both, forward, reverse")
+BOUND = choice(
+    "bound",
+    ("default", "reduction"),
+    doc="default: min(Thm 1 via eq. (8), Thm 2, RR_1); reduction: also U_red (derived here, not in the paper)",
+)
 
 _PAPER = "Girgis–Data–Diggavi–Suresh–Kairouz, CCS 2021"
 
@@ -151,12 +128,14 @@ QUANTITIES = [
     ),
     Quantity(
         "shuffle.rdp.upper",
-        (N, EPS0, LAM_REAL),
-        conversion.upper_ball,
-        f"{_PAPER}, Theorems 1-2 and eq. (8); Steinke 2024 (Sharp RDP from pure DP), Theorem 4",
-        "default certified RDP upper bound: min(Thm 1 via eq. (8), Thm 2, RR_1(lam))",
-        float=_f(conversion.upper_float),
-        float_rtol=1e-10,
+        (N, EPS0, LAM_REAL, BOUND),
+        conversion.upper_bound_ball,
+        f"{_PAPER}, Theorems 1-2 and eq. (8); Steinke 2024 (Sharp RDP from pure DP), Theorem 4; with bound=reduction "
+        "also U_red (DERIVED HERE, dpcert notes shuffle_rdp §1.10)",
+        "certified RDP upper bound: min(Thm 1 via eq. (8), Thm 2, RR_1(lam)); bound=reduction adds U_red (derived "
+        "here; n <= 10^4, or integer lam <= 1024 up to n = 10^6, else its eq. (8) chord between integers)",
+        float=conversion.upper_bound_float,
+        float_rtol=1e-9,
     ),
     Quantity(
         "shuffle.dp.eps",

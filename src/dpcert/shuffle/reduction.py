@@ -29,10 +29,25 @@ Proof.
    most RR_1(λ) = (1/(λ−1)) log S_1(λ) because S_m is non-increasing in m (Lemma 8). The lower bound side: the
    exact 2RR pair (:mod:`dpcert.shuffle.pair`) is a valid lower bound, so pair <= ε(λ) <= U_red.
 
-Evaluation. U_red is evaluated exactly (no blocking): the excess Σ_m Bin(m; n−1, q) (S_{m+1}(λ) − 1) is a
-log-concave-mass sum over m with weights S_{m+1} − 1 in [0, S_1 − 1], each weight itself the exact forward sum of
-the 2RR pair with m+1 clients (:func:`dpcert.shuffle.pair.pair_excess_ball`). Both sums carry rigorous head and
-tail bounds. The cost is O(n) inner terms per outer term near the mode, so n is capped at 10^4.
+What it does not settle (notes C6). The proof bounds ε(λ) from above; the 2RR pair bounds it from below. Step 1
+(joint convexity over the clone mixture, and dropping the non-clone clients) is lossy, so U_red is in general
+strictly above the 2RR reverse value (e.g. n = 100, ε0 = 1, λ = 10: 0.1277 against 0.0588), and the sandwich leaves
+room for a mechanism above 2RR. Whether 2RR's reverse order is the worst pair (ε(λ) = that value) stays open; the
+claim ``shuffle.pairs.no_mechanism_beats_rr`` checks it exactly on a sample and is expected UNDECIDED.
+
+Evaluation. U_red is evaluated exactly (no blocking), by one of two exact formulas:
+
+* integer λ <= 1024 (any n <= 10^6): the moment expansion. With M = m+1 and X_M = Σ_{i<=M}(W_i − 1) for i.i.d.
+  copies of 2RR's likelihood ratio W (mean 1), S_M(λ) = E[(1 + X_M/M)^λ] = Σ_{i<=λ} C(λ,i) E[X_M^i] M^{−i}, and
+  E[X_M^i]/i! = [t^i] e^{M L(t)} = Σ_j M^j [t^i] L(t)^j/j! with L the cumulant generating function of W − 1.
+  So U_red's excess is Σ_{i=2}^{λ} λ(λ−1)…(λ−i+1) Σ_j [t^i]L^j/j! · E[M^{−(i−j)}]: a finite identity whose only
+  infinite ingredients are the inverse moments E[M^{−t}] of M = 1 + Bin(n−1, e^{−ε0}), summed over a window
+  with rigorous geometric tail bounds (:func:`_inverse_moments`). Both the cumulant table and the inverse
+  moments are independent of λ and shared by every λ up to the table size. Where the expansion cancels badly
+  (few clones: n e^{−ε0} small against λ) the ball says so, and for n <= 10^4 the direct sum takes over.
+* real λ (n <= 10^4): the direct double sum Σ_m Bin(m; n−1, q)(S_{m+1}(λ) − 1), a log-concave-mass sum over m
+  whose weights are the exact forward sums of the 2RR pair with m+1 clients
+  (:func:`dpcert.shuffle.pair.pair_excess_ball`), both with rigorous head and tail bounds.
 
 References:
     Girgis et al. (CCS 2021), Theorem 4, Lemmas 3–5, 8, Corollary 3 (the reduction); the exact special case and
@@ -44,14 +59,17 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from flint import arb
+from flint import arb, arb_series
+from flint import ctx as flint_ctx
 
 from dpcert.arith.ball import ball, workprec
 from dpcert.arith.exact import Exact, to_fraction
 from dpcert.arith.sums import Weight, log_concave_sum
+from dpcert.errors import InvalidParameter
 from dpcert.shuffle.pair import _weight_bound, pair_excess_ball, pair_log_excess_float
 
 __all__ = ["LABEL", "reduction_ball", "reduction_float"]
@@ -60,17 +78,14 @@ __all__ = ["LABEL", "reduction_ball", "reduction_float"]
 LABEL = "derived here (dpcert): Theorem 4 with the special case solved exactly; not a result of the paper"
 
 
-def reduction_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
-    """U_red(n, ε0, λ) in ball arithmetic (derived here; see the module docstring for the proof).
+#: the direct double sum is used up to this n (and for real λ); above it, integer λ only (the moment expansion)
+DIRECT_MAX_N = 10**4
+#: the largest integer λ of the moment expansion (its table costs O(λ³) coefficient products, done in C)
+MOMENT_MAX_LAM = 1024
 
-    References:
-        dpcert (derived here), notes shuffle_rdp §1.10; reduction: Girgis et al. (CCS 2021), Theorem 4.
-    """
-    e = to_fraction(eps0)
-    if e == 0:
-        return Fraction(0)
-    lam_f = to_fraction(lam)
-    prec = ctx.prec
+
+def _direct_excess(n: int, e: Fraction, lam_f: Fraction, prec: int) -> arb:
+    """Σ_m Bin(m; n−1, q)(S_{m+1}(λ) − 1) term by term (every m, each inner sum exact with rigorous tails)."""
     guard = 16 + 2 * int(math.log2(n + 1))
     with workprec(prec + guard):
         e0 = ball(e)
@@ -96,11 +111,210 @@ def reduction_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
             prec=prec,
             weights=[Weight(excess, lambda m, _w: excess(m + 1), _weight_bound(e, lam_f))],
         )
-    return s.values[0].log1p() / ball(lam_f - 1)
+    return s.values[0]
+
+
+@lru_cache(maxsize=8)
+def _cumulant_powers(e: Fraction, big: int, wp: int) -> tuple[tuple[arb, ...], ...]:
+    """c[j][i] = [t^i] L(t)^j / j! for j = 1..⌊big/2⌋, i = 0..big, where L(t) = log E e^{t(W−1)}.
+
+    W is 2RR's likelihood ratio: e^{ε0} with probability p = 1/(e^{ε0}+1), e^{−ε0} otherwise (mean 1), so
+    E e^{t(W−1)} = (1−p) e^{−(1−e^{−ε0})t} + p e^{(e^{ε0}−1)t}. Power series in arb (``arb_series``), truncated
+    at degree ``big``; L = O(t²), so L^j starts at t^{2j}.
+    """
+    with workprec(wp):
+        old = flint_ctx.cap
+        flint_ctx.cap = big + 1
+        try:
+            e0 = ball(e)
+            p = 1 / (e0.exp() + 1)
+            down, up = -(-e0).expm1(), e0.expm1()
+            coeffs, fact, pd, pu = [], arb(1), arb(1), arb(1)
+            for r in range(big + 1):
+                if r:
+                    fact, pd, pu = fact * r, pd * (-down), pu * up
+                coeffs.append(((1 - p) * pd + p * pu) / fact)
+            log_f = arb_series(coeffs, prec=big + 1).log()
+            out: list[tuple[arb, ...]] = [()]
+            cur = log_f
+            for j in range(1, big // 2 + 1):
+                if j > 1:
+                    cur = cur * log_f / j
+                c = list(cur.coeffs())
+                out.append(tuple(c + [arb(0)] * (big + 1 - len(c))))
+        finally:
+            flint_ctx.cap = old
+    return tuple(out)
+
+
+@lru_cache(maxsize=8)
+def _inverse_moments(n: int, e: Fraction, top: int, wp: int, prec: int) -> tuple[arb, ...]:
+    """ν_t = E[M^{−t}] for M = 1 + Bin(n−1, e^{−ε0}), t = 0..top, as balls with the omitted tails as radius.
+
+    Summed over a window of M around the mean (the masses by their ratio recurrence from the mode), with the
+    tilted terms T_t(M) = w_M M^{−t} bounded outside it:
+
+    * above hi: T_t(M+1)/T_t(M) = ρ(M) (M/(M+1))^t <= ρ(hi) (ρ(M) = w_{M+1}/w_M is non-increasing), so the rest
+      is at most T_t(hi) ρ(hi)/(1 − ρ(hi));
+    * from mid = ⌊lo/2⌋ to lo − 1: T_t(M−1)/T_t(M) = (M/(M−1))^t/ρ(M−1) <= (1 + 1/mid)^t/ρ(lo−1) =: ρ_t, so at
+      most T_t(lo) ρ_t/(1 − ρ_t);
+    * below mid: M^{−t} <= 1 and the masses fall geometrically, at most w_mid/(ρ(mid−1) − 1).
+
+    The window doubles until each bound is below 2^-(prec+8) of its sum (or covers [1, n]).
+    """
+    with workprec(wp):
+        e0 = ball(e)
+        q = (-e0).exp()
+        log_q, log_1q = -e0, (-q).log1p()
+        odds = q / (1 - q)
+
+        def direct(big_m: int) -> arb:
+            m = big_m - 1
+            return (
+                arb(n).lgamma() - arb(m + 1).lgamma() - arb(n - m).lgamma() + m * log_q + (n - 1 - m) * log_1q
+            ).exp()
+
+        def rho(big_m: int) -> arb:  # w_{M+1}/w_M
+            return odds * (n - big_m) / big_m
+
+        qf = math.exp(-float(e))
+        mean = 1 + (n - 1) * qf
+        sd = math.sqrt((n - 1) * qf * (1 - qf)) + 1
+        half = int(sd * math.sqrt(2 * math.log(2) * (prec + 16)) + top * (1 - qf)) + 2
+        mode = max(1, min(n, int(mean)))
+        top_mass = direct(mode)
+        cutoff = ball(Fraction(1, 2 ** (prec + 8)))
+        while True:
+            lo, hi = max(1, int(mean - half)), min(n, int(mean + half) + 1)
+            masses = {mode: top_mass}
+            t = top_mass
+            for big_m in range(mode, hi):
+                t = t * rho(big_m)
+                masses[big_m + 1] = t
+            t = top_mass
+            for big_m in range(mode - 1, lo - 1, -1):
+                t = t / rho(big_m)
+                masses[big_m] = t
+            acc = [arb(0)] * (top + 1)
+            first: list[arb] = []
+            last: list[arb] = []
+            for big_m in range(lo, hi + 1):
+                x = 1 / arb(big_m)
+                pw = masses[big_m]
+                row = [pw]
+                acc[0] += pw
+                for k in range(1, top + 1):
+                    pw *= x
+                    acc[k] += pw
+                    row.append(pw)
+                if big_m == lo:
+                    first = row
+                if big_m == hi:
+                    last = row
+            tails = [arb(0)] * (top + 1)
+            ok = True
+            if hi < n:
+                r_hi = rho(hi)
+                if r_hi < 1:
+                    tails = [tl + f * r_hi / (1 - r_hi) for tl, f in zip(tails, last, strict=True)]
+                else:
+                    ok = False
+            if lo > 1 and ok:
+                mid = max(1, lo // 2)
+                back = 1 / rho(lo - 1)
+                step = 1 + arb(1) / mid
+                for k in range(top + 1):
+                    r_k = back * step**k
+                    if not r_k < 1:
+                        ok = False
+                        break
+                    tails[k] += first[k] * r_k / (1 - r_k)
+                if ok and mid > 1:
+                    r_mid = rho(mid - 1)
+                    if r_mid > 1:
+                        below = direct(mid) / (r_mid - 1)
+                        tails = [tl + below for tl in tails]
+                    else:
+                        ok = False
+            if ok and all(tl <= a * cutoff for tl, a in zip(tails, acc, strict=True)):
+                return tuple(a + arb(0, tl.upper()) if tl != 0 else a for a, tl in zip(acc, tails, strict=True))
+            if lo == 1 and hi == n:
+                return tuple(acc)
+            half *= 2
+
+
+@lru_cache(maxsize=16)
+def _moment_sums(n: int, e: Fraction, big: int, wp: int, prec: int) -> tuple[arb, ...]:
+    """D_i = Σ_{j=1}^{⌊i/2⌋} c[j][i] ν_{i−j} for i = 0..big (D_0 = D_1 = 0): E_M[E[X_M^i]/(i! M^i)]."""
+    c = _cumulant_powers(e, big, wp)
+    nu = _inverse_moments(n, e, big - 1, wp, prec)
+    with workprec(wp):
+        out = [arb(0), arb(0)]
+        for i in range(2, big + 1):
+            acc = arb(0)
+            for j in range(1, i // 2 + 1):
+                acc += c[j][i] * nu[i - j]
+            out.append(acc)
+    return tuple(out)
+
+
+def _moment_excess(n: int, e: Fraction, lam: int, prec: int) -> arb:
+    """Σ_m Bin(m; n−1, q)(S_{m+1}(λ) − 1) for integer λ by the moment expansion (exact identity, no blocking).
+
+    With M = m+1 and X_M = Σ_{i<=M}(W_i − 1) (W as in :func:`_cumulant_powers`), S_M(λ) = E[(1 + X_M/M)^λ]
+    = Σ_{i=0}^{λ} C(λ,i) E[X_M^i]/M^i, and E[X_M^i]/i! = [t^i] e^{M L(t)} = Σ_j M^j c[j][i]. Hence
+    E_M[S_M(λ)] − 1 = Σ_{i=2}^{λ} λ(λ−1)…(λ−i+1) D_i, with D_i from the inverse moments ν_t = E[M^{−t}], which
+    are shared by every λ up to the table size (16, 64, 256 or 1024).
+    """
+    big = 16
+    while big < lam:  # tables of 16, 64, 256, 1024 orders: a sweep over λ rebuilds them few times
+        big *= 4
+    wp = -(-(prec + 48 + 2 * int(math.log2(n + 1))) // 64) * 64
+    d = _moment_sums(n, e, big, wp, prec)
+    with workprec(wp):
+        total, falling = arb(0), arb(lam)
+        for i in range(2, lam + 1):
+            falling *= lam - i + 1
+            total += falling * d[i]
+    return total
+
+
+def reduction_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
+    """U_red(n, ε0, λ) in ball arithmetic (derived here; see the module docstring for the proof).
+
+    Integer λ <= 1024 uses the moment expansion (:func:`_moment_excess`), whose inverse moments and cumulant
+    table are shared across λ; if that loses too many bits to cancellation (few clones: n e^{−ε0} small against
+    λ) and n <= 10^4, or for real λ, the direct double sum over m and k is used.
+
+    Raises:
+        InvalidParameter: real λ with n > 10^4, or λ > 1024 with n > 10^4 (neither path is practical there).
+
+    References:
+        dpcert (derived here), notes shuffle_rdp §1.10; reduction: Girgis et al. (CCS 2021), Theorem 4.
+    """
+    e = to_fraction(eps0)
+    if e == 0:
+        return Fraction(0)
+    lam_f = to_fraction(lam)
+    prec = ctx.prec
+    integer = lam_f.denominator == 1
+    if integer and lam_f <= MOMENT_MAX_LAM:
+        excess = _moment_excess(n, e, int(lam_f), prec)
+        if n > DIRECT_MAX_N or excess.rel_accuracy_bits() >= prec:
+            return excess.log1p() / ball(lam_f - 1)
+    elif n > DIRECT_MAX_N:
+        raise InvalidParameter(
+            "lam", lam.given if isinstance(lam, Exact) else lam, f"an integer <= {MOMENT_MAX_LAM} when n > 10^4"
+        )
+    return _direct_excess(n, e, lam_f, prec).log1p() / ball(lam_f - 1)
 
 
 def reduction_float(n: int, eps0: Any, lam: Any) -> float:
-    """U_red in float64 (evidence): all n outer terms in log space, each inner sum in log space.
+    """U_red in float64 (evidence), by the double sum of its definition (independent of the moment expansion).
+
+    The outer sum keeps every m whose mass times the largest possible weight S_1(λ) − 1 is within e^{-40} of the
+    term at the mode; each inner sum runs over all m+1+1 values of k in log space (the φ-trick). Cost O(σ n):
+    practical up to n ≈ 10^5.
 
     References:
         dpcert (derived here), notes shuffle_rdp §1.10.
@@ -113,5 +327,9 @@ def reduction_float(n: int, eps0: Any, lam: Any) -> float:
         return 0.0
     m = np.arange(n)
     log_w = binom.logpmf(m, n - 1, math.exp(-e))
-    log_ex = np.array([pair_log_excess_float(int(k) + 1, e, lam_f) for k in m])
-    return float(np.logaddexp(0.0, logsumexp(log_w + log_ex))) / (lam_f - 1)
+    mode = int(np.argmax(log_w))
+    at_mode = log_w[mode] + pair_log_excess_float(mode + 1, e, lam_f)
+    log_big = pair_log_excess_float(1, e, lam_f)  # S_1 − 1 >= S_{m+1} − 1 (Lemma 8)
+    keep = m[log_w + log_big >= at_mode - 40]
+    log_ex = np.array([pair_log_excess_float(int(k) + 1, e, lam_f) for k in keep])
+    return float(np.logaddexp(0.0, logsumexp(log_w[keep] + log_ex))) / (lam_f - 1)
