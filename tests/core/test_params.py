@@ -48,3 +48,16 @@ def test_choice_needs_string_choices():
 @given(strategy_for(ORDER))
 def test_harness_draws_only_the_names(value):
     assert ORDER.parse(value) in ORDER.choices
+
+
+def test_a_choice_default_is_taken_when_the_input_is_left_out_and_recorded():
+    order = choice("order", ("max", "forward", "reverse"), default="max")
+    n = integer("n", 1)
+    assert validate([n, order], {"n": 3}) == {"n": 3, "order": "max"}
+    assert validate([n, order], {"n": 3, "order": "reverse"})["order"] == "reverse"
+    assert inputs_to_json(validate([n, order], {"n": 3})) == {"n": 3, "order": "max"}
+    assert "(default max)" in order.allowed()
+    with pytest.raises(InvalidParameter, match="required"):
+        validate([n, order], {"order": "max"})  # numbers have no defaults
+    with pytest.raises(ValueError):
+        choice("order", ("max", "forward"), default="reverse")

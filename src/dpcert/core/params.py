@@ -50,6 +50,8 @@ class Param:
         choices: ``"choice"`` only; the names accepted.
         files: ``"choice"`` only; if not empty, the path of an existing file is accepted too, and this describes
             what the file holds (e.g. ``"a γ table (CSV 'l,gamma' or a JSON list)"``).
+        default: ``"choice"`` only; the value taken when the input is not given (``None``: required). It is parsed
+            like a given value and recorded in certificates and JSON output like one.
     """
 
     name: str
@@ -63,11 +65,13 @@ class Param:
     max_abs: Fraction | None = None
     choices: tuple[str, ...] = ()
     files: str = ""
+    default: str | None = None
 
     def allowed(self) -> str:
         if self.kind == "choice":
             names = "one of " + ", ".join(self.choices)
-            return f"{names} or the path of {self.files}" if self.files else names
+            names = f"{names} or the path of {self.files}" if self.files else names
+            return names + (f" (default {self.default})" if self.default is not None else "")
         what = "an odd integer" if self.odd else ("an integer" if self.kind == "int" else "a real number")
         if self.kind == "reals":
             what = "a non-empty list of real numbers, each"
@@ -169,14 +173,18 @@ def reals(
     return Param(name, "reals", _exact(lo), _exact(hi), lo_open, hi_open, False, doc, _exact(max_abs))
 
 
-def choice(name: str, choices: Sequence[str], *, files: str = "", doc: str = "") -> Param:
+def choice(name: str, choices: Sequence[str], *, files: str = "", default: str | None = None, doc: str = "") -> Param:
     """A string parameter taking one of ``choices`` (or, with ``files``, the path of an existing file).
 
-    The parsed value is the string itself; it is recorded as given in certificates and JSON output.
+    The parsed value is the string itself; it is recorded as given in certificates and JSON output. With a
+    ``default`` (one of ``choices``) the input may be left out; only choices have defaults, since a number a user
+    did not give is a number a claim did not state.
     """
     if not choices or any(not isinstance(c, str) or not c for c in choices):
         raise ValueError(f"choice parameter {name!r} needs non-empty string choices, got {choices!r}")
-    return Param(name, "choice", doc=doc, max_abs=None, choices=tuple(choices), files=files)
+    if default is not None and default not in choices:
+        raise ValueError(f"default {default!r} of choice parameter {name!r} is not one of {choices!r}")
+    return Param(name, "choice", doc=doc, max_abs=None, choices=tuple(choices), files=files, default=default)
 
 
 def probability(name: str, *, zero: bool = True, one: bool = False, doc: str = "") -> Param:
@@ -185,7 +193,7 @@ def probability(name: str, *, zero: bool = True, one: bool = False, doc: str = "
 
 
 def validate(params: Sequence[Param], inputs: Mapping[str, Any], *, where: str = "") -> dict[str, Value]:
-    """Parse ``inputs`` against ``params``: every parameter required, no unknown names.
+    """Parse ``inputs`` against ``params``: every parameter without a default required, no unknown names.
 
     Raises:
         InvalidParameter: for a missing, unknown or out-of-domain parameter.
@@ -197,8 +205,11 @@ def validate(params: Sequence[Param], inputs: Mapping[str, Any], *, where: str =
     out: dict[str, Value] = {}
     for p in params:
         if p.name not in inputs:
-            raise InvalidParameter(p.name, None, f"{p.allowed()} (required{where})")
-        out[p.name] = p.parse(inputs[p.name])
+            if p.default is None:
+                raise InvalidParameter(p.name, None, f"{p.allowed()} (required{where})")
+            out[p.name] = p.parse(p.default)
+        else:
+            out[p.name] = p.parse(inputs[p.name])
     return out
 
 

@@ -25,10 +25,13 @@ LAM_REAL = real("lam", 1, lo_open=True, doc="Renyi order lambda > 1", max_abs=10
 T_ROUNDS = integer("T", 1, doc="number of composed shuffled rounds", max_abs=10**9)
 DELTA = probability("delta", zero=False, doc="target delta in (0, 1)")
 EPS = real("eps", 0, lo_open=True, doc="target DP epsilon > 0 (nats)", max_abs=10**4)
-ORDER = choice("order", ("max", "forward", "reverse"), doc="which order of the pair: max of both, forward, reverse")
+ORDER = choice(
+    "order", ("max", "forward", "reverse"), default="max", doc="which order of the pair: max of both, forward, reverse"
+)
 BOUND = choice(
     "bound",
     ("default", "reduction"),
+    default="default",
     doc="default: min(Thm 1 via eq. (8), Thm 2, RR_1); reduction: also U_red (derived here, not in the paper)",
 )
 
