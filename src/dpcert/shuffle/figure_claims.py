@@ -1,0 +1,205 @@
+"""Claims of Girgis et al.'s Figs. 3–4 against the FMT20 baseline (notes §5 C18, C20, C21; ambiguity A3).
+
+The paper compares its RDP route (Theorem 1, Lemmas 1–2) with FMT20 (+ KOV15 over T rounds), computed with "the
+open source implementation" of FMT20 (footnote 3), which has two variants: a closed form and a numerical clone
+analysis. Which one, which δ split and which KOV15 theorem the paper used is not stated (A3). Each check below
+therefore evaluates both variants:
+
+* the Theorem 1 route, certified at the float-chosen λ (:func:`dpcert.shuffle.conversion.dp_eps_of_bound`);
+* FMT20's closed form + KOV15 Thm 3.3, certified at the float-chosen split (:mod:`dpcert.shuffle.fmt20`);
+* FMT20's exact clone pair + KOV15, float64 only (a sum over ~10^4 binomial cut-offs per δ; not certified).
+
+A statement whose truth depends on the variant is UNDECIDED (expected so in the manifest) and its evidence carries
+the numbers of both variants; a check returns CERTIFIED or REFUTED only when both variants agree and the deciding
+comparisons are certified, which the clone variant can never give (float only).
+
+``FIGURE_QUANTITIES`` holds the new quantities (``shuffle.fmt20.eps``, ``shuffle.fmt20_kov.eps``);
+``FIGURE_CLAIMS`` the claims.
+
+References:
+    Girgis, Data, Diggavi, Suresh, Kairouz, CCS 2021, §1 and §4 (Figs. 3–4, footnote 3); Feldman–McMillan–Talwar,
+    arXiv 2012.12803; Kairouz–Oh–Viswanath ICML 2015, Thm 3.3; dpcert notes shuffle_rdp §3.4, §5, §7 A3.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from dpcert.arith.ball import Enclosure
+from dpcert.arith.context import BallContext
+from dpcert.arith.exact import parse_rational
+from dpcert.core.claim import Claim, Evidence, FunctionClaim, QuantityClaim, Rounds, Verdict, check_function
+from dpcert.core.params import integer
+from dpcert.core.quantity import Quantity
+from dpcert.shuffle import conversion, fmt20
+from dpcert.shuffle.quantities import DELTA, EPS0, N
+
+__all__ = ["FIGURE_QUANTITIES", "FIGURE_CLAIMS", "check_saving", "check_fmt20_better", "check_rdp_better"]
+
+_PAPER = "Girgis–Data–Diggavi–Suresh–Kairouz, CCS 2021"
+_FMT = "Feldman–McMillan–Talwar arXiv 2012.12803 (apple/ml-shuffling-amplification closedformanalysis)"
+
+T_KOV = integer("T", 1, doc="number of composed shuffled rounds (KOV15's certified composition: T <= 10^8)", max_abs=10**8)
+
+FIGURE_QUANTITIES: dict[str, Quantity] = {
+    q.name: q
+    for q in (
+        Quantity(
+            "shuffle.fmt20.eps",
+            (N, EPS0, DELTA),
+            fmt20.closed_form_ball,
+            _FMT,
+            "FMT20 closed-form epsilon(delta) of one shuffled round (eps0 outside the formula's regime)",
+            float=fmt20.closed_form_float,
+            float_rtol=1e-12,
+        ),
+        Quantity(
+            "shuffle.fmt20_kov.eps",
+            (N, EPS0, T_KOV, DELTA),
+            fmt20.closed_kov_eps_ball,
+            f"{_FMT}; Kairouz–Oh–Viswanath ICML 2015 Thm 3.3",
+            "FMT20 closed form per round + KOV15 optimal composition over T rounds (delta split chosen in float)",
+            float=fmt20.closed_kov_eps_float,
+            float_rtol=1e-9,
+            bracket=True,
+        ),
+    )
+}
+
+
+def _thm1_route(n: int, eps0: str, T: int, delta: str) -> tuple[Fraction, Enclosure]:
+    lam, val = conversion.dp_eps_of_bound("thm1", n, parse_rational(eps0), T, parse_rational(delta))
+    return lam, Enclosure.from_ball(val)
+
+
+def _closed_route(n: int, eps0: str, T: int, delta: str) -> Enclosure:
+    with BallContext(128) as ctx:
+        val = fmt20.closed_kov_eps_ball(ctx, n, parse_rational(eps0), T, parse_rational(delta))
+    return Enclosure.exact(val) if isinstance(val, Fraction) else Enclosure.from_ball(val)
+
+
+def _clone_route(n: int, eps0: str, T: int, delta: str) -> float:
+    return fmt20.kov_split(n, Fraction(eps0), T, Fraction(delta), "clone")[0]
+
+
+def _routes(n: int, eps0: str, T: int, delta: str) -> dict[str, Any]:
+    lam, thm1 = _thm1_route(n, eps0, T, delta)
+    return {"lam": lam, "thm1": thm1, "closed": _closed_route(n, eps0, T, delta), "clone": _clone_route(n, eps0, T, delta)}
+
+
+def _row(point: str, r: dict[str, Any]) -> dict[str, str]:
+    return {
+        "point": point,
+        "thm1_route": r["thm1"].short(8),
+        "thm1_lambda": str(r["lam"]),
+        "fmt20_closed_kov15": r["closed"].short(8),
+        "fmt20_clone_kov15_float": f"{r['clone']:.8g}",
+    }
+
+
+@check_function
+def check_saving(max_prec: int, n: int, eps0: str, T: int, delta: str, factor: str) -> tuple[Verdict, Evidence]:
+    """"The Theorem 1 route saves a factor ``factor`` over FMT20 + KOV15" (ratio FMT20 route / Thm 1 route).
+
+    The closed-form ratio is certified either way (lower end of its enclosure against ``factor`` times the upper
+    end of the Thm 1 route); the clone ratio is float64. UNDECIDED unless both say the same and are certified.
+    """
+    r = _routes(n, eps0, T, delta)
+    f = Fraction(factor)
+    thm1, closed = r["thm1"], r["closed"]
+    closed_ge = closed.lo >= f * thm1.hi
+    closed_lt = closed.hi < f * thm1.lo
+    ratio_closed = float(closed.mid / thm1.mid)
+    ratio_clone = r["clone"] / float(thm1.mid)
+    word = "certified >=" if closed_ge else ("certified <" if closed_lt else "undecided vs")
+    detail = (
+        f"at n={n}, eps0={eps0}, T={T}, delta={delta}: Thm 1 route {thm1.short(8)} (lam={r['lam']}); "
+        f"FMT20 closed form + KOV15 {closed.short(8)}: ratio {ratio_closed:.4g} ({word} {factor}); "
+        f"FMT20 exact clone + KOV15 (float) {r['clone']:.6g}: ratio {ratio_clone:.4g}. "
+        "The printed factor depends on the FMT20 variant and delta split, which the paper does not state (A3)"
+    )
+    extra = {"rows": [_row("saving", r)], "ratio_closed": ratio_closed, "ratio_clone_float": ratio_clone}
+    return Verdict.UNDECIDED, Evidence(thm1, "arb ball arithmetic + float64 (clone)", 128, detail, extra=extra)
+
+
+@check_function
+def check_fmt20_better(
+    max_prec: int, n: int, eps0: str, Ts: tuple[int, ...], delta: str, after: tuple[int, ...]
+) -> tuple[Verdict, Evidence]:
+    """"FMT20 + KOV15 is better (smaller ε) than the Theorem 1 route for T in ``Ts``" and worse for T in ``after``.
+
+    Evaluated for both FMT20 variants; UNDECIDED when the variants disagree or only float evidence exists.
+    """
+    rows, closed_ok, clone_ok = [], True, True
+    for T in (*Ts, *after):
+        r = _routes(n, eps0, T, delta)
+        rows.append(_row(f"T={T}", r))
+        want_fmt = T in Ts
+        thm1 = r["thm1"]
+        closed_better = r["closed"].hi < thm1.lo
+        closed_worse = r["closed"].lo > thm1.hi
+        clone_better = r["clone"] < float(thm1.mid)
+        closed_ok &= closed_better if want_fmt else closed_worse
+        clone_ok &= clone_better if want_fmt else not clone_better
+    detail = (
+        f"n={n}, eps0={eps0}, delta={delta}: FMT20 closed form + KOV15 (certified) "
+        f"{'agrees' if closed_ok else 'disagrees'}; FMT20 exact clone + KOV15 (float) "
+        f"{'agrees' if clone_ok else 'disagrees'}; rows in extra. Variant unstated in the paper (A3)"
+    )
+    return Verdict.UNDECIDED, Evidence(None, "arb ball arithmetic + float64 (clone)", 128, detail, extra={"rows": rows})
+
+
+@check_function
+def check_rdp_better(max_prec: int, n: int, eps0s: tuple[str, ...], delta: str) -> tuple[Verdict, Evidence]:
+    """"The Theorem 1 route is better than single-shot FMT20 for these ε0" (Fig. 3, T = 1), both variants."""
+    rows, closed_ok, clone_ok = [], True, True
+    for e in eps0s:
+        r = _routes(n, e, 1, delta)
+        rows.append(_row(f"eps0={e}", r))
+        closed_ok &= r["thm1"].hi < r["closed"].lo
+        clone_ok &= float(r["thm1"].mid) < r["clone"]
+    detail = (
+        f"n={n}, delta={delta}, single shot: the Thm 1 route beats FMT20's closed form (certified): {closed_ok}; "
+        f"beats FMT20's exact clone (float): {clone_ok}; rows in extra. The figure's 'empirical' FMT20 curve is the "
+        "clone analysis, whose code version the paper does not state (A3)"
+    )
+    return Verdict.UNDECIDED, Evidence(None, "arb ball arithmetic + float64 (clone)", 128, detail, extra={"rows": rows})
+
+
+FIGURE_CLAIMS: list[Claim] = [
+    QuantityClaim(
+        "shuffle.fmt20.closed_form_readme_example",
+        f"{_FMT}; the repository's README prints 0.5378040242374512 for n = 10^5, eps0 = 4, delta = 1e-6",
+        "FMT20's closed-form epsilon at n = 100000, eps0 = 4, delta = 1e-6 rounds to 0.5378040242374512",
+        quantity=FIGURE_QUANTITIES["shuffle.fmt20.eps"],
+        inputs={"n": 100000, "eps0": "4", "delta": "1e-6"},
+        comparison=Rounds("0.5378040242374512"),
+    ),
+    FunctionClaim(
+        "shuffle.fig4a.saving_8x",
+        f"{_PAPER}, §1 and §4 on Fig. 4(a) (notes C18, A3)",
+        "The Theorem 1 route saves a factor 8 over FMT20 + KOV15 at T = 10^5, eps0 = 0.5, n = 10^6, delta = 1e-6",
+        fn=check_saving,
+        inputs={"n": 10**6, "eps0": "0.5", "T": 10**5, "delta": "1e-6", "factor": "8"},
+        expected=Verdict.UNDECIDED,
+    ),
+    FunctionClaim(
+        "shuffle.fig4d.fmt20_better_small_T",
+        f"{_PAPER}, §4 on Fig. 4(d) (notes C20)",
+        "FMT20 + KOV15 is better than the Theorem 1 route for T < 10 at eps0 = 2, n = 10^6, delta = 1e-6 (and "
+        "worse at T = 100)",
+        fn=check_fmt20_better,
+        inputs={"n": 10**6, "eps0": "2", "Ts": (1, 2, 5, 9), "delta": "1e-6", "after": (100,)},
+        expected=Verdict.UNDECIDED,
+    ),
+    FunctionClaim(
+        "shuffle.fig3.rdp_beats_fmt20_small_eps0",
+        f"{_PAPER}, §4 on Fig. 3 (notes C21)",
+        "Single shot, the Theorem 1 route is better than FMT20 for eps0 < 1 (n = 10^4, eps0 in {0.1, 0.5}, "
+        "delta = 1e-6)",
+        fn=check_rdp_better,
+        inputs={"n": 10**4, "eps0s": ("0.1", "0.5"), "delta": "1e-6"},
+        expected=Verdict.UNDECIDED,
+    ),
+]
