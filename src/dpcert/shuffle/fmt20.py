@@ -27,7 +27,8 @@ Figs. 3–5 (their footnote 3: "we used the open source implementation ... apple
 
 T rounds are composed by KOV15's optimal composition theorem (Kairouz–Oh–Viswanath ICML 2015, Thm 3.3): T
 (ε̃, δ̃)-DP mechanisms are (ε_g, 1 − (1−δ̃)^T (1 − δ_g))-DP where δ_g is the optimal δ of T ε̃-DP mechanisms at
-ε_g (:mod:`dpcert.composition.kov`). The split of the total δ between δ̃ and δ_g is not stated by Girgis et al.
+ε_g (:mod:`dpcert.composition.kov`); δ_g is taken as (δ − Tδ̃)/(1 − Tδ̃), a rational lower bound of the exact
+remainder (Bernoulli's inequality), so the total stays <= δ. The split of the total δ between δ̃ and δ_g is not stated by Girgis et al.
 (notes A3); it is chosen here in float64 on a geometric grid (any split is valid), and the value at the chosen
 split is certified for the closed form.
 
@@ -211,13 +212,19 @@ def clone_eps_float(n: int, eps0: Any, delta: Any) -> float:
 # T rounds by KOV15
 
 
+def _kov_rest(T: int, delta_step: Any, delta: Any) -> Any:
+    """δ_g left for KOV15: (δ − Tδ̃)/(1 − Tδ̃) <= 1 − (1−δ)/(1−δ̃)^T (Bernoulli: (1−δ̃)^T >= 1 − Tδ̃), so the
+    composition's total δ = 1 − (1−δ̃)^T (1−δ_g) stays <= δ; exact on rationals, short where (1−δ̃)^T is not."""
+    return (delta - T * delta_step) / (1 - T * delta_step)
+
+
 def kov_total_eps_float(T: int, eps_step: float, delta_step: float, delta: float) -> float:
     """float64 ε_g of T (ε̃, δ̃)-DP rounds at total δ by KOV15 Thm 3.3 (inf if δ̃ takes the whole budget).
 
     References:
         Kairouz–Oh–Viswanath ICML 2015, Thm 3.3.
     """
-    rest = 1 - (1 - delta) / (1 - delta_step) ** T
+    rest = _kov_rest(T, delta_step, delta)
     if rest <= 0:
         return math.inf
     return kov.kov_eps_float(T, eps_step, rest)
@@ -238,7 +245,7 @@ def _split_search(n: int, eps0: float, T: int, delta: float, variant: str) -> tu
     best = (math.inf, math.nan)
     for frac in _SPLITS:
         ds = float(frac) * delta
-        if 1 - (1 - delta) / (1 - ds) ** T <= 0:
+        if _kov_rest(T, ds, delta) <= 0:
             continue
         val = kov_total_eps_float(T, _step_eps(variant, n, eps0, ds), ds, delta)
         if val < best[0]:
@@ -259,8 +266,7 @@ def kov_split(n: int, eps0: Fraction, T: int, delta: Fraction, variant: str = "c
     if variant not in ("closed", "clone"):
         raise InvalidParameter("variant", variant, "closed or clone")
     val, ds = _split_search(n, float(eps0), T, float(delta), variant)
-    exact = Fraction(ds).limit_denominator(10**30)
-    return val, exact
+    return val, Fraction(f"{ds:.6e}")
 
 
 def closed_kov_eps_float(n: int, eps0: Any, T: int, delta: Any) -> float:
@@ -279,7 +285,7 @@ def closed_kov_eps_ball(ctx: Any, n: int, eps0: Exact, T: int, delta: Exact) -> 
     """
     e0, d = to_fraction(eps0), to_fraction(delta)
     _, ds = kov_split(n, e0, T, d, "closed")
-    rest = 1 - (1 - d) / (1 - ds) ** T
+    rest = _kov_rest(T, ds, d)
     step = closed_form_ball(ctx, n, Exact(e0, str(e0), "fraction"), Exact(ds, str(ds), "fraction"))
     enc = Enclosure.exact(step) if isinstance(step, Fraction) else Enclosure.from_ball(step)
     assert enc.lo is not None and enc.hi is not None
