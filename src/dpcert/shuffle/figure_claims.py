@@ -35,12 +35,22 @@ from dpcert.core.quantity import Quantity
 from dpcert.shuffle import conversion, fmt20
 from dpcert.shuffle.quantities import DELTA, EPS0, N
 
-__all__ = ["FIGURE_QUANTITIES", "FIGURE_CLAIMS", "QUANTITIES", "CLAIMS", "check_saving", "check_fmt20_better", "check_rdp_better"]
+__all__ = [
+    "FIGURE_QUANTITIES",
+    "FIGURE_CLAIMS",
+    "QUANTITIES",
+    "CLAIMS",
+    "check_saving",
+    "check_fmt20_better",
+    "check_rdp_better",
+]
 
 _PAPER = "Girgis–Data–Diggavi–Suresh–Kairouz, CCS 2021"
 _FMT = "Feldman–McMillan–Talwar arXiv 2012.12803 (apple/ml-shuffling-amplification closedformanalysis)"
 
-T_KOV = integer("T", 1, doc="number of composed shuffled rounds (KOV15's certified composition: T <= 10^8)", max_abs=10**8)
+T_KOV = integer(
+    "T", 1, doc="number of composed shuffled rounds (KOV15's certified composition: T <= 10^8)", max_abs=10**8
+)
 
 FIGURE_QUANTITIES: dict[str, Quantity] = {
     q.name: q
@@ -85,7 +95,12 @@ def _clone_route(n: int, eps0: str, T: int, delta: str) -> float:
 
 def _routes(n: int, eps0: str, T: int, delta: str) -> dict[str, Any]:
     lam, thm1 = _thm1_route(n, eps0, T, delta)
-    return {"lam": lam, "thm1": thm1, "closed": _closed_route(n, eps0, T, delta), "clone": _clone_route(n, eps0, T, delta)}
+    return {
+        "lam": lam,
+        "thm1": thm1,
+        "closed": _closed_route(n, eps0, T, delta),
+        "clone": _clone_route(n, eps0, T, delta),
+    }
 
 
 def _row(point: str, r: dict[str, Any]) -> dict[str, str]:
@@ -100,7 +115,7 @@ def _row(point: str, r: dict[str, Any]) -> dict[str, str]:
 
 @check_function
 def check_saving(max_prec: int, n: int, eps0: str, T: int, delta: str, factor: str) -> tuple[Verdict, Evidence]:
-    """"The Theorem 1 route saves a factor ``factor`` over FMT20 + KOV15" (ratio FMT20 route / Thm 1 route).
+    """ "The Theorem 1 route saves a factor ``factor`` over FMT20 + KOV15" (ratio FMT20 route / Thm 1 route).
 
     The closed-form ratio is certified either way (lower end of its enclosure against ``factor`` times the upper
     end of the Thm 1 route); the clone ratio is float64. UNDECIDED unless both say the same and are certified.
@@ -127,7 +142,7 @@ def check_saving(max_prec: int, n: int, eps0: str, T: int, delta: str, factor: s
 def check_fmt20_better(
     max_prec: int, n: int, eps0: str, Ts: tuple[int, ...], delta: str, after: tuple[int, ...]
 ) -> tuple[Verdict, Evidence]:
-    """"FMT20 + KOV15 is better (smaller ε) than the Theorem 1 route for T in ``Ts``" and worse for T in ``after``.
+    """ "FMT20 + KOV15 is better (smaller ε) than the Theorem 1 route for T in ``Ts``" and worse for T in ``after``.
 
     Evaluated for both FMT20 variants; UNDECIDED when the variants disagree or only float evidence exists.
     """
@@ -152,7 +167,7 @@ def check_fmt20_better(
 
 @check_function
 def check_rdp_better(max_prec: int, n: int, eps0s: tuple[str, ...], delta: str) -> tuple[Verdict, Evidence]:
-    """"The Theorem 1 route is better than single-shot FMT20 for these ε0" (Fig. 3, T = 1), both variants."""
+    """ "The Theorem 1 route is better than single-shot FMT20 for these ε0" (Fig. 3, T = 1), both variants."""
     rows, closed_ok, clone_ok = [], True, True
     for e in eps0s:
         r = _routes(n, e, 1, delta)

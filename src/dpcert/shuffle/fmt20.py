@@ -28,9 +28,9 @@ Figs. 3–5 (their footnote 3: "we used the open source implementation ... apple
 T rounds are composed by KOV15's optimal composition theorem (Kairouz–Oh–Viswanath ICML 2015, Thm 3.3): T
 (ε̃, δ̃)-DP mechanisms are (ε_g, 1 − (1−δ̃)^T (1 − δ_g))-DP where δ_g is the optimal δ of T ε̃-DP mechanisms at
 ε_g (:mod:`dpcert.composition.kov`); δ_g is taken as (δ − Tδ̃)/(1 − Tδ̃), a rational lower bound of the exact
-remainder (Bernoulli's inequality), so the total stays <= δ. The split of the total δ between δ̃ and δ_g is not stated by Girgis et al.
-(notes A3); it is chosen here in float64 on a geometric grid (any split is valid), and the value at the chosen
-split is certified for the closed form.
+remainder (Bernoulli's inequality), so the total stays <= δ. The split of the total δ between δ̃ and δ_g is not
+stated by Girgis et al. (notes A3); it is chosen here in float64 on a geometric grid (any split is valid), and the
+value at the chosen split is certified for the closed form.
 
 References:
     V. Feldman, A. McMillan, K. Talwar, "Hiding among the clones: a simple and nearly optimal analysis of privacy
@@ -244,7 +244,7 @@ def _step_eps(variant: str, n: int, eps0: float, delta_step: float) -> float:
 def _split_search(n: int, eps0: float, T: int, delta: float, variant: str) -> tuple[float, float]:
     best = (math.inf, math.nan)
     for frac in _SPLITS:
-        ds = float(frac) * delta
+        ds = float(f"{float(frac) * delta:.6e}")  # a short decimal, the exact rational the ball path uses
         if _kov_rest(T, ds, delta) <= 0:
             continue
         val = kov_total_eps_float(T, _step_eps(variant, n, eps0, ds), ds, delta)
