@@ -231,7 +231,7 @@ def kov_total_eps_float(T: int, eps_step: float, delta_step: float, delta: float
 
 
 #: per-round δ̃ tried, as fractions of the total δ (those with T·δ̃ >= δ leave nothing for KOV15 and are skipped)
-_SPLITS = np.geomspace(1e-10, 0.9, 34)
+_SPLITS = np.geomspace(1e-10, 0.9, 23)
 
 
 @lru_cache(maxsize=4096)
