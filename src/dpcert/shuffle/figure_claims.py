@@ -30,9 +30,9 @@ from dpcert.arith.ball import Enclosure
 from dpcert.arith.context import BallContext
 from dpcert.arith.exact import parse_rational
 from dpcert.core.claim import Claim, Evidence, FunctionClaim, QuantityClaim, Rounds, Verdict, check_function
-from dpcert.core.params import integer
+from dpcert.core.params import integer, probability
 from dpcert.core.quantity import Quantity
-from dpcert.shuffle import conversion, fmt20
+from dpcert.shuffle import conversion, fmt20, subsampling
 from dpcert.shuffle.quantities import DELTA, EPS0, N
 
 __all__ = [
@@ -48,6 +48,8 @@ __all__ = [
 _PAPER = "Girgis–Data–Diggavi–Suresh–Kairouz, CCS 2021"
 _FMT = "Feldman–McMillan–Talwar arXiv 2012.12803 (apple/ml-shuffling-amplification closedformanalysis)"
 
+LAM_ZW = integer("lam", 2, doc="integer Renyi order lambda >= 2 (O(lambda^2) terms)", max_abs=4096)
+GAMMA = probability("gamma", one=True, doc="Poisson sampling probability in [0, 1]")
 T_KOV = integer(
     "T", 1, doc="number of composed shuffled rounds (KOV15's certified composition: T <= 10^8)", max_abs=10**8
 )
@@ -73,6 +75,16 @@ FIGURE_QUANTITIES: dict[str, Quantity] = {
             float=fmt20.closed_kov_eps_float,
             float_rtol=1e-9,
             bracket=True,
+        ),
+        Quantity(
+            "shuffle.rdp.poisson",
+            (N, EPS0, LAM_ZW, GAMMA),
+            subsampling.poisson_thm1_ball,
+            "Zhu–Wang ICML 2019 general upper bound (autodp rdp_acct.general_upperbound) with Girgis et al. Theorem 1",
+            "RDP of Poisson-subsampled shuffling: Zhu–Wang's general bound over Theorem 1 at n clients (Fig. 5 recipe; "
+            "add/remove vs replacement caveat, notes A2)",
+            float=subsampling.poisson_thm1_float,
+            float_rtol=1e-10,
         ),
     )
 }
@@ -139,6 +151,32 @@ def check_saving(max_prec: int, n: int, eps0: str, T: int, delta: str, factor: s
 
 
 @check_function
+def check_poisson_saving(
+    max_prec: int, n: int, eps0: str, gamma: str, T: int, delta: str, factor: str, lam_max: int
+) -> tuple[Verdict, Evidence]:
+    """ "Theorem 1 + ZW19 subsampling saves ``factor`` over FMT20 + LQS12 + KOV15" (Fig. 5), with n_s = γn shuffled
+    clients (the paper does not say which n it used): the RDP route certified at the float-chosen α <= lam_max, both
+    FMT20 variants in float64."""
+    g = Fraction(gamma)
+    ns = int(n * g)
+    lam, val = subsampling.poisson_dp_eps(
+        ns, parse_rational(eps0), parse_rational(gamma), T, parse_rational(delta), lam_max
+    )
+    rdp = Enclosure.from_ball(val)
+    closed = fmt20.subsampled_kov_eps_float(ns, eps0, gamma, T, delta, "closed")
+    clone = fmt20.subsampled_kov_eps_float(ns, eps0, gamma, T, delta, "clone")
+    r_closed, r_clone = closed / float(rdp.mid), clone / float(rdp.mid)
+    detail = (
+        f"n={n}, gamma={gamma} (n_s={ns}), eps0={eps0}, T={T}, delta={delta}: Thm 1 + ZW19 route {rdp.short(8)} "
+        f"(alpha={lam} <= {lam_max}); FMT20 closed form (outside its regime at n_s: eps0) + LQS12 + KOV15 "
+        f"{closed:.6g}: ratio {r_closed:.4g}; FMT20 exact clone + LQS12 + KOV15 {clone:.6g}: ratio {r_clone:.4g} "
+        f"(float) vs the printed {factor}x. Recipe unstated (n_s, variant, split; notes A2, A3)"
+    )
+    extra = {"alpha": lam, "ratio_closed_float": r_closed, "ratio_clone_float": r_clone}
+    return Verdict.UNDECIDED, Evidence(rdp, "arb ball arithmetic + float64 (FMT20 side)", 128, detail, extra=extra)
+
+
+@check_function
 def check_fmt20_better(
     max_prec: int, n: int, eps0: str, Ts: tuple[int, ...], delta: str, after: tuple[int, ...]
 ) -> tuple[Verdict, Evidence]:
@@ -199,6 +237,24 @@ FIGURE_CLAIMS: list[Claim] = [
         fn=check_saving,
         inputs={"n": 10**6, "eps0": "0.5", "T": 10**5, "delta": "1e-6", "factor": "8"},
         expected=Verdict.UNDECIDED,
+    ),
+    FunctionClaim(
+        "shuffle.fig5a.saving_11x",
+        f"{_PAPER}, §1 ('at least 10x') and §4 ('11x') on Fig. 5(a) (notes C19, A2)",
+        "With Poisson subsampling (gamma = 0.001), the Theorem 1 route saves a factor 11 over FMT20 + LQS12 + KOV15 "
+        "at T = 10^4, eps0 = 3, n = 10^6, delta = 1e-8",
+        fn=check_poisson_saving,
+        inputs={"n": 10**6, "eps0": "3", "gamma": "0.001", "T": 10**4, "delta": "1e-8", "factor": "11", "lam_max": 64},
+        expected=Verdict.UNDECIDED,
+    ),
+    QuantityClaim(
+        "shuffle.fig5.poisson_reference_n1000_eps3",
+        "notes shuffle_rdp §3.4 (Fig. 5 reconstruction); Zhu–Wang ICML 2019 general bound as in autodp",
+        "Zhu–Wang's general bound over Theorem 1 at n = 1000, eps0 = 3, lam = 10, gamma = 0.001 rounds to "
+        "1.08054912961e-5 (autodp's general_upperbound gives 1.0805491296139e-5)",
+        quantity=FIGURE_QUANTITIES["shuffle.rdp.poisson"],
+        inputs={"n": 1000, "eps0": "3", "lam": 10, "gamma": "0.001"},
+        comparison=Rounds("0.0000108054912961"),
     ),
     FunctionClaim(
         "shuffle.fig4d.fmt20_better_small_T",

@@ -67,6 +67,7 @@ __all__ = [
     "kov_split",
     "closed_kov_eps_ball",
     "closed_kov_eps_float",
+    "subsampled_kov_eps_float",
 ]
 
 
@@ -235,22 +236,45 @@ _SPLITS = np.geomspace(1e-10, 0.9, 23)
 
 
 @lru_cache(maxsize=4096)
-def _step_eps(variant: str, n: int, eps0: float, delta_step: float) -> float:
-    if variant == "closed":
-        return closed_form_float(n, eps0, delta_step)
-    return clone_eps_float(n, eps0, delta_step)
+def _step_eps(variant: str, n: int, eps0: float, delta_step: float, gamma: float = 1.0) -> float:
+    # with Poisson subsampling at rate γ (LQS12): the shuffle runs at δ̃/γ and ε' = log(1 + γ(e^ε̃ − 1))
+    d = delta_step / gamma
+    if d >= 1:
+        return math.inf
+    e = closed_form_float(n, eps0, d) if variant == "closed" else clone_eps_float(n, eps0, d)
+    return e if gamma == 1 else math.log1p(gamma * math.expm1(e))
 
 
-def _split_search(n: int, eps0: float, T: int, delta: float, variant: str) -> tuple[float, float]:
+def _split_search(n: int, eps0: float, T: int, delta: float, variant: str, gamma: float = 1.0) -> tuple[float, float]:
     best = (math.inf, math.nan)
     for frac in _SPLITS:
         ds = float(f"{float(frac) * delta:.6e}")  # a short decimal, the exact rational the ball path uses
         if _kov_rest(T, ds, delta) <= 0:
             continue
-        val = kov_total_eps_float(T, _step_eps(variant, n, eps0, ds), ds, delta)
+        step = _step_eps(variant, n, eps0, ds, gamma)
+        if math.isinf(step):
+            continue
+        val = kov_total_eps_float(T, step, ds, delta)
         if val < best[0]:
             best = (val, ds)
     return best
+
+
+def subsampled_kov_eps_float(n: int, eps0: Any, gamma: Any, T: int, delta: Any, variant: str = "closed") -> float:
+    """float64 ε of T rounds: FMT20 at n shuffled clients, Poisson subsampling at rate γ by LQS12 (ε' = log(1 +
+    γ(e^ε̃ − 1)), δ' = γδ̃), then KOV15 Thm 3.3, best δ split (evidence; the recipe of Girgis et al.'s Fig. 5
+    baseline, whose n and split are unstated).
+
+    References:
+        Feldman–McMillan–Talwar 2020; Li–Qardaji–Su ASIACCS 2012 (amplification by sampling);
+        Kairouz–Oh–Viswanath ICML 2015, Thm 3.3.
+    """
+    if variant not in ("closed", "clone"):
+        raise InvalidParameter("variant", variant, "closed or clone")
+    g = float(gamma)
+    if not 0 < g <= 1:
+        raise InvalidParameter("gamma", gamma, "a real number in (0, 1]")
+    return _split_search(n, float(eps0), T, float(delta), variant, g)[0]
 
 
 @lru_cache(maxsize=256)
