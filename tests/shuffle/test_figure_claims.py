@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from dpcert.arith.exact import parse_rational
@@ -73,3 +75,35 @@ def test_claim_tables_are_consistent():
     assert len(ids) == len(set(ids))
     assert figure_claims.CLAIMS is figure_claims.FIGURE_CLAIMS
     assert {q.name for q in figure_claims.QUANTITIES} == set(figure_claims.FIGURE_QUANTITIES)
+
+
+def test_peer_pickles_are_not_the_theorem1_route():
+    # C24: the peer's printed values (its pickle) against Theorem 1 with Zhu-Wang subsampling at k = 1000 clients
+    verdict, ev = figure_claims.check_peer_pickles(
+        256, 10**5, "0.01", "3", "1e-5", (10, 100), ("0.7307678940458819", "1.748239779218493")
+    )
+    assert verdict is Verdict.REFUTED
+    # an independent float64 minimum over lambda = 2..1000 of the same route
+    from dpcert.shuffle import subsampling
+
+    lams = np.arange(2, 1001, dtype=np.float64)
+    curve = subsampling.poisson_curve_float(1000, 3.0, 0.01, 1000)
+    conv = (np.log(1e5) + (lams - 1) * np.log1p(-1 / lams) - np.log(lams)) / (lams - 1)
+    for row, T in zip(ev.extra["rows"], (10, 100), strict=True):
+        best = float(np.min(T * curve + conv))
+        hi = float(row["thm1_zw19_route"].strip("[]").split(",")[1])
+        assert best == pytest.approx(hi, rel=1e-9)
+        assert best < float(row["peer_printed"]) / 1.2  # the peer is at least 20 % above Theorem 1's route
+
+
+def test_poisson_saving_closed_side_is_kov_of_the_lqs12_step():
+    # at n_s = 1000, eps0 = 3 the FMT20 closed form is outside its regime and returns eps0 (pure DP): the closed
+    # route is then KOV15 of eps' = log(1 + gamma (e^3 - 1)) at (nearly) the whole delta
+    verdict, ev = figure_claims.check_poisson_saving(256, 10**6, "3", "0.001", 1000, "1e-8", "11", 64)
+    assert verdict is Verdict.UNDECIDED
+    from dpcert.composition import kov
+
+    step = math.log1p(0.001 * math.expm1(3.0))
+    closed = fmt20.subsampled_kov_eps_float(1000, "3", "0.001", 1000, "1e-8", "closed")
+    assert closed == pytest.approx(kov.kov_eps_float(1000, step, 1e-8), rel=1e-3)
+    assert ev.extra["ratio_closed_float"] > ev.extra["ratio_clone_float"] > 1

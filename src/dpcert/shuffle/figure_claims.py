@@ -177,6 +177,31 @@ def check_poisson_saving(
 
 
 @check_function
+def check_peer_pickles(
+    max_prec: int, n: int, gamma: str, eps0: str, delta: str, Ts: tuple[int, ...], printed: tuple[str, ...]
+) -> tuple[Verdict, Evidence]:
+    """ "The peer's printed ε are the Theorem 1 route at its setting": Theorem 1 at k = γn clients with Zhu–Wang
+    subsampling, Lemmas 1–2, integer λ in 2..1000 (the peer's own λ range and conversion).
+
+    REFUTED when, for some T, the Theorem 1 route certified at the float-chosen λ is strictly below the printed
+    value (the route's minimum over λ is then below it too); UNDECIDED otherwise.
+    """
+    k = int(n * Fraction(gamma))
+    rows, below = [], []
+    for T, value in zip(Ts, printed, strict=True):
+        lam, val = subsampling.poisson_dp_eps(
+            k, parse_rational(eps0), parse_rational(gamma), T, parse_rational(delta), 1000
+        )
+        enc = Enclosure.from_ball(val)
+        rows.append({"T": T, "peer_printed": value, "thm1_zw19_route": enc.short(10), "lambda": lam})
+        if enc.hi < Fraction(value):
+            below.append(f"T={T}: Theorem 1 route {enc.short(8)} (lambda={lam}) < peer {value}")
+    detail = "; ".join(below) if below else "no T where the Theorem 1 route is certified below the printed value"
+    verdict = Verdict.REFUTED if below else Verdict.UNDECIDED
+    return verdict, Evidence(None, "arb ball arithmetic", 128, detail, extra={"rows": rows})
+
+
+@check_function
 def check_fmt20_better(
     max_prec: int, n: int, eps0: str, Ts: tuple[int, ...], delta: str, after: tuple[int, ...]
 ) -> tuple[Verdict, Evidence]:
@@ -255,6 +280,26 @@ FIGURE_CLAIMS: list[Claim] = [
         quantity=FIGURE_QUANTITIES["shuffle.rdp.poisson"],
         inputs={"n": 1000, "eps0": "3", "lam": 10, "gamma": "0.001"},
         comparison=Rounds("0.0000108054912961"),
+    ),
+    FunctionClaim(
+        "shuffle.peer.girgis_upper_is_thm1",
+        "DPBayes/PLD-Accountant girgis_upper.py at commit 690c243, pickle eps_fig1_girgis_upper.p (notes §4, C24)",
+        "The peer girgis_upper.py evaluates Theorem 1: its printed eps at n = 10^5, gamma = 0.01, eps0 = 3, "
+        "delta = 1e-5, T = 10, 31, 100 (0.7307678940458819, 1.1309754835444394, 1.748239779218493) are the Theorem 1 "
+        "route at that setting (k = gamma n clients, Zhu-Wang subsampling, Lemmas 1-2, lambda in 2..1000)",
+        fn=check_peer_pickles,
+        inputs={
+            "n": 10**5,
+            "gamma": "0.01",
+            "eps0": "3",
+            "delta": "1e-5",
+            "Ts": (10, 31, 100),
+            "printed": ("0.7307678940458819", "1.1309754835444394", "1.748239779218493"),
+        },
+        expected=Verdict.REFUTED,
+        erratum="the peer is not Theorem 1: it transcribes the subsampled shuffle bound of the companion paper "
+        "(Girgis-Data-Diggavi, arXiv 2107.08763); Theorem 1 with Zhu-Wang subsampling gives 0.57694, 0.87170, 1.33389, "
+        "and at sampling rate 1 the peer is 1.6-5x Theorem 1 (benchmarks/bench_shuffle_peer.py)",
     ),
     FunctionClaim(
         "shuffle.fig4d.fmt20_better_small_T",
