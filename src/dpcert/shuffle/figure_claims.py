@@ -74,7 +74,6 @@ FIGURE_QUANTITIES: dict[str, Quantity] = {
             "FMT20 closed form per round + KOV15 optimal composition over T rounds (delta split chosen in float)",
             float=fmt20.closed_kov_eps_float,
             float_rtol=1e-9,
-            bracket=True,
         ),
         Quantity(
             "shuffle.rdp.poisson",
