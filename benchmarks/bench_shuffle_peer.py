@@ -9,7 +9,9 @@ measured rather than asserted:
 * RDP at γ = 1 (no subsampling) against Theorem 1 (certified) at the notes' four points: ratio peer / Theorem 1;
 * the peer's own composed ε at n = 10^5, γ = 0.01, ε0 = 3, δ = 1e-5, T = 10 against the value it pickled
   (0.7307678940458819), to show the peer is run as published;
-* times of both.
+* times of both;
+* if autodp is installed (``peers`` extra): autodp's ``rdp_acct.general_upperbound`` (Zhu–Wang's general Poisson
+  bound) over Theorem 1 against dpcert's certified ``shuffle.rdp.poisson`` (same formula) — agreement and times.
 
 The peer file is not shipped or copied: pass its path (``--peer-file``; e.g. from a clone of the repository,
 ``git show 690c243:<folder>/girgis_upper.py > girgis_upper.py``). Only its function definitions are executed (its
@@ -85,6 +87,38 @@ def run(peer_file: Path, runs: int) -> dict[str, Any]:
     }
 
 
+def run_autodp(runs: int) -> list[dict[str, Any]] | None:
+    """autodp's general Poisson-subsampling bound over Theorem 1 beside dpcert's certified one (None without autodp)."""
+    try:
+        from autodp import rdp_acct
+    except ImportError:
+        return None
+    from dpcert.shuffle import bounds
+
+    rows = []
+    for n, e0, lam, gamma in [(1000, 3.0, 10, 0.001), (1000, 3.0, 50, 0.001), (10**4, 1.0, 32, 0.01)]:
+
+        def base(a: float, n: int = n, e0: float = e0) -> float:
+            return float(bounds.thm1_float(n, e0, np.array([max(float(a), 2.0)]))[0])
+
+        t_peer, ref = median_time(
+            lambda base=base, lam=lam, gamma=gamma: rdp_acct.general_upperbound(base, lam, gamma) / (lam - 1), runs
+        )
+        inputs = {"n": n, "eps0": str(e0), "lam": lam, "gamma": str(gamma)}
+        t_ours, enc = median_time(lambda inputs=inputs: enclose("shuffle.rdp.poisson", **inputs), runs)
+        rows.append(
+            {
+                **inputs,
+                "autodp": ref,
+                "dpcert": float(enc.mid),
+                "rel_diff": ref / float(enc.mid) - 1,
+                "autodp_s": t_peer,
+                "dpcert_certified_s": t_ours,
+            }
+        )
+    return rows
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--peer-file", type=Path, default=None, help="path to the peer's girgis_upper.py")
@@ -95,6 +129,7 @@ def main() -> int:
         print("peer file not given or not found (see --help); nothing to compare", file=sys.stderr)
         return 0
     out = run(args.peer_file, args.runs)
+    out["autodp"] = run_autodp(args.runs)
     if args.json:
         print(json.dumps(out, indent=1))
         return 0
@@ -109,6 +144,16 @@ def main() -> int:
         f"peer composed eps (n=1e5, gamma=0.01, eps0=3, delta=1e-5, T=10): {out['peer_T10']!r} "
         f"(pickled {out['peer_T10_pickled']!r}; reproduced: {out['peer_reproduces_pickle']})"
     )
+    if out["autodp"] is None:
+        print("autodp not installed: Zhu-Wang comparison skipped")
+        return 0
+    print("Zhu-Wang general Poisson bound over Theorem 1: autodp general_upperbound vs dpcert shuffle.rdp.poisson")
+    for r in out["autodp"]:
+        print(
+            f"  n={r['n']} eps0={r['eps0']} lam={r['lam']} gamma={r['gamma']}: autodp {r['autodp']:.12g}, "
+            f"dpcert {r['dpcert']:.12g} (rel. diff {r['rel_diff']:.1e}); "
+            f"{r['autodp_s']:.2e} s vs {r['dpcert_certified_s']:.2e} s"
+        )
     return 0
 
 
