@@ -216,6 +216,8 @@ def clone_eps_float(n: int, eps0: Any, delta: Any) -> float:
 def _kov_rest(T: int, delta_step: Any, delta: Any) -> Any:
     """δ_g left for KOV15: (δ − Tδ̃)/(1 − Tδ̃) <= 1 − (1−δ)/(1−δ̃)^T (Bernoulli: (1−δ̃)^T >= 1 − Tδ̃), so the
     composition's total δ = 1 − (1−δ̃)^T (1−δ_g) stays <= δ; exact on rationals, short where (1−δ̃)^T is not."""
+    if T * delta_step >= delta:
+        return 0  # nothing left (callers skip such splits)
     return (delta - T * delta_step) / (1 - T * delta_step)
 
 
