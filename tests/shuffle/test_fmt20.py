@@ -122,3 +122,12 @@ def test_closed_kov_ball_encloses_the_float_route():
     # composition never beats one round, and T rounds cost at most T times one round (basic composition)
     one = fmt20.closed_form_float(10**5, 1.0, 1e-8)
     assert one < flt < 100 * one
+
+
+def test_a_split_leaving_no_delta_is_never_used():
+    # T * delta_step >= delta leaves KOV15 nothing: infinite, not a remainder computed through 1 - T*delta_step <= 0
+    assert math.isinf(fmt20.kov_total_eps_float(4, 0.1, 0.25002, 0.2778))
+    assert math.isinf(fmt20.kov_total_eps_float(4, 0.1, 0.25, 0.25 * 4))
+    # and the split search then picks a split that does leave some
+    val, ds = fmt20.kov_split(1, Fraction(0), 4, Fraction(1389, 5000), "closed")
+    assert 4 * ds < Fraction(1389, 5000) and val == 0.0
