@@ -131,3 +131,20 @@ def test_a_split_leaving_no_delta_is_never_used():
     # and the split search then picks a split that does leave some
     val, ds = fmt20.kov_split(1, Fraction(0), 4, Fraction(1389, 5000), "closed")
     assert 4 * ds < Fraction(1389, 5000) and val == 0.0
+
+
+@pytest.mark.parametrize(("n", "eps0", "eps"), [(5, "1", "3/10"), (12, "1/2", "1/20"), (30, "2", "9/10")])
+def test_certified_clone_delta_equals_brute_force(n, eps0, eps):
+    val = fmt20.clone_delta_ball(n, Fraction(eps0), Fraction(eps))
+    ref = _brute_clone_delta(n, float(Fraction(eps0)), float(Fraction(eps)))
+    assert abs(float(val.mid()) - ref) <= 1e-14 * ref
+    assert float(val.rad()) < 1e-30
+
+
+def test_certified_clone_delta_at_the_float_epsilon():
+    # the float inverse at n = 10^4, eps0 = 0.1 lands on delta = 1e-6: the certified delta there is 1e-6 to 1e-9
+    e = fmt20.clone_eps_float(10**4, 0.1, 1e-6)
+    val = fmt20.clone_delta_ball(10**4, Fraction(1, 10), Fraction(e))
+    assert float(val.mid()) == pytest.approx(1e-6, rel=1e-9)
+    with pytest.raises(InvalidParameter):
+        fmt20.clone_delta_ball(10, Fraction(1), Fraction(1))

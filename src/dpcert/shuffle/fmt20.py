@@ -320,3 +320,92 @@ def closed_kov_eps_ball(ctx: Any, n: int, eps0: Exact, T: int, delta: Exact) -> 
     hi = kov.kov_eps(T, enc.hi, rest, tol=tol).hi
     assert lo is not None and hi is not None
     return Enclosure(lo, hi).ball()
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the clone pair's δ(ε), certified (exact binomial cdfs as integers, weights in balls)
+
+
+def clone_delta_ball(n: int, eps0: Fraction, eps: Fraction, prec: int = 192, width: int = 25) -> arb:
+    """Rigorous ball containing an upper bound on the clone pair's δ(ε) (equal to δ(ε) up to the window's tail).
+
+    δ(ε) = Σ_c w_c H_c(ε) with w_c = Bin(c; n−1, e^{−ε0}); for c in a window of ``width`` standard deviations
+    around the mean, H_c(ε) = P_c(A <= m_c) − e^ε Q_c(A <= m_c) with the cut-off m_c = ⌊(c+1)β⌋ decided in balls;
+    the cumulative Bin(c, 1/2) numerators Σ_{a<=m} C(c, a) are exact integers updated along c; the mass outside
+    the window, 1 − Σ_window w_c, is added (H_c <= 1).
+
+    Args:
+        n: clients (>= 2); eps0 > 0 and 0 <= eps < eps0, exact.
+
+    Raises:
+        InvalidParameter: for n < 2, eps0 <= 0 or eps outside [0, eps0).
+        PrecisionExhausted: when a cut-off (c+1)β is too close to an integer for ``prec`` bits.
+
+    References:
+        Feldman–McMillan–Talwar arXiv 2012.12803, the clone reduction (``deltacomp`` / ``onestep`` of
+        apple/ml-shuffling-amplification compute an upper bound on the same δ in float64).
+    """
+    from flint import fmpz
+
+    from dpcert.arith.ball import workprec
+    from dpcert.errors import PrecisionExhausted
+
+    if n < 2:
+        raise InvalidParameter("n", n, "an integer >= 2")
+    if not eps0 > 0:
+        raise InvalidParameter("eps0", eps0, "a real number > 0")
+    if not 0 <= eps < eps0:
+        raise InvalidParameter("eps", eps, "a real number in [0, eps0)")
+    m_all = n - 1
+    qf = math.exp(-float(eps0))
+    mu, sd = m_all * qf, math.sqrt(max(m_all * qf * (1 - qf), 1.0))
+    c_lo, c_hi = max(0, math.floor(mu - width * sd)), min(m_all, math.ceil(mu + width * sd))
+    with workprec(prec):
+        e0, x = ball(eps0).exp(), ball(eps).exp()
+        q = 1 / e0
+        alpha = e0 / (e0 + 1)
+        beta = (alpha - x * (1 - alpha)) / ((1 + x) * (2 * alpha - 1))
+        w = arb(fmpz.bin_uiui(m_all, c_lo)) * q**c_lo * (1 - q) ** (m_all - c_lo)
+        ratio = q / (1 - q)
+
+        def cutoff(c: int) -> int:
+            t = (c + 1) * beta
+            lo, hi = t.lower().floor().unique_fmpz(), t.upper().floor().unique_fmpz()
+            if lo is None or hi is None or lo != hi:
+                raise PrecisionExhausted(f"FMT20 clone cut-off at c={c}", prec)
+            return int(lo)
+
+        # N = Σ_{a<=m} C(c, a) and B = C(c, m), exact, for the current (c, m)
+        c, m = c_lo, cutoff(c_lo)
+        b, cum = fmpz(1), fmpz(1)
+        for a in range(1, m + 1):
+            b = b * (c - a + 1) // a
+            cum += b
+        total_w, total = ball(0), ball(0)
+        while True:
+            if m >= 0:
+                two_c = ball(2) ** c
+                f_m, f_m1 = arb(cum) / two_c, arb(cum - b) / two_c
+                h = alpha * f_m + (1 - alpha) * f_m1 - x * ((1 - alpha) * f_m + alpha * f_m1)
+                total += w * h
+            total_w += w
+            if c == c_hi:
+                break
+            # (c, m) -> (c+1, m): N' = 2N − C(c, m), C(c+1, m) = C(c, m)(c+1)/(c+1−m)
+            w = w * (m_all - c) / (c + 1) * ratio
+            if m >= 0:
+                cum = 2 * cum - b
+                b = b * (c + 1) // (c + 1 - m)
+            c += 1
+            m_new = cutoff(c)
+            if m_new == m + 1:  # (c, m) -> (c, m+1): C(c, m+1) = C(c, m)(c−m)/(m+1), N' = N + C(c, m+1)
+                if m >= 0:
+                    b = b * (c - m) // (m + 1)
+                else:
+                    b = fmpz(1)
+                    cum = fmpz(0)
+                cum += b
+                m = m_new
+            elif m_new != m:
+                raise PrecisionExhausted(f"FMT20 clone cut-off jumped at c={c}", prec)
+        return total + (1 - total_w)
