@@ -8,7 +8,10 @@
 * :mod:`dpcert.shuffle.reduction`: U_red, a tighter upper bound DERIVED HERE (Theorem 4 with the special case
   solved exactly), with its proof; exact up to n = 10^6 at integer λ by a moment expansion (``shuffle.rdp.upper``
   takes it in with ``bound=reduction``);
-* :mod:`dpcert.shuffle.claims`: claims and errata of the notes (§5, §7).
+* :mod:`dpcert.shuffle.fmt20`: the FMT20 baseline (closed form certified, the clone analysis) composed by KOV15;
+* :mod:`dpcert.shuffle.subsampling`: the Zhu–Wang Poisson-subsampled RDP bound over Theorem 1;
+* :mod:`dpcert.shuffle.claims`: claims and errata of the notes (§5, §7);
+* :mod:`dpcert.shuffle.figure_claims`: the figures' statements (Figures 3–5, the 8× and 11× savings, the peer).
 """
 
 from dpcert.core.tables import lazy_tables
@@ -16,4 +19,4 @@ from dpcert.core.tables import lazy_tables
 __all__ = ["QUANTITIES", "CLAIMS"]
 
 # built on first access, so that importing the package (or its cli) loads none of its mathematics
-__getattr__ = lazy_tables(__name__, quantities=("quantities",), claims=("claims",))
+__getattr__ = lazy_tables(__name__, quantities=("quantities", "figure_claims"), claims=("claims", "figure_claims"))
