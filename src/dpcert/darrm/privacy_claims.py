@@ -121,20 +121,44 @@ def check_private_all_eps(
 
 
 def _iid(pr: Any) -> tuple[Verdict, Evidence, Any]:
-    from dpcert.darrm.iid import certify_iid
+    from dpcert.arith.ball import Enclosure
+    from dpcert.darrm.iid import BNB_PREC, certify_iid
 
     r = certify_iid(pr)
     detail = r.method
     if r.point is not None:
         detail += f": (p, p') = ({r.point[0]}, {r.point[1]}) in F, margin {r.margin}"
+    counts: dict[str, int] = {}
+    extra: dict[str, Any] = {}
+    if r.edges:
+        for e in r.edges:
+            counts[f"edge_{e.edge}_boxes"] = e.boxes
+            extra[f"edge_{e.edge}"] = {
+                "verdict": e.verdict.value,
+                "max_margin": e.enclosure.to_json(),
+                "argmax_t": list(Enclosure(e.argmax[0], e.argmax[1]).decimal(12)),
+                "note": e.tangent,
+            }
+    if r.finite is not None:
+        counts.update(r.finite.counts)
+    enclosure = r.margin if r.margin is not None else (r.finite.margin if r.finite is not None else None)
+    if r.point is not None:
+        worst: Any = [str(r.point[0]), str(r.point[1])]
+    elif r.finite is not None:
+        worst = {"counts": list(r.finite.worst)}
+    else:
+        worst = None
     return (
         r.verdict,
         Evidence(
-            enclosure=r.margin if r.margin is not None else r.finite.margin,
-            method="multiset certificate (implies the i.i.d. case) or a certified i.i.d. point (arb)",
+            enclosure=enclosure,
+            method="boundary reduction (phi non-decreasing) + 1-D interval branch-and-bound (arb), exact Taylor "
+            "coefficients at tight ends; else the multiset certificate or a certified i.i.d. point",
+            precision=BNB_PREC if r.edges else 0,
             detail=detail,
-            worst_case={"counts": list(r.finite.worst)} if r.point is None else [str(r.point[0]), str(r.point[1])],
-            counts=dict(r.finite.counts),
+            worst_case=worst,
+            counts=counts,
+            extra=extra,
         ),
         r,
     )
