@@ -12,14 +12,21 @@ the lattice method of notes §3.4 brackets it. With h = ε/N and x = mh:
 * upper end U: δ_{j−1} is nonincreasing and q_t decreasing in t, so for t ∈ [sh, (s+1)h] the objective is at most
   q_{sh} U_{j−1}(m − s − 1) + (1 − q_{(s+1)h}) U_{j−1}(m − s − 1 + N); the max over s = 0..N−1 is an upper bound.
 
-Rigour. Both recursions run in vectorised float64. The q's, 1 − q's and the base values enter as doubles rounded
-outward from Arb balls (down for L, up for U). Every step then forms a·b + c·d of nonnegative doubles and a max,
-so with u = 2^-53 each level multiplies the relative error by at most (1 + u)^2 (plus an absolute 2^-1074 per
-operation for underflow); after k levels the computed Û satisfies Û >= U (1 + u)^{−2k} − 4k·2^-1074 and the
-computed L̂ <= L (1 + u)^{2k} + 4k·2^-1074... so the final ends are widened by these factors in exact rational
-arithmetic. For ε_g off the lattice, monotonicity gives δ(ε_g) ∈ [L(⌈ε_g/h⌉), U(⌊ε_g/h⌋)]. The lower end is also
-at least the nonadaptive optimum (Theorem 3) and the bracket is exact where |ε_g| >= (k − 1)ε (Lemma 6.10: there
-adaptive = nonadaptive).
+Rigour. Both recursions run in vectorised float64 (the fast path).
+
+* Lower end: the float recursion only FINDS the restricted adversary; it keeps the argmax s_j(m) at every cell, an
+  explicit adaptive strategy (:class:`~dpcert.br.strategy.LatticeStrategy`). The value of any explicit adversary
+  is a lower bound on the optimum, and that strategy's value at ε_g itself is re-evaluated in Arb balls over the
+  states it reaches (one ball a·b + c·d per state, about k²N/2 states): the lower end is a ball bound by
+  construction, no float error analysis involved.
+* Upper end: the q's, 1 − q's and the base values enter as doubles rounded up from Arb balls. Every step forms
+  a·b + c·d of nonnegative doubles and a max, so with u = 2^-53 each level multiplies the relative error by at most
+  (1 + u)^2 (plus an absolute 2^-1074 per operation for underflow); after k levels the computed Û satisfies
+  Û >= U (1 + u)^{−2k} − 4k·2^-1074, and the end is widened by these factors in exact rational arithmetic.
+
+For ε_g off the lattice, monotonicity gives δ(ε_g) <= U(⌊ε_g/h⌋), and the strategy started at ⌈ε_g/h⌉ is played
+at ε_g. The lower end is also at least the nonadaptive optimum (Theorem 3) and the bracket is exact where
+|ε_g| >= (k − 1)ε (Lemma 6.10: there adaptive = nonadaptive).
 
 Cost O(k² N²) operations and O(kN) memory; the bracket narrows like c_k/N (notes §3.4).
 
@@ -39,9 +46,10 @@ import numpy as np
 
 from dpcert.arith.ball import Enclosure, ball, workprec
 from dpcert.br.nonadaptive import _EPS, _EPS_G, _K, _exact, nonadaptive_delta
+from dpcert.br.strategy import LatticeStrategy
 from dpcert.core.quantity import Quantity
 
-__all__ = ["AdaptiveBracket", "adaptive_bracket", "lattice_bracket", "QUANTITIES"]
+__all__ = ["AdaptiveBracket", "LatticeRun", "adaptive_bracket", "lattice_run", "QUANTITIES"]
 
 _U = Fraction(1, 2**53)
 _TINY = Fraction(1, 2**1074)
@@ -55,7 +63,10 @@ class AdaptiveBracket:
         lo, hi: exact rational ends.
         n: the lattice resolution N (h = ε/N); 0 when the value is exact (closed form regions).
         nonadaptive: the certified nonadaptive optimum (a lower bound, Theorem 3).
-        seconds: the time the lattice took.
+        seconds: the time the bracket took (lattice and ball re-evaluation).
+        lo_float: the restricted adversary's optimum from the float recursion (the fast path; evidence only).
+        strategy: the ball value of that adversary's strategy at ε_g (the proof of the lower end).
+        lattice_seconds: the time of the float recursions alone.
     """
 
     lo: Fraction
@@ -63,6 +74,9 @@ class AdaptiveBracket:
     n: int
     nonadaptive: Enclosure
     seconds: float
+    lo_float: float | None = None
+    strategy: Enclosure | None = None
+    lattice_seconds: float = 0.0
 
     @property
     def enclosure(self) -> Enclosure:
@@ -79,10 +93,27 @@ def _outward(values: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     return np.array([e.float_down() for e in encs]), np.array([e.float_up() for e in encs])
 
 
-def lattice_bracket(k: int, e: Fraction, m_lo: int, m_hi: int, n: int) -> tuple[Fraction, Fraction]:
-    """Certified (L(m_hi), U(m_lo)) of the k-fold adaptive optimum on the lattice h = ε/N (m_lo <= m_hi).
+@dataclass(frozen=True)
+class LatticeRun:
+    """One run of the lattice recursions (notes §3.4).
 
-    δ is nonincreasing, so for any ε_g ∈ [m_lo h, m_hi h] the optimum lies in [L(m_hi), U(m_lo)].
+    Attributes:
+        lo_float: the restricted adversary's optimum L(m_hi) in float64 (the fast path: evidence, not a bound).
+        hi: the certified upper end U(m_lo) (outward-rounded float recursion, widened in exact arithmetic).
+        strategy: the restricted adversary's argmax at every lattice cell, an explicit strategy whose ball value
+            is the certified lower end.
+    """
+
+    lo_float: float
+    hi: Fraction
+    strategy: LatticeStrategy
+
+
+def lattice_run(k: int, e: Fraction, m_lo: int, m_hi: int, n: int) -> LatticeRun:
+    """Both lattice recursions on h = ε/N for budgets m h, m_lo <= m <= m_hi, keeping the lower one's argmax.
+
+    δ is nonincreasing, so for any ε_g ∈ [m_lo h, m_hi h] the optimum is at most U(m_lo); the strategy started at
+    m_hi is a valid adversary at ε_g and its value (:meth:`LatticeStrategy.value`) is a lower bound.
 
     References:
         Dong–Durfee–Rogers ICML 2020, Lemma 3.2 / 6.1 (recursion), Lemma 6.7 (trivial regions); notes §3.4.
@@ -98,22 +129,37 @@ def lattice_bracket(k: int, e: Fraction, m_lo: int, m_hi: int, n: int) -> tuple[
         den = ball(-e).expm1()
         qs = [(ball(s * h) - ball(e)).expm1() / den for s in range(n + 1)]
         oqs = [(ball(s * h) - ball(e)).exp() * (-ball(s * h)).expm1() / den for s in range(n + 1)]
-    q_dn, q_up = _outward(qs)
-    o_dn, o_up = _outward(oqs)
+    # the lower recursion only finds the strategy (its ball value is the proof): nearest doubles suffice
+    q_lo, o_lo = (
+        np.array([float(Enclosure.from_ball(v)) for v in qs]),
+        np.array([float(Enclosure.from_ball(v)) for v in oqs]),
+    )
+    q_up, o_up = _outward(qs)[1], _outward(oqs)[1]
     base_dn = np.zeros(size)
     base_up = np.zeros(size)
     base_dn[: len(neg)], base_up[: len(neg)] = b_down, b_up
     lo_prev, up_prev = base_dn.copy(), base_up.copy()
+    offsets: list[int] = []
+    choices: list[np.ndarray] = []
     for j in range(1, k + 1):
         a = (m_lo - (k - j) * n) - base
         b = (m_hi + (k - j) * n) - base
-        lo_new = np.zeros(b - a + 1)
-        up_new = np.zeros(b - a + 1)
+        width = b - a + 1
+        lo_new, up_new = np.zeros(width), np.zeros(width)
+        arg = np.zeros(width, dtype=np.int32)
+        cand, tmp = np.empty(width), np.empty(width)
+        better = np.empty(width, dtype=bool)
         for s in range(n + 1):
-            cand = q_dn[s] * lo_prev[a - s : b - s + 1] + o_dn[s] * lo_prev[a - s + n : b - s + n + 1]
+            np.multiply(lo_prev[a - s : b - s + 1], q_lo[s], out=cand)
+            np.multiply(lo_prev[a - s + n : b - s + n + 1], o_lo[s], out=tmp)
+            cand += tmp
+            np.greater(cand, lo_new, out=better)
+            np.copyto(arg, s, where=better)
             np.maximum(lo_new, cand, out=lo_new)
             if s < n:
-                cand = q_up[s] * up_prev[a - s - 1 : b - s] + o_up[s + 1] * up_prev[a - s - 1 + n : b - s + n]
+                np.multiply(up_prev[a - s - 1 : b - s], q_up[s], out=cand)
+                np.multiply(up_prev[a - s - 1 + n : b - s + n], o_up[s + 1], out=tmp)
+                cand += tmp
                 np.maximum(up_new, cand, out=up_new)
         # trivial regions are exact (Lemma 6.7): 0 from jN on, 1 − e^{mh} up to −jN
         mm = ms[a : b + 1]
@@ -123,12 +169,14 @@ def lattice_bracket(k: int, e: Fraction, m_lo: int, m_hi: int, n: int) -> tuple[
         lo_prev = np.zeros(size)
         up_prev = np.zeros(size)
         lo_prev[a : b + 1], up_prev[a : b + 1] = lo_new, up_new
-    lo_val = Fraction(float(lo_prev[m_hi - base]))
+        offsets.append(a + base)
+        choices.append(arg)
     up_val = Fraction(float(up_prev[m_lo - base]))
     # float rounding of k levels of a·b + c·d (module docstring), widened in exact arithmetic
     grow = (1 + _U) ** (2 * k + 2)
     slack = 4 * (k + 1) * _TINY
-    return max(Fraction(0), lo_val / grow - slack), min(Fraction(1), up_val * grow + slack)
+    hi = min(Fraction(1), up_val * grow + slack)
+    return LatticeRun(float(lo_prev[m_hi - base]), hi, LatticeStrategy(e, n, tuple(offsets), tuple(choices)))
 
 
 def adaptive_bracket(k: Any, eps: Any, eps_g: Any, *, n: int = 200) -> AdaptiveBracket:
@@ -166,8 +214,15 @@ def adaptive_bracket(k: Any, eps: Any, eps_g: Any, *, n: int = 200) -> AdaptiveB
     start = time.perf_counter()
     x = g * n / e
     m_lo, m_hi = math.floor(x), math.ceil(x)
-    lo, hi = lattice_bracket(k, e, m_lo, m_hi, n)
-    return AdaptiveBracket(max(lo, na.lo), max(hi, na.hi), n, na, time.perf_counter() - start)
+    run = lattice_run(k, e, m_lo, m_hi, n)
+    lattice_s = time.perf_counter() - start
+    # the proof of the lower end: the restricted adversary's own strategy, re-evaluated in balls at ε_g itself
+    value = run.strategy.value(m_hi, g, prec=64)
+    strategy = Enclosure.exact(value) if isinstance(value, Fraction) else Enclosure.from_ball(value)
+    lo = max(strategy.lo, na.lo)
+    return AdaptiveBracket(
+        lo, max(run.hi, na.hi), n, na, time.perf_counter() - start, run.lo_float, strategy, lattice_s
+    )
 
 
 def _adaptive_ball(ctx: Any, k: int, eps: Any, eps_g: Any) -> Any:
