@@ -82,6 +82,26 @@ class StrategyTree:
                 raise InvalidParameter("t", c, f"a choice in [0, eps] = [0, {e}]")
         return cls(e, ts)
 
+    @classmethod
+    def from_levels(cls, eps: Any, levels: Sequence[str]) -> StrategyTree:
+        """Build a tree from one string per round: round i (from 1) lists its 2^{i−1} choices separated by spaces,
+        in the lexicographic order of the past outcomes ("0…0" first; the first outcome is the most significant).
+
+        Raises:
+            InvalidParameter: if round i does not list 2^{i−1} choices, or as :meth:`of`.
+        """
+        choices: list[str] = []
+        for i, text in enumerate(levels):
+            row = text.split()
+            if len(row) != 2**i:
+                raise InvalidParameter("t", text, f"{2**i} choices for round {i + 1}")
+            choices += row
+        return cls.of(eps, choices)
+
+    def levels(self) -> tuple[str, ...]:
+        """The choices round by round, as :meth:`from_levels` reads them (exact fraction strings)."""
+        return tuple(" ".join(str(t) for t in self.t[2**i - 1 : 2 ** (i + 1) - 1]) for i in range(self.k))
+
     @property
     def k(self) -> int:
         return (len(self.t) + 1).bit_length() - 1
@@ -128,10 +148,6 @@ class StrategyTree:
             return q * v(2 * node + 1, x - ts[node]) + omq * v(2 * node + 2, x + e - ts[node])
 
         return v(0, float(eps_g))
-
-    def strings(self) -> tuple[str, ...]:
-        """The choices as exact fraction strings (the form claims take as inputs)."""
-        return tuple(str(t) for t in self.t)
 
 
 @dataclass(frozen=True)
