@@ -78,6 +78,11 @@ TREES: dict[tuple[int, str], tuple[str, ...]] = {
 }
 
 
+def _enclose(tree: StrategyTree, g: Fraction, prec: int) -> Enclosure:
+    value = tree.value(g, prec=prec)
+    return Enclosure.exact(value) if isinstance(value, Fraction) else Enclosure.from_ball(value)
+
+
 @check_function
 def check_strategy_gap(max_prec: int, k: int, eps: str, eps_g: str, t: tuple[str, ...]) -> tuple[Verdict, Evidence]:
     """An explicit adaptive strategy beats the nonadaptive optimum: value(tree) > δ_OPT(𝓜_BR^k, ε_g) strictly.
@@ -105,15 +110,17 @@ def check_strategy_gap(max_prec: int, k: int, eps: str, eps_g: str, t: tuple[str
     na = nonadaptive_delta(k, eps, g, rel_tol=1e-30, max_prec=max_prec)
 
     def step(prec: int) -> Enclosure | None:
-        value = tree.value(g, prec=prec)
-        enc = Enclosure.exact(value) if isinstance(value, Fraction) else Enclosure.from_ball(value)
+        enc = _enclose(tree, g, prec)
         # decided once the tree's value is certainly above the optimum's upper end or not above its lower end
         return enc if enc.lo > na.hi or enc.hi <= na.lo else None
 
     try:
         enc, prec = refine(step, what=f"strategy tree value vs nonadaptive at k = {k}", max_prec=max_prec)
     except PrecisionExhausted:
-        return Verdict.UNDECIDED, Evidence(detail="the tree's value could not be separated from the optimum")
+        enc = _enclose(tree, g, 128)
+        return Verdict.UNDECIDED, Evidence(
+            enc, precision=max_prec, detail=f"tree value {enc.short(15)} not separated from nonadaptive {na.short(15)}"
+        )
     facts = f"tree value {enc.short(15)} vs nonadaptive {na.short(15)}; gap >= {float(enc.lo - na.hi):.6g}"
     worst = {"tree": list(t), "nonadaptive": na.to_json(20), "tree_value": enc.to_json(20)}
     counts = {"leaves": 2**k, "choices": 2**k - 1}
