@@ -9,15 +9,20 @@ the lattice method of notes §3.4 brackets it. With h = ε/N and x = mh:
 
 * lower end L: the adversary restricted to t ∈ {0, h, …, Nh} keeps every argument on the lattice, and its exact
   optimum L_j(m) = max_{s=0..N} q_{sh} L_{j−1}(m − s) + (1 − q_{sh}) L_{j−1}(m − s + N) is a lower bound;
-* upper end U: δ_{j−1} is nonincreasing and q_t decreasing in t, so for t ∈ [sh, (s+1)h] the objective is at most
-  q_{sh} U_{j−1}(m − s − 1) + (1 − q_{(s+1)h}) U_{j−1}(m − s − 1 + N); the max over s = 0..N−1 is an upper bound.
+* upper end U: δ_{j−1} is nonincreasing and q_t decreasing in t. For t ∈ [sh, (s+1)h] write the objective as
+  δ(x + ε − t) + q_t [δ(x − t) − δ(x + ε − t)]; the bracket is >= 0 (monotonicity), so q_t may be raised to
+  q_{sh}, and then both arguments are >= (m − s − 1)h resp. (m − s − 1)h + ε. Hence
+  U_j(m) = max_{s=0..N−1} q_{sh} U_{j−1}(m − s − 1) + (1 − q_{sh}) U_{j−1}(m − s − 1 + N) is an upper bound.
+  (Notes §3.4 weight the second term by 1 − q_{(s+1)h}, also valid but looser: keeping the weights a convex
+  combination makes the bracket about three times narrower at the same N, e.g. k = 10, ε = 1, ε_g = 0, N = 1000:
+  relative width 3.4e-3 instead of 9.8e-3, so a given width costs about 1/9 of the time.)
 
 Rigour. Both recursions run in vectorised float64 (the fast path).
 
 * Lower end: the float recursion only FINDS the restricted adversary; it keeps the argmax s_j(m) at every cell, an
   explicit adaptive strategy (:class:`~dpcert.br.strategy.LatticeStrategy`). The value of any explicit adversary
   is a lower bound on the optimum, and that strategy's value at ε_g itself is re-evaluated in Arb balls over the
-  states it reaches (one ball a·b + c·d per state, about k²N/2 states): the lower end is a ball bound by
+  states it reaches (one ball a·b + c·d per state, at most 2^{k+1} and k²N of them): the lower end is a ball bound by
   construction, no float error analysis involved.
 * Upper end: the q's, 1 − q's and the base values enter as doubles rounded up from Arb balls. Every step forms
   a·b + c·d of nonnegative doubles and a max, so with u = 2^-53 each level multiplies the relative error by at most
@@ -28,7 +33,8 @@ For ε_g off the lattice, monotonicity gives δ(ε_g) <= U(⌊ε_g/h⌋), and th
 at ε_g. The lower end is also at least the nonadaptive optimum (Theorem 3) and the bracket is exact where
 |ε_g| >= (k − 1)ε (Lemma 6.10: there adaptive = nonadaptive).
 
-Cost O(k² N²) operations and O(kN) memory; the bracket narrows like c_k/N (notes §3.4).
+Cost O(k² N²) operations (only cells strictly inside the exact regions are computed) and O(kN) memory; the
+bracket narrows like c_k/N (notes §3.4).
 
 References:
     Dong–Durfee–Rogers ICML 2020, Lemmas 3.2, 6.1, 6.7–6.10 and Theorem 4; notes br_composition.md §3.4.
@@ -93,6 +99,35 @@ def _outward(values: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     return np.array([e.float_down() for e in encs]), np.array([e.float_up() for e in encs])
 
 
+def _level(
+    lo_prev: np.ndarray, up_prev: np.ndarray, a: int, b: int, n: int, weights: tuple[np.ndarray, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One level of both recursions on the cells a..b: (L, U, argmax of L), in place-buffered float64.
+
+    L(m) = max_{s=0..N} q_s L'(m − s) + o_s L'(m − s + N) and U(m) = max_{s<N} q_s U'(m − s − 1) +
+    o_s U'(m − s − 1 + N), with (q_lo, o_lo) nearest and (q_up, o_up) rounded up (module docstring).
+    """
+    q_lo, o_lo, q_up, o_up = weights
+    width = b - a + 1
+    lo_new, up_new = np.zeros(width), np.zeros(width)
+    arg = np.zeros(width, dtype=np.int32)
+    cand, tmp = np.empty(width), np.empty(width)
+    better = np.empty(width, dtype=bool)
+    for s in range(n + 1):
+        np.multiply(lo_prev[a - s : b - s + 1], q_lo[s], out=cand)
+        np.multiply(lo_prev[a - s + n : b - s + n + 1], o_lo[s], out=tmp)
+        cand += tmp
+        np.greater(cand, lo_new, out=better)
+        np.copyto(arg, s, where=better)
+        np.maximum(lo_new, cand, out=lo_new)
+        if s < n:
+            np.multiply(up_prev[a - s - 1 : b - s], q_up[s], out=cand)
+            np.multiply(up_prev[a - s - 1 + n : b - s + n], o_up[s], out=tmp)
+            cand += tmp
+            np.maximum(up_new, cand, out=up_new)
+    return lo_new, up_new, arg
+
+
 @dataclass(frozen=True)
 class LatticeRun:
     """One run of the lattice recursions (notes §3.4).
@@ -144,28 +179,16 @@ def lattice_run(k: int, e: Fraction, m_lo: int, m_hi: int, n: int) -> LatticeRun
     for j in range(1, k + 1):
         a = (m_lo - (k - j) * n) - base
         b = (m_hi + (k - j) * n) - base
-        width = b - a + 1
-        lo_new, up_new = np.zeros(width), np.zeros(width)
-        arg = np.zeros(width, dtype=np.int32)
-        cand, tmp = np.empty(width), np.empty(width)
-        better = np.empty(width, dtype=bool)
-        for s in range(n + 1):
-            np.multiply(lo_prev[a - s : b - s + 1], q_lo[s], out=cand)
-            np.multiply(lo_prev[a - s + n : b - s + n + 1], o_lo[s], out=tmp)
-            cand += tmp
-            np.greater(cand, lo_new, out=better)
-            np.copyto(arg, s, where=better)
-            np.maximum(lo_new, cand, out=lo_new)
-            if s < n:
-                np.multiply(up_prev[a - s - 1 : b - s], q_up[s], out=cand)
-                np.multiply(up_prev[a - s - 1 + n : b - s + n], o_up[s + 1], out=tmp)
-                cand += tmp
-                np.maximum(up_new, cand, out=up_new)
-        # trivial regions are exact (Lemma 6.7): 0 from jN on, 1 − e^{mh} up to −jN
-        mm = ms[a : b + 1]
-        hi_mask, lo_mask = mm >= j * n, mm <= -j * n
-        lo_new[hi_mask], up_new[hi_mask] = 0.0, 0.0
+        # trivial regions are exact (Lemma 6.7): 0 from jN on, 1 − e^{mh} up to −jN; only the cells strictly
+        # between are computed (about half the cells of the range at ε_g = 0)
+        lo_mask = ms[a : b + 1] <= -j * n
+        lo_new, up_new = np.zeros(b - a + 1), np.zeros(b - a + 1)
+        arg = np.zeros(b - a + 1, dtype=np.int32)
         lo_new[lo_mask], up_new[lo_mask] = base_dn[a : b + 1][lo_mask], base_up[a : b + 1][lo_mask]
+        a2, b2 = max(a, -j * n + 1 - base), min(b, j * n - 1 - base)
+        if a2 <= b2:
+            sl = slice(a2 - a, b2 - a + 1)
+            lo_new[sl], up_new[sl], arg[sl] = _level(lo_prev, up_prev, a2, b2, n, (q_lo, o_lo, q_up, o_up))
         lo_prev = np.zeros(size)
         up_prev = np.zeros(size)
         lo_prev[a : b + 1], up_prev[a : b + 1] = lo_new, up_new
