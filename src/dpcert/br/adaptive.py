@@ -55,7 +55,7 @@ from dpcert.br.nonadaptive import _EPS, _EPS_G, _K, _exact, nonadaptive_delta
 from dpcert.br.strategy import LatticeStrategy
 from dpcert.core.quantity import Quantity
 
-__all__ = ["AdaptiveBracket", "LatticeRun", "adaptive_bracket", "lattice_run", "QUANTITIES"]
+__all__ = ["AdaptiveBracket", "LatticeRun", "adaptive_bracket", "adaptive_bracket_within", "lattice_run", "QUANTITIES"]
 
 _U = Fraction(1, 2**53)
 _TINY = Fraction(1, 2**1074)
@@ -73,6 +73,7 @@ class AdaptiveBracket:
         lo_float: the restricted adversary's optimum from the float recursion (the fast path; evidence only).
         strategy: the ball value of that adversary's strategy at ε_g (the proof of the lower end).
         lattice_seconds: the time of the float recursions alone.
+        states: how many states the strategy reaches (the size of its ball re-evaluation).
     """
 
     lo: Fraction
@@ -83,6 +84,7 @@ class AdaptiveBracket:
     lo_float: float | None = None
     strategy: Enclosure | None = None
     lattice_seconds: float = 0.0
+    states: int = 0
 
     @property
     def enclosure(self) -> Enclosure:
@@ -110,7 +112,7 @@ def _level(
     q_lo, o_lo, q_up, o_up = weights
     width = b - a + 1
     lo_new, up_new = np.zeros(width), np.zeros(width)
-    arg = np.zeros(width, dtype=np.int32)
+    arg = np.zeros(width, dtype=np.int16 if n < 2**15 else np.int32)
     cand, tmp = np.empty(width), np.empty(width)
     better = np.empty(width, dtype=bool)
     for s in range(n + 1):
@@ -183,16 +185,17 @@ def lattice_run(k: int, e: Fraction, m_lo: int, m_hi: int, n: int) -> LatticeRun
         # between are computed (about half the cells of the range at ε_g = 0)
         lo_mask = ms[a : b + 1] <= -j * n
         lo_new, up_new = np.zeros(b - a + 1), np.zeros(b - a + 1)
-        arg = np.zeros(b - a + 1, dtype=np.int32)
         lo_new[lo_mask], up_new[lo_mask] = base_dn[a : b + 1][lo_mask], base_up[a : b + 1][lo_mask]
         a2, b2 = max(a, -j * n + 1 - base), min(b, j * n - 1 - base)
+        arg = np.zeros(0, dtype=np.int16 if n < 2**15 else np.int32)
         if a2 <= b2:
             sl = slice(a2 - a, b2 - a + 1)
-            lo_new[sl], up_new[sl], arg[sl] = _level(lo_prev, up_prev, a2, b2, n, (q_lo, o_lo, q_up, o_up))
+            lo_new[sl], up_new[sl], arg = _level(lo_prev, up_prev, a2, b2, n, (q_lo, o_lo, q_up, o_up))
         lo_prev = np.zeros(size)
         up_prev = np.zeros(size)
         lo_prev[a : b + 1], up_prev[a : b + 1] = lo_new, up_new
-        offsets.append(a + base)
+        # the strategy is kept on the computed cells only (any choice is optimal in the exact regions)
+        offsets.append(a2 + base)
         choices.append(arg)
     up_val = Fraction(float(up_prev[m_lo - base]))
     # float rounding of k levels of a·b + c·d (module docstring), widened in exact arithmetic
@@ -243,8 +246,72 @@ def adaptive_bracket(k: Any, eps: Any, eps_g: Any, *, n: int = 200) -> AdaptiveB
     value = run.strategy.value(m_hi, g, prec=64)
     strategy = Enclosure.exact(value) if isinstance(value, Fraction) else Enclosure.from_ball(value)
     lo = max(strategy.lo, na.lo)
+    states = sum(len(level) for level in run.strategy.reached(m_hi, g))
     return AdaptiveBracket(
-        lo, max(run.hi, na.hi), n, na, time.perf_counter() - start, run.lo_float, strategy, lattice_s
+        lo, max(run.hi, na.hi), n, na, time.perf_counter() - start, run.lo_float, strategy, lattice_s, states
+    )
+
+
+def adaptive_bracket_within(
+    k: Any, eps: Any, eps_g: Any, seconds: float, *, start: int = 100, safety: float = 0.85
+) -> AdaptiveBracket:
+    """The narrowest certified bracket the lattice method reaches in about ``seconds``.
+
+    The cost of one lattice is about c·N² for fixed (k, ε_g). Runs at N = start, 2·start, … calibrate c until one
+    run takes at least 2 % of the time; then each run takes the largest N predicted to fit ``safety`` of the time
+    left, c re-estimated from the last run, until the next N would grow by less than 25 %. Every run's bracket is
+    valid, so the result is their intersection (the larger lower end, the smaller upper).
+
+    Args:
+        k, eps, eps_g: as :func:`adaptive_bracket`.
+        seconds: the time budget (> 0). The last run may overshoot it when the machine slows down.
+        start: the first lattice resolution.
+        safety: the fraction of the remaining time the last run is planned to take.
+
+    Returns:
+        An :class:`AdaptiveBracket` whose ``n`` is the finest resolution run and ``seconds`` the total time.
+
+    Raises:
+        InvalidParameter: for bad inputs or a non-positive budget.
+
+    References:
+        Dong–Durfee–Rogers ICML 2020, Lemma 3.2; notes §3.4.
+    """
+    from dpcert.errors import InvalidParameter
+
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
+        raise InvalidParameter("seconds", seconds, "a positive time budget in seconds")
+    t0 = time.perf_counter()
+    n = start
+    best = adaptive_bracket(k, eps, eps_g, n=n)
+    run_s = best.seconds
+    while best.n:
+        left = seconds - (time.perf_counter() - t0)
+        # c·N² overestimates small runs (per-step overheads), so the plan is redone after every run
+        cost = max(run_s, 1e-3) / n**2
+        if run_s < 0.02 * seconds:
+            nxt = 2 * n  # still calibrating
+            if cost * nxt**2 > left:
+                break
+        else:
+            nxt = int(math.sqrt(safety * left / cost))
+            if nxt < 1.25 * n:
+                break
+        n = nxt
+        br = adaptive_bracket(k, eps, eps_g, n=n)
+        run_s = br.seconds
+        lo, hi = max(best.lo, br.lo), min(best.hi, br.hi)
+        best = AdaptiveBracket(lo, hi, n, br.nonadaptive, 0.0, br.lo_float, br.strategy, br.lattice_seconds, br.states)
+    return AdaptiveBracket(
+        best.lo,
+        best.hi,
+        best.n,
+        best.nonadaptive,
+        time.perf_counter() - t0,
+        best.lo_float,
+        best.strategy,
+        best.lattice_seconds,
+        best.states,
     )
 
 

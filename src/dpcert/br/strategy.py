@@ -170,8 +170,13 @@ class LatticeStrategy:
         return len(self.choices)
 
     def play(self, j: int, m: np.ndarray) -> np.ndarray:
-        """s_j(m) for an array of lattice budgets m (every m must be inside the stored range of level j)."""
-        return self.choices[j - 1][m - self.offsets[j - 1]]
+        """s_j(m) for an array of lattice budgets m; 0 (a constant mechanism) outside the stored range of level j."""
+        arr = self.choices[j - 1]
+        idx = np.asarray(m, dtype=np.int64) - self.offsets[j - 1]
+        inside = (idx >= 0) & (idx < len(arr))
+        out = np.zeros(idx.shape, dtype=np.int64)
+        out[inside] = arr[idx[inside]]
+        return out
 
     def _bounds(self, j: int, m0: int, g: Fraction) -> tuple[int, int]:
         """(first m with budget >= jε, last m with budget <= −jε) for the start m0 at ε_g = g: budget x(m) =
@@ -240,17 +245,13 @@ class LatticeStrategy:
     def tree(self, m0: int) -> StrategyTree:
         """The strategy unrolled from lattice state m0 into an explicit tree (2^k − 1 choices; for small k).
 
-        States in the exact regions (Lemma 6.7) get the choice the lattice stored for them, or 0 outside its range:
-        every choice gives the same value there.
+        States outside the stored range (the exact regions of Lemma 6.7) play t = 0: every choice gives the same
+        value there.
         """
         ts: list[Fraction] = []
-        frontier = [m0]
+        frontier = np.array([m0], dtype=np.int64)
         for j in range(self.k, 0, -1):
-            lo, arr = self.offsets[j - 1], self.choices[j - 1]
-            nxt = []
-            for m in frontier:
-                s = int(arr[m - lo]) if 0 <= m - lo < len(arr) else 0
-                ts.append(Fraction(s * self.eps, self.n))
-                nxt += [m - s, m - s + self.n]
-            frontier = nxt
+            s = self.play(j, frontier)
+            ts += [Fraction(int(v) * self.eps, self.n) for v in s]
+            frontier = np.stack((frontier - s, frontier - s + self.n), axis=1).reshape(-1)
         return StrategyTree(self.eps, tuple(ts))
