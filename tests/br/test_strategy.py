@@ -66,7 +66,7 @@ def test_tree_value_is_the_hockey_stick_of_the_view_and_at_most_the_lattice_opti
         assert abs(float(value.mid()) - float(reference)) <= 1e-15 * max(1.0, float(reference))
     # a strategy on the lattice h = ε/N is one of the restricted adversaries: at most their optimum L, and at most
     # the certified upper end U of the bracket
-    run = lattice_run(k, Fraction(1), g, g, n)
+    run = lattice_run(k, Fraction(1), eps_g, n)
     assert float(value if isinstance(value, Fraction) else value.mid()) <= run.lo_float + 1e-14
     assert Fraction(float(value if isinstance(value, Fraction) else value.upper())) <= run.hi
 
@@ -74,7 +74,8 @@ def test_tree_value_is_the_hockey_stick_of_the_view_and_at_most_the_lattice_opti
 @pytest.mark.parametrize(("k", "g", "n"), [(2, 0, 40), (3, 6, 24), (4, 0, 24), (4, -30, 24), (5, 24, 12)])
 def test_the_lattice_strategy_is_worth_the_lattice_value(k, g, n):
     # the restricted adversary's argmax, unrolled into a tree, evaluated in balls: the float recursion's value
-    run = lattice_run(k, Fraction(1), g, g, n)
+    run = lattice_run(k, Fraction(1), Fraction(g, n), n)
+    assert run.start == g
     tree = run.strategy.tree(g)
     value = tree.value(Fraction(g, n))
     assert abs(float(value.mid()) - run.lo_float) < 1e-14
@@ -86,7 +87,7 @@ def test_the_lattice_strategy_is_worth_the_lattice_value(k, g, n):
 
 def test_the_notes_k4_tree_value():
     # notes §4.3: the lattice optimal tree for k = 4, ε_g = 0 at N = 250 has value 0.404668083192
-    run = lattice_run(4, Fraction(1), 0, 0, 250)
+    run = lattice_run(4, Fraction(1), Fraction(0), 250)
     value = run.strategy.tree(0).value(0)
     assert round(float(value.mid()), 12) == 0.404668083192
     # its first choice is t = ε/2 and the tree is mirror-symmetric (t <-> ε − t on mirrored branches)
@@ -100,7 +101,8 @@ def test_exact_regions_hold_for_every_strategy():
     assert tree.value("1.5") == 0
     v = tree.value("-1.5")
     assert abs(float(v.mid()) - (1 - math.exp(-1.5))) < 1e-15 and v.rad() < 1e-30
-    run = lattice_run(3, Fraction(1, 2), -40, -40, 10)
+    run = lattice_run(3, Fraction(1, 2), Fraction(-2), 10)
+    assert run.start == -40
     m = run.strategy.value(-40)
     assert abs(float(m.mid()) + math.expm1(-2.0)) < 1e-15
 
@@ -123,3 +125,23 @@ def test_bad_trees():
         StrategyTree.of(0, ["0"])  # ε must be positive
     with pytest.raises(InvalidParameter):
         StrategyTree.from_levels(1, ("1/2", "1/4"))  # round 2 needs 2 choices
+
+
+def test_a_coarser_adversary_keeps_the_upper_end_and_loses_only_second_order():
+    fine = adaptive_bracket(4, 1, 0, n=400, n_lower=400)
+    coarse = adaptive_bracket(4, 1, 0, n=400, n_lower=100)
+    assert fine.hi == coarse.hi
+    # notes §4.3: 0.404668083192 is the restricted optimum for N = 250..2000 to 12 digits
+    assert 0 <= fine.lo - coarse.lo < 1e-6 and float(coarse.lo) > 0.40466
+    with pytest.raises(InvalidParameter):
+        adaptive_bracket(4, 1, 0, n=400, n_lower=0)
+
+
+def test_the_bracket_within_a_budget_contains_the_k2_optimum():
+    from dpcert.br.adaptive import adaptive_bracket_within
+
+    br = adaptive_bracket_within(2, 1, 0, 0.5, start=50)
+    # A_2(0) = 0.303365496483182259 (notes §4.3, the nested optimisation): inside, and N at least the start
+    assert br.lo <= Fraction("0.303365496483182259") <= br.hi and br.n >= 50
+    with pytest.raises(InvalidParameter):
+        adaptive_bracket_within(2, 1, 0, 0)
