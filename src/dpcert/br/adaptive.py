@@ -241,10 +241,10 @@ def adaptive_bracket(k: Any, eps: Any, eps_g: Any, *, n: int = 200, n_lower: int
         eps: per-mechanism ε > 0 (decimals as strings mean them exactly).
         eps_g: global ε_g, any real.
         n: lattice resolution N (h = ε/N); the width shrinks like c_k/N at a cost O(k² N²).
-        n_lower: the restricted adversary's resolution N_L (default: N up to 1000, ⌈N/4⌉ above). The lower end
-            converges at second order (k = 10, ε = 1, ε_g = 0: 0.58306313 at N_L = 1000, 0.58306323 at 4000, while
-            the width is 5e-4 at N = 4000), so a coarser adversary is invisible in the bracket and saves most of
-            the lower recursion's time.
+        n_lower: the restricted adversary's resolution N_L (default: N up to 1000, max(1000, ⌈N/4⌉) above).
+            The lower end converges at second order (k = 10, ε = 1, ε_g = 0: 0.58306313 at N_L = 1000,
+            0.58306323 at 4000, while the width is 5e-4 at N = 4000), so a coarser adversary is invisible in the
+            bracket and saves most of the lower recursion's time.
 
     Returns:
         An :class:`AdaptiveBracket` (exact ends where |ε_g| >= (k − 1)ε, Lemma 6.10).
@@ -266,7 +266,7 @@ def adaptive_bracket(k: Any, eps: Any, eps_g: Any, *, n: int = 200, n_lower: int
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise InvalidParameter("n", n, "a positive integer (lattice resolution)")
     if n_lower is None:
-        n_lower = n if n <= 1000 else -(-n // 4)
+        n_lower = n if n <= 1000 else max(1000, -(-n // 4))
     if isinstance(n_lower, bool) or not isinstance(n_lower, int) or n_lower < 1:
         raise InvalidParameter("n_lower", n_lower, "a positive integer (the restricted adversary's resolution)")
     na = nonadaptive_delta(k, e, g, rel_tol=1e-30)
@@ -291,10 +291,11 @@ def adaptive_bracket_within(
 ) -> AdaptiveBracket:
     """The narrowest certified bracket the lattice method reaches in about ``seconds``.
 
-    The cost of one lattice is about c·N² for fixed (k, ε_g). Runs at N = start, 2·start, … calibrate c until one
-    run takes at least 2 % of the time; then each run takes the largest N predicted to fit ``safety`` of the time
-    left, c re-estimated from the last run, until the next N would grow by less than 25 %. Every run's bracket is
-    valid, so the result is their intersection (the larger lower end, the smaller upper).
+    The time of one lattice is about c·N^p for fixed (k, ε_g), p = 2 asymptotically (O(k²N²)) and less while
+    per-step overheads count. Runs at N = start, 2·start, … calibrate until one run takes at least 2 % of the time;
+    then each run takes the largest N predicted to fit ``safety`` of the time left (c and p fitted on the last two
+    runs), until the next N would grow by less than 10 %. Every run's bracket is valid, so the result is their
+    intersection (the larger lower end, the smaller upper).
 
     Args:
         k, eps, eps_g: as :func:`adaptive_bracket`.
@@ -318,22 +319,28 @@ def adaptive_bracket_within(
     t0 = time.perf_counter()
     n = start
     best = adaptive_bracket(k, eps, eps_g, n=n)
-    run_s = best.seconds
+    runs = [(n, max(best.seconds, 1e-3))]
     while best.n:
         left = seconds - (time.perf_counter() - t0)
-        # c·N² overestimates small runs (per-step overheads), so the plan is redone after every run
-        cost = max(run_s, 1e-3) / n**2
+        if left <= 0:
+            break
+        # time ~ c·N^p: p = 2 asymptotically, less while per-step overheads count; fitted on the last two runs
+        p = 2.0
+        if len(runs) > 1:
+            (n1, t1), (n2, t2) = runs[-2:]
+            p = min(2.0, max(1.0, math.log(t2 / t1) / math.log(n2 / n1)))
+        run_s = runs[-1][1]
         if run_s < 0.02 * seconds:
             nxt = 2 * n  # still calibrating
-            if cost * nxt**2 > left:
+            if run_s * 2**p > left:
                 break
         else:
-            nxt = int(math.sqrt(safety * left / cost))
-            if nxt < 1.25 * n:
+            nxt = int(n * (safety * left / run_s) ** (1 / p))
+            if nxt < 1.1 * n:
                 break
         n = nxt
         br = adaptive_bracket(k, eps, eps_g, n=n)
-        run_s = br.seconds
+        runs.append((n, max(br.seconds, 1e-3)))
         lo, hi = max(best.lo, br.lo), min(best.hi, br.hi)
         best = AdaptiveBracket(lo, hi, n, br.nonadaptive, 0.0, br.lo_float, br.strategy, br.lattice_seconds, br.states)
     return AdaptiveBracket(
