@@ -33,6 +33,8 @@ EXPECTED_OUTPUT = {
         "equals -2x(x-1)/(11(x+1)): True",  # a constraint decided symbolically
         "m = 5: gamma_max (subsample 9) is m*eps-DP for every eps: CERTIFIED",  # Theorem 4.1, every eps
         "gamma = 1, m = 5, identical mechanisms: REFUTED",  # notes C8
+        "iid dsub, K = 11, m = 3: CERTIFIED, max margin 0",  # Theorem 4.1's setting, continuous maximum
+        "iid one, K = 11, m = 5: REFUTED, max margin [1.256354263e-4, 1.256354264e-4]",
         "error at mu = 0.75, dsub: 0.06919",
     ],
     "br_composition.ipynb": [
