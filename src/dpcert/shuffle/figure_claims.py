@@ -367,6 +367,7 @@ FIGURE_CLAIMS: list[Claim] = [
         fn=check_saving,
         inputs={"n": 10**6, "eps0": "0.5", "T": 10**5, "delta": "1e-6", "factor": "8"},
         expected=Verdict.UNDECIDED,
+        slow=True,  # about 10 s: the delta split of the clone route is searched
     ),
     FunctionClaim(
         "shuffle.fig5a.saving_11x",
@@ -427,6 +428,7 @@ FIGURE_CLAIMS: list[Claim] = [
         fn=check_fmt20_better,
         inputs={"n": 10**6, "eps0": "2", "Ts": (1, 2, 5, 9), "delta": "1e-6", "after": (100,)},
         expected=Verdict.UNDECIDED,
+        slow=True,  # about 14 s: five compositions, each with a searched delta split
     ),
     FunctionClaim(
         "shuffle.fig3.rdp_beats_fmt20_small_eps0",
