@@ -20,6 +20,10 @@ def test_certify_json_and_exit_codes(capsys):
     assert out["counts"]["violating"] == 2 and float(out["enclosure"]["lo"]) > 0.00398
     rc = main(["darrm", "certify", "gamma=max", "K=11", "m=3", "Delta=0", "delta=0", "--for-all-eps", "--json"])
     assert rc == 0 and json.loads(capsys.readouterr().out)["verdict"] == "CERTIFIED"
+    # the command line gives eps too: accepted (checked, and covered by the every-eps certificate)
+    argv = ["darrm", "certify", "gamma=max", "K=11", "m=3", "eps=0.1", "Delta=0", "delta=0", "--for-all-eps", "--json"]
+    assert main(argv) == 0 and json.loads(capsys.readouterr().out)["verdict"] == "CERTIFIED"
+    assert main([*argv[:5], "eps=-1", *argv[6:]]) == 2  # a bad eps is still refused
 
 
 def test_certify_writes_certificate(tmp_path, capsys):

@@ -72,6 +72,12 @@ def _cmd_certify(a: argparse.Namespace) -> int:
     if a.for_all_eps and a.iid:
         raise InvalidParameter("--iid", True, "not together with --for-all-eps")
     names = ["gamma", "K", "m", "Delta", "delta"] + ([] if a.for_all_eps else ["eps"])
+    if a.for_all_eps and "eps" in inputs:
+        # the command line gives eps with --for-all-eps: it is checked like any eps and covered by the
+        # certificate, which holds for every eps > 0
+        from dpcert.core.params import real
+
+        real("eps", 0, lo_open=True).parse(inputs.pop("eps"))
     _need(inputs, names)
     from dpcert.arith.exact import parse_int
 
