@@ -324,11 +324,9 @@ def adaptive_bracket_within(
         left = seconds - (time.perf_counter() - t0)
         if left <= 0:
             break
-        # time ~ c·N^p: p = 2 asymptotically, less while per-step overheads count; fitted on the last two runs
+        # time ~ c·N^2 (O(k²N²) cells): planning with the asymptotic exponent never overshoots the budget when
+        # overheads make small runs look cheaper than quadratic (fitting p on them planned runs 5x over budget)
         p = 2.0
-        if len(runs) > 1:
-            (n1, t1), (n2, t2) = runs[-2:]
-            p = min(2.0, max(1.0, math.log(t2 / t1) / math.log(n2 / n1)))
         run_s = runs[-1][1]
         if run_s < 0.02 * seconds:
             nxt = 2 * n  # still calibrating
