@@ -1,0 +1,280 @@
+"""Reading untrusted files with bounded work, and writing files atomically.
+
+Every file dpcert reads (a certificate, a manifest, a mechanism, a γ table) comes through :func:`read_text`,
+:func:`load_json` or :func:`load_toml`; every file it writes goes through :func:`atomic_write_text`.
+
+Reading refuses, in one line (:class:`~dpcert.errors.InvalidParameter` naming what the file was for):
+
+* anything that is not a regular file (a FIFO, a device such as ``/dev/zero``, a directory, a socket), checked
+  on the opened descriptor so that a file swapped after the check cannot slip through, and opened non-blocking so
+  that a FIFO never blocks the open;
+* a symlink loop or any other OS error;
+* a file larger than its limit (read up to the limit plus one byte, never further);
+* bytes that are not UTF-8, a NUL byte (a binary file), a UTF-8 byte-order mark;
+* JSON with duplicate keys (one file, one reading: ``json`` would otherwise keep the last), ``NaN``/``Infinity``,
+  or nesting deeper than a bound (checked by a linear scan before the parser recurses).
+
+Writing goes to a temporary file in the target's directory, is flushed and synced, then renamed over the target
+with :func:`os.replace`: a reader sees the old file or the new one, never a part; a killed or failing write
+leaves the old file intact; a hard link or symlink planted at the target's name is replaced, never written through.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from dpcert.errors import InvalidParameter
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_DEPTH",
+    "read_text",
+    "load_json",
+    "loads_json",
+    "load_toml",
+    "loads_toml",
+    "atomic_write_text",
+]
+
+#: default size limit of a file dpcert reads (certificates, manifests, mechanisms, tables)
+MAX_FILE_BYTES = 16 * 1024 * 1024
+#: default nesting limit of a JSON or TOML document
+MAX_DEPTH = 64
+
+_BOM = "\ufeff"
+
+
+def _short(text: Any, limit: int = 80) -> str:
+    s = str(text)
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def read_text(path: str | os.PathLike[str], *, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The UTF-8 text of a regular file of at most ``max_bytes`` bytes.
+
+    Raises:
+        InvalidParameter: (named ``what``) for anything but a readable regular UTF-8 text file within the limit.
+    """
+    p = os.fspath(path)
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise InvalidParameter(what, _short(p), f"a readable file ({exc.strerror or exc})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = (
+                "a FIFO"
+                if stat.S_ISFIFO(st.st_mode)
+                else "a directory"
+                if stat.S_ISDIR(st.st_mode)
+                else "a device"
+                if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                else "not a regular file"
+            )
+            raise InvalidParameter(what, _short(p), f"a regular file (this is {kind})")
+        if st.st_size > max_bytes:
+            raise InvalidParameter(what, _short(p), f"a file of at most {max_bytes} bytes (it has {st.st_size})")
+        chunks = []
+        left = max_bytes + 1
+        while left > 0:
+            try:
+                b = os.read(fd, min(left, 1 << 20))
+            except OSError as exc:
+                raise InvalidParameter(what, _short(p), f"a readable file ({exc.strerror or exc})") from None
+            if not b:
+                break
+            chunks.append(b)
+            left -= len(b)
+        data = b"".join(chunks)
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise InvalidParameter(what, _short(p), f"a file of at most {max_bytes} bytes (it grew while read)")
+    if b"\x00" in data:
+        raise InvalidParameter(what, _short(p), "a UTF-8 text file (this one is binary: it holds a NUL byte)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidParameter(
+            what, _short(p), f"a UTF-8 text file (byte {exc.start} is not UTF-8)"
+        ) from None
+    if text.startswith(_BOM):
+        raise InvalidParameter(what, _short(p), "UTF-8 without a byte-order mark (the file starts with U+FEFF)")
+    return text
+
+
+def _json_depth_ok(text: str, limit: int) -> int | None:
+    """The position where JSON nesting first exceeds ``limit`` (strings skipped), or ``None``."""
+    depth = 0
+    in_str = esc = False
+    for i, ch in enumerate(text):
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return i
+        elif ch in "]}":
+            depth -= 1
+    return None
+
+
+def _no_duplicates(where: str, what: str) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in pairs:
+            if k in out:
+                raise InvalidParameter(what, where, f"JSON without duplicate keys (key {_short(k, 40)!r} repeats)")
+            out[k] = v
+        return out
+
+    return hook
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def loads_json(
+    text: str, *, where: str = "<text>", what: str = "file", max_depth: int = MAX_DEPTH, **kw: Any
+) -> Any:
+    """Parse JSON strictly: duplicate keys, ``NaN``/``Infinity`` and nesting deeper than ``max_depth`` are refused.
+
+    ``kw`` goes to :func:`json.loads` (e.g. ``parse_float=str``).
+    """
+    pos = _json_depth_ok(text, max_depth)
+    if pos is not None:
+        raise InvalidParameter(what, _short(where), f"JSON nested at most {max_depth} deep (deeper at character {pos})")
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates(_short(where), what), parse_constant=_no_constant, **kw)
+    except InvalidParameter:
+        raise
+    except json.JSONDecodeError as exc:
+        raise InvalidParameter(what, _short(where), f"valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except (ValueError, RecursionError) as exc:  # an int past Python's digit limit, NaN, ...
+        raise InvalidParameter(what, _short(where), f"valid JSON ({_short(exc)})") from None
+
+
+def load_json(
+    path: str | os.PathLike[str],
+    *,
+    what: str = "file",
+    max_bytes: int = MAX_FILE_BYTES,
+    max_depth: int = MAX_DEPTH,
+    **kw: Any,
+) -> Any:
+    """:func:`read_text` then :func:`loads_json`."""
+    return loads_json(read_text(path, what=what, max_bytes=max_bytes), where=os.fspath(path), what=what,
+                      max_depth=max_depth, **kw)
+
+
+def _toml_module() -> Any:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    return tomllib
+
+
+def _toml_depth_ok(text: str, limit: int) -> int | None:
+    """A conservative nesting check for TOML: brackets and braces outside strings and comments."""
+    depth = 0
+    quote = ""
+    esc = False
+    comment = False
+    for i, ch in enumerate(text):
+        if comment:
+            if ch == "\n":
+                comment = False
+            continue
+        if quote:
+            if esc:
+                esc = False
+            elif ch == "\\" and quote == '"':
+                esc = True
+            elif ch == quote:
+                quote = ""
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            comment = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return i
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+    return None
+
+
+def loads_toml(text: str, *, where: str = "<text>", what: str = "manifest", max_depth: int = MAX_DEPTH) -> Any:
+    """Parse TOML with bounded nesting; any parse error is one line."""
+    tomllib = _toml_module()
+    pos = _toml_depth_ok(text, max_depth)
+    if pos is not None:
+        raise InvalidParameter(what, _short(where), f"TOML nested at most {max_depth} deep (deeper at character {pos})")
+    try:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
+        raise InvalidParameter(what, _short(where), f"valid TOML ({_short(exc, 120)})") from None
+
+
+def load_toml(
+    path: str | os.PathLike[str], *, what: str = "manifest", max_bytes: int = MAX_FILE_BYTES, max_depth: int = MAX_DEPTH
+) -> Any:
+    """:func:`read_text` then :func:`loads_toml`."""
+    return loads_toml(read_text(path, what=what, max_bytes=max_bytes), where=os.fspath(path), what=what,
+                      max_depth=max_depth)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``path`` atomically (temporary file in the same directory, fsync, :func:`os.replace`).
+
+    The directory must exist. On any failure (ENOSPC, a signal) the temporary file is removed and an existing
+    file at ``path`` is left as it was. Returns the path written.
+
+    Raises:
+        OSError: when the file cannot be written (the caller turns it into its own one-line error).
+    """
+    target = Path(path)
+    directory = target.parent
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding=encoding, newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:  # make the rename durable; not every filesystem allows fsync on a directory
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+    return target
