@@ -102,9 +102,7 @@ def read_text(path: str | os.PathLike[str], *, what: str = "file", max_bytes: in
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InvalidParameter(
-            what, _short(p), f"a UTF-8 text file (byte {exc.start} is not UTF-8)"
-        ) from None
+        raise InvalidParameter(what, _short(p), f"a UTF-8 text file (byte {exc.start} is not UTF-8)") from None
     if text.startswith(_BOM):
         raise InvalidParameter(what, _short(p), "UTF-8 without a byte-order mark (the file starts with U+FEFF)")
     return text
@@ -149,9 +147,7 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def loads_json(
-    text: str, *, where: str = "<text>", what: str = "file", max_depth: int = MAX_DEPTH, **kw: Any
-) -> Any:
+def loads_json(text: str, *, where: str = "<text>", what: str = "file", max_depth: int = MAX_DEPTH, **kw: Any) -> Any:
     """Parse JSON strictly: duplicate keys, ``NaN``/``Infinity`` and nesting deeper than ``max_depth`` are refused.
 
     ``kw`` goes to :func:`json.loads` (e.g. ``parse_float=str``).
@@ -160,11 +156,15 @@ def loads_json(
     if pos is not None:
         raise InvalidParameter(what, _short(where), f"JSON nested at most {max_depth} deep (deeper at character {pos})")
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates(_short(where), what), parse_constant=_no_constant, **kw)
+        return json.loads(
+            text, object_pairs_hook=_no_duplicates(_short(where), what), parse_constant=_no_constant, **kw
+        )
     except InvalidParameter:
         raise
     except json.JSONDecodeError as exc:
-        raise InvalidParameter(what, _short(where), f"valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+        raise InvalidParameter(
+            what, _short(where), f"valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
     except (ValueError, RecursionError) as exc:  # an int past Python's digit limit, NaN, ...
         raise InvalidParameter(what, _short(where), f"valid JSON ({_short(exc)})") from None
 
@@ -178,8 +178,9 @@ def load_json(
     **kw: Any,
 ) -> Any:
     """:func:`read_text` then :func:`loads_json`."""
-    return loads_json(read_text(path, what=what, max_bytes=max_bytes), where=os.fspath(path), what=what,
-                      max_depth=max_depth, **kw)
+    return loads_json(
+        read_text(path, what=what, max_bytes=max_bytes), where=os.fspath(path), what=what, max_depth=max_depth, **kw
+    )
 
 
 def _toml_module() -> Any:
@@ -238,8 +239,9 @@ def load_toml(
     path: str | os.PathLike[str], *, what: str = "manifest", max_bytes: int = MAX_FILE_BYTES, max_depth: int = MAX_DEPTH
 ) -> Any:
     """:func:`read_text` then :func:`loads_toml`."""
-    return loads_toml(read_text(path, what=what, max_bytes=max_bytes), where=os.fspath(path), what=what,
-                      max_depth=max_depth)
+    return loads_toml(
+        read_text(path, what=what, max_bytes=max_bytes), where=os.fspath(path), what=what, max_depth=max_depth
+    )
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8") -> Path:
