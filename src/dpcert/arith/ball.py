@@ -273,17 +273,23 @@ class Enclosure:
     def is_exact(self) -> bool:
         return self.lo is not None and self.lo == self.hi
 
-    @property
     def mid(self) -> Fraction | None:
-        """The exact midpoint (None when unbounded)."""
+        """The exact midpoint (None when unbounded): a value for display and plotting, not a bound."""
         if self.lo is None or self.hi is None:
             return None
         return (self.lo + self.hi) / 2
 
     def __float__(self) -> float:
-        """The midpoint as a float: for display and plotting, not a bound (use ``rounding.ball_to_float``)."""
-        m = self.mid
-        return float("nan") if m is None else float(m)
+        """Refused: an enclosure is an interval, and which of its points a float should be decides safety.
+
+        Raises:
+            TypeError: always; use :meth:`float_up` (a safe upper bound), :meth:`float_down` (a safe lower bound)
+                or ``float(enc.mid())`` (the midpoint, which is no bound).
+        """
+        raise TypeError(
+            "an Enclosure has no implicit float: use float_up() (a safe upper bound, e.g. for eps or delta), "
+            "float_down() (a safe lower bound) or float(mid()) (the midpoint, no bound)"
+        )
 
     @property
     def width(self) -> Fraction | None:

@@ -26,7 +26,7 @@ from dpcert.arith.context import BallContext, exact_value
 from dpcert.core.params import Param, Value, validate
 from dpcert.errors import InvalidParameter, PrecisionExhausted
 
-__all__ = ["Quantity", "enclosure_of"]
+__all__ = ["Quantity", "Bracket", "enclosure_of"]
 
 
 def enclosure_of(value: arb | Fraction | int) -> Enclosure:
@@ -34,6 +34,23 @@ def enclosure_of(value: arb | Fraction | int) -> Enclosure:
     if isinstance(value, arb):
         return Enclosure.from_ball(value)
     return Enclosure.exact(Fraction(value))
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """The narrowest certified bracket of a bracket quantity found within a time budget.
+
+    Attributes:
+        enclosure: the certified bracket lo <= value <= hi.
+        resolution: the effort it was made at (a lattice's N); 0 when the value was found in closed form.
+        seconds: the time it took.
+        hint: the command that narrows it further (with a larger budget).
+    """
+
+    enclosure: Enclosure
+    resolution: int
+    seconds: float
+    hint: str
 
 
 @dataclass(frozen=True)
@@ -55,6 +72,10 @@ class Quantity:
             search) rather than like 2^-prec; ``ball`` maps the precision to that effort. Such a quantity decides
             claims as every other one, but cannot reach arbitrary relative widths, so it has no float twin to
             cross-check at 1e-12 (its ends are tested against independent bounds instead).
+        within: bracket quantities only: ``within(seconds, **parsed) -> (Enclosure, resolution)``, the narrowest
+            certified bracket in about ``seconds`` (:meth:`bracket_within`).
+        narrow_hint: bracket quantities only: the command that narrows the bracket further, a format string with
+            ``{inputs}`` (the ``name=value`` inputs) and ``{seconds}``.
     """
 
     name: str
@@ -67,6 +88,8 @@ class Quantity:
     tags: tuple[str, ...] = field(default=())
     exact: bool = False
     bracket: bool = False
+    within: Callable[..., tuple[Enclosure, int]] | None = None
+    narrow_hint: str = ""
 
     def parse(self, inputs: Mapping[str, Any]) -> dict[str, Value]:
         """Validate and parse raw inputs (strings, ints, Fractions, floats)."""
@@ -166,6 +189,29 @@ class Quantity:
 
         _, enc, _ = self.decide(parsed, narrow, max_prec=max_prec)
         return enc
+
+    def bracket_within(self, inputs: Mapping[str, Any] | None = None, *, seconds: float = 10.0, **kw: Any) -> Bracket:
+        """The narrowest certified bracket of a bracket quantity within about ``seconds`` (a time budget, not an
+        accuracy: a bracket narrows with effort, like 1/N for a lattice, not like 2^-prec).
+
+        Raises:
+            InvalidParameter: for a quantity that is not a bracket, or a budget that is not a positive finite time.
+        """
+        import math
+        import time
+
+        if not self.bracket or self.within is None:
+            raise InvalidParameter("quantity", self.name, "a bracket quantity (one with a time-budgeted bracket)")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < math.inf:
+            raise InvalidParameter("seconds", seconds, "a positive finite time budget in seconds")
+        given = {**(inputs or {}), **kw}
+        parsed = self.parse(given)
+        t0 = time.perf_counter()
+        enc, resolution = self.within(seconds, **parsed)
+        took = time.perf_counter() - t0
+        shown = " ".join(f"{k}={given[k]}" for k in (p.name for p in self.params) if k in given)
+        hint = self.narrow_hint.format(inputs=shown, seconds=f"{4 * seconds:g}") if self.narrow_hint else ""
+        return Bracket(enc, resolution, took, hint)
 
     def evaluate_float(self, inputs: Mapping[str, Any] | None = None, **kw: Any) -> float:
         """The float64 value (evidence, not a certificate)."""
