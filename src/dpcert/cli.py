@@ -221,17 +221,17 @@ def _cmd_eval(a: argparse.Namespace) -> int:
         enc = q.enclose(inputs, rel_tol=10.0 ** (-a.digits), max_prec=a.max_prec)
     fl = q.evaluate_float(inputs) if q.float is not None else None
     if a.json:
-        record = {
-            "quantity": q.name,
-            "inputs": inputs_to_json(parsed),
-            "enclosure": enc.to_json(a.digits + 5),
-            "float64": fl,
-            "reference": q.reference,
-            "bracket": q.bracket,
-        }
-        if q.bracket:
-            record.update(resolution=br.resolution, seconds=br.seconds, hint=br.hint)
-        _print_json(record)
+        _print_json(
+            {
+                "quantity": q.name,
+                "inputs": inputs_to_json(parsed),
+                "enclosure": enc.to_json(a.digits + 5),
+                "float64": fl,
+                "reference": q.reference,
+                "bracket": q.bracket,
+                **({"resolution": br.resolution, "seconds": br.seconds, "hint": br.hint} if q.bracket else {}),
+            }
+        )
     else:
         lo, hi = enc.decimal(a.digits + 3)
         print(f"{q.name} = {enc.short(a.digits)}")
