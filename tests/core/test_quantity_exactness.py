@@ -78,3 +78,15 @@ def test_an_exact_zero_is_exact():
     q = _toy(lambda ctx, x: ctx.log(ctx.num(x) / ctx.num(x)))  # log 1 = 0: a ball never proves it, exact does
     enc = q.enclose(x="0.3", max_prec=256)
     assert enc.is_exact and enc.lo == 0
+
+
+def test_the_issue_example_never_returns_a_bracket_around_zero_as_an_answer():
+    # before: [-2.0e-3999, 2.0e-3999] returned as the value (an absolute floor of 1e-300): no correct digit and a
+    # negative RDP. Now either a relative enclosure or an honest "undecided" carrying the bracket.
+    q = registry.quantity("shuffle.rdp.upper")
+    try:
+        enc = q.enclose(n=1000, eps0="1e-3999", lam=2, rel_tol=1e-6, max_prec=256)
+    except PrecisionExhausted as exc:
+        assert exc.enclosure is not None and exc.enclosure.contains(0)
+    else:
+        assert enc.lo > 0 and enc.rel_width() <= 1e-6
