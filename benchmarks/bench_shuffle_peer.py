@@ -62,7 +62,7 @@ def run(peer_file: Path, runs: int) -> dict[str, Any]:
     peer = load_peer(peer_file)
     rows = []
     for n, e0, lam in POINTS:
-        thm1 = float(enclose("shuffle.rdp.thm1", n=n, eps0=e0, lam=lam).mid)
+        thm1 = float(enclose("shuffle.rdp.thm1", n=n, eps0=e0, lam=lam).mid())
         p = float(peer["eval_RDP_upper"](1.0, float(e0), n, lam))
         t_peer, _ = median_time(lambda n=n, e0=e0, lam=lam: peer["eval_RDP_upper"](1.0, float(e0), n, lam), runs)
         t_ours, _ = median_time(lambda n=n, e0=e0, lam=lam: enclose("shuffle.rdp.thm1", n=n, eps0=e0, lam=lam), runs)
@@ -110,8 +110,8 @@ def run_autodp(runs: int) -> list[dict[str, Any]] | None:
             {
                 **inputs,
                 "autodp": ref,
-                "dpcert": float(enc.mid),
-                "rel_diff": ref / float(enc.mid) - 1,
+                "dpcert": float(enc.mid()),
+                "rel_diff": ref / float(enc.mid()) - 1,
                 "autodp_s": t_peer,
                 "dpcert_certified_s": t_ours,
             }

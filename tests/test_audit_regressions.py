@@ -88,11 +88,15 @@ def test_equality_of_an_exact_value_is_certified_not_undecided():
     assert evidence.worst_case["kov_3_4"] == "0.1"
 
 
-def test_enclose_stops_on_an_absolute_tolerance_for_a_zero_computed_in_balls():
+def test_enclose_reports_a_zero_computed_in_balls_as_undecided_with_its_bracket_unless_told_an_absolute_tolerance():
     zero = Quantity(
         "t.zero", (real("eps", 0),), lambda ctx, eps: ctx.log(ctx.exp(ctx.num(eps))) - ctx.num(eps), "r", "zero"
     )
-    enc = zero.enclose(eps="0.1")  # raised PrecisionExhausted: a zero ball never narrows relatively
+    # issue 18: no silent absolute floor (it turned 1e-3999 into [-2e-3999, 2e-3999]); the bracket is reported
+    with pytest.raises(PrecisionExhausted) as info:
+        zero.enclose(eps="0.1", max_prec=1024)
+    assert info.value.enclosure.contains(0) and info.value.enclosure.width <= Fraction(1, 2**1000)
+    enc = zero.enclose(eps="0.1", abs_tol=Fraction(1, 10**300))  # an absolute accuracy asked for explicitly
     assert enc.contains(0) and enc.width <= Fraction(1, 10**300)
 
 

@@ -63,6 +63,21 @@ def _int_option(name: str, lo: int, hi: int) -> Any:
     return parse
 
 
+def _seconds_option(name: str, hi: float = 86400.0) -> Any:
+    """An argparse type: a time budget in (0, hi] seconds (a finite number), refused with one line otherwise."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not 0 < value <= hi:  # also refuses nan and inf
+            raise argparse.ArgumentTypeError(f"{name} must be a number of seconds in (0, {hi:g}], got {text!r}")
+        return value
+
+    return parse
+
+
 def _kv(items: Sequence[str]) -> dict[str, str]:
     out = {}
     for it in items:
@@ -198,7 +213,12 @@ def _cmd_eval(a: argparse.Namespace) -> int:
     q = registry.quantity(a.quantity)
     inputs = _kv(a.inputs)
     parsed = q.parse(inputs)
-    enc = q.enclose(inputs, rel_tol=10.0 ** (-a.digits), max_prec=a.max_prec)
+    if q.bracket:
+        # a bracket narrows with effort, not precision: the narrowest one within the time budget, said to be one
+        br = q.bracket_within(inputs, seconds=a.seconds)
+        enc = br.enclosure
+    else:
+        enc = q.enclose(inputs, rel_tol=10.0 ** (-a.digits), max_prec=a.max_prec)
     fl = q.evaluate_float(inputs) if q.float is not None else None
     if a.json:
         _print_json(
@@ -208,12 +228,22 @@ def _cmd_eval(a: argparse.Namespace) -> int:
                 "enclosure": enc.to_json(a.digits + 5),
                 "float64": fl,
                 "reference": q.reference,
+                "bracket": q.bracket,
+                **({"resolution": br.resolution, "seconds": br.seconds, "hint": br.hint} if q.bracket else {}),
             }
         )
     else:
         lo, hi = enc.decimal(a.digits + 3)
         print(f"{q.name} = {enc.short(a.digits)}")
-        print(f"  certified enclosure: [{lo}, {hi}]")
+        if q.bracket and br.resolution:
+            rel = f", relative width {enc.rel_width():.3g}" if enc.hi else ""
+            print(f"  certified bracket at lattice resolution N = {br.resolution} ({br.seconds:.1f} s{rel}):")
+            print(f"    [{lo}, {hi}]")
+            print(f"  narrow it further: {br.hint}")
+        elif q.bracket:
+            print(f"  certified enclosure (closed form, no lattice needed): [{lo}, {hi}]")
+        else:
+            print(f"  certified enclosure: [{lo}, {hi}]")
         if fl is not None:
             print(f"  float64 (evidence):  {fl!r}")
         print(f"  reference: {q.reference}")
@@ -309,6 +339,12 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("inputs", nargs="*", metavar="name=value")
     e.add_argument("--digits", type=digits, default=15, help="relative accuracy in decimal digits (1 to 1000)")
     e.add_argument("--max-prec", type=max_prec, default=MAX_PREC, help="maximum ball precision in bits")
+    e.add_argument(
+        "--seconds",
+        type=_seconds_option("--seconds"),
+        default=10.0,
+        help="bracket quantities (a lattice): the time budget for the narrowest certified bracket (default 10)",
+    )
     e.add_argument("--json", action="store_true")
     e.set_defaults(fn=_cmd_eval)
 

@@ -90,10 +90,12 @@ class PrecisionExhausted(DpcertError):
     """Ball arithmetic reached its stated maximum precision before a question was decided.
 
     Claim checks turn this into an UNDECIDED verdict; public functions that must return a certified value
-    raise it rather than return something unproved.
+    raise it rather than return something unproved. ``enclosure``, when known, is the last certified enclosure
+    (a valid bracket that did not decide the question).
     """
 
-    def __init__(self, what: str, max_prec: int) -> None:
+    def __init__(self, what: str, max_prec: int, enclosure: Any = None) -> None:
         self.what = what
         self.max_prec = max_prec
+        self.enclosure = enclosure
         super().__init__(f"undecided at the maximum precision of {max_prec} bits: {what}")

@@ -108,7 +108,7 @@ def test_long_binomial_tail_against_independent_sums(k, p, a):
         from scipy import stats
 
         truth = stats.binom.sf(a - 1, k, float(p))
-        assert math.isclose(float(enc.mid), truth, rel_tol=1e-11) and enc.rel_width() < 1e-28
+        assert math.isclose(float(enc.mid()), truth, rel_tol=1e-11) and enc.rel_width() < 1e-28
     # the explicit part is a few dozen standard deviations at most, not the range
     assert s.terms < 60 * math.sqrt(k * p * (1 - p)) + 200
 

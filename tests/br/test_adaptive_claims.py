@@ -37,7 +37,7 @@ def test_tree_values_lie_inside_the_lattice_brackets_of_the_notes():
 def test_a_tree_that_does_not_beat_the_optimum_is_undecided():
     # the nonadaptive optimum at k = 2, ε_g = 0 is t = 1/3 everywhere (notes B4): as a tree it ties, no gap
     verdict, evidence = check_strategy_gap(256, 2, "1", "0", ("1/3", "1/3 1/3"))
-    assert verdict is Verdict.UNDECIDED and abs(float(evidence.enclosure.mid) - 0.28831726236863416714) < 1e-15
+    assert verdict is Verdict.UNDECIDED and abs(float(evidence.enclosure.mid()) - 0.28831726236863416714) < 1e-15
     verdict, _ = check_strategy_gap(256, 2, "1", "0", ("0", "0 0"))
     assert verdict is Verdict.UNDECIDED
 
@@ -51,5 +51,5 @@ def test_k2_closed_form_strategy_is_certified_through_the_tree():
     # notes C3 at ε = 1/2: A_2(0) = 0.155079763724255 > NA_2(0) = 0.147127377260852
     verdict, evidence = check_strategy_gap(256, 2, "1/2", "0", ("1/4", "1/8 3/8"))
     assert verdict is Verdict.CERTIFIED
-    assert abs(float(evidence.enclosure.mid) - 0.155079763724255) < 1e-14
+    assert abs(float(evidence.enclosure.mid()) - 0.155079763724255) < 1e-14
     assert evidence.enclosure.lo > Fraction("0.147127377260853")

@@ -113,7 +113,7 @@ def test_figure2_sub_slack_matches_notes_and_workers_agree():
     r2 = certify(pr, workers=2)
     assert r1.verdict == Verdict.CERTIFIED and r1.counts == r2.counts and r1.worst == r2.worst
     assert r1.counts["float"] == 31824
-    assert abs(float(r1.margin.mid) + 4.909e-5) < 1e-8
+    assert abs(float(r1.margin.mid()) + 4.909e-5) < 1e-8
 
 
 def test_gamma_one_tightness_k11():

@@ -85,7 +85,7 @@ def test_quantity_float_inside_ball():
     q = FIGURE_QUANTITIES["shuffle.rdp.poisson"]
     inputs = {"n": 3000, "eps0": "2", "lam": 40, "gamma": "0.01"}
     enc = q.enclose(**inputs)
-    assert q.float(**q.parse(inputs)) == pytest.approx(float(enc.mid), rel=1e-12)
+    assert q.float(**q.parse(inputs)) == pytest.approx(float(enc.mid()), rel=1e-12)
 
 
 @pytest.mark.parametrize(

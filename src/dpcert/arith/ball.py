@@ -12,6 +12,7 @@ References:
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -35,6 +36,7 @@ __all__ = [
     "poly_at",
     "Enclosure",
     "fraction_of",
+    "NotExact",
 ]
 
 #: Precision (bits) of the first attempt.
@@ -45,8 +47,28 @@ MAX_PREC = 8192
 T = TypeVar("T")
 
 
+class NotExact(BaseException):
+    """Internal signal: an exact attempt (:class:`~dpcert.arith.context.ExactContext`) met an operation whose result
+    is not rational (e^x for rational x != 0, a log, an irrational square root), a ball, or its size guard.
+
+    It derives from ``BaseException`` on purpose: a formula's own ``except Exception`` fallback must not swallow it
+    and carry on. :meth:`~dpcert.core.quantity.Quantity.decide` catches it and falls back to balls; it never
+    reaches a user.
+    """
+
+
+#: True while an exact attempt runs: ball arithmetic then signals :class:`NotExact` instead of computing.
+EXACT_ATTEMPT: ContextVar[bool] = ContextVar("dpcert_exact_attempt", default=False)
+
+
 def workprec(prec: int):
-    """Context manager running flint ball operations at ``prec`` bits (restores the previous precision)."""
+    """Context manager running flint ball operations at ``prec`` bits (restores the previous precision).
+
+    Raises:
+        NotExact: inside an exact attempt (a formula that sets a precision computes in balls).
+    """
+    if EXACT_ATTEMPT.get():
+        raise NotExact("the formula sets a ball precision")
     return ctx.workprec(prec)
 
 
@@ -55,7 +77,12 @@ def ball(x: Any) -> arb:
 
     Accepts ``Fraction``, ``int``, :class:`~dpcert.arith.exact.Exact` and ``fmpq``; refuses ``float`` so that a
     decimal literal can never slip in as its binary double.
+
+    Raises:
+        NotExact: inside an exact attempt (the formula leaves exact arithmetic).
     """
+    if EXACT_ATTEMPT.get():
+        raise NotExact("the formula builds a ball")
     if isinstance(x, arb):
         return x
     if isinstance(x, Exact):
@@ -246,17 +273,23 @@ class Enclosure:
     def is_exact(self) -> bool:
         return self.lo is not None and self.lo == self.hi
 
-    @property
     def mid(self) -> Fraction | None:
-        """The exact midpoint (None when unbounded)."""
+        """The exact midpoint (None when unbounded): a value for display and plotting, not a bound."""
         if self.lo is None or self.hi is None:
             return None
         return (self.lo + self.hi) / 2
 
     def __float__(self) -> float:
-        """The midpoint as a float: for display and plotting, not a bound (use ``rounding.ball_to_float``)."""
-        m = self.mid
-        return float("nan") if m is None else float(m)
+        """Refused: an enclosure is an interval, and which of its points a float should be decides safety.
+
+        Raises:
+            TypeError: always; use :meth:`float_up` (a safe upper bound), :meth:`float_down` (a safe lower bound)
+                or ``float(enc.mid())`` (the midpoint, which is no bound).
+        """
+        raise TypeError(
+            "an Enclosure has no implicit float: use float_up() (a safe upper bound, e.g. for eps or delta), "
+            "float_down() (a safe lower bound) or float(mid()) (the midpoint, no bound)"
+        )
 
     @property
     def width(self) -> Fraction | None:

@@ -360,6 +360,12 @@ def _adaptive_ball(ctx: Any, k: int, eps: Any, eps_g: Any) -> Any:
     return adaptive_bracket(k, eps, eps_g, n=max(16, ctx.prec)).enclosure.ball()
 
 
+def _adaptive_within(seconds: float, k: int, eps: Any, eps_g: Any) -> tuple[Enclosure, int]:
+    """The narrowest bracket in about ``seconds`` and its lattice resolution N (0: exact, Lemma 6.10)."""
+    br = adaptive_bracket_within(k, eps, eps_g, seconds)
+    return br.enclosure, br.n
+
+
 QUANTITIES = [
     Quantity(
         "br.adaptive.delta",
@@ -369,5 +375,8 @@ QUANTITIES = [
         "optimal delta(eps_g) of the k-fold adaptive composition of eps-BR mechanisms: the certified lattice "
         "bracket (resolution N = the working precision; narrows like 1/N at cost O(k^2 N^2))",
         bracket=True,
+        within=_adaptive_within,
+        # quadrupling the time about halves the width (cost O(N^2), width O(1/N))
+        narrow_hint="dpcert br adaptive {inputs} --seconds {seconds}",
     ),
 ]

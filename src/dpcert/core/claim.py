@@ -482,7 +482,8 @@ class QuantityClaim(Claim):
         detail = f"{self.quantity.name} = {shown} {'satisfies' if holds else 'violates'} '{self.comparison.describe()}'"
         if isinstance(self.comparison, Rounds) and not holds:
             detail += f" (it rounds to {fraction_to_decimal(enc.lo or Fraction(0), 10, 'nearest')}…)"
-        method = "exact rational arithmetic" if enc.is_exact and prec == START_PREC else "arb ball arithmetic"
+        # prec 0: the exact attempt decided (Quantity.decide); an exact value from the first ball step is exact too
+        method = "exact rational arithmetic" if enc.is_exact and prec in (0, START_PREC) else "arb ball arithmetic"
         return verdict, Evidence(enclosure=enc, method=method, precision=0 if enc.is_exact else prec, detail=detail)
 
 

@@ -4,7 +4,10 @@ A :class:`Quantity` is the unit everything else is built from: a claim compares 
 something, a table row names a quantity, a regression vector stores a quantity's enclosure. Each quantity has
 
 * ``ball(ctx, **inputs)``: the rigorous evaluation, called inside a :class:`~dpcert.arith.context.BallContext`
-  at some precision; returns an ``arb`` ball or an exact ``Fraction``;
+  at some precision; returns an ``arb`` ball or an exact ``Fraction``. The same formula is first tried in an
+  :class:`~dpcert.arith.context.ExactContext`: where the value is rational it is computed exactly (and a claim at
+  equality can be certified), and the formula signals as soon as it needs an irrational step, which sends the
+  evaluation to balls. No quantity says by hand that it is exact;
 * optionally ``float(**inputs)``: the fast float64 evaluation (evidence only);
 * typed parameters (:class:`~dpcert.core.params.Param`) that parse inputs exactly and reject bad ones.
 """
@@ -19,11 +22,11 @@ from typing import Any
 from flint import arb
 
 from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure, refine
-from dpcert.arith.context import BallContext
+from dpcert.arith.context import BallContext, exact_value
 from dpcert.core.params import Param, Value, validate
-from dpcert.errors import InvalidParameter
+from dpcert.errors import InvalidParameter, PrecisionExhausted
 
-__all__ = ["Quantity", "enclosure_of"]
+__all__ = ["Quantity", "Bracket", "enclosure_of"]
 
 
 def enclosure_of(value: arb | Fraction | int) -> Enclosure:
@@ -31,6 +34,23 @@ def enclosure_of(value: arb | Fraction | int) -> Enclosure:
     if isinstance(value, arb):
         return Enclosure.from_ball(value)
     return Enclosure.exact(Fraction(value))
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """The narrowest certified bracket of a bracket quantity found within a time budget.
+
+    Attributes:
+        enclosure: the certified bracket lo <= value <= hi.
+        resolution: the effort it was made at (a lattice's N); 0 when the value was found in closed form.
+        seconds: the time it took.
+        hint: the command that narrows it further (with a larger budget).
+    """
+
+    enclosure: Enclosure
+    resolution: int
+    seconds: float
+    hint: str
 
 
 @dataclass(frozen=True)
@@ -45,12 +65,17 @@ class Quantity:
         reference: where the formula comes from (paper, theorem, equation).
         summary: one line saying what it computes.
         float_rtol: relative tolerance the float evaluator is tested to (cross-check harness).
-        exact: the value is rational and ``ball`` returns it as an exact ``Fraction`` for every input; such a
-            quantity needs no float twin (a float of the exact value would be no cross-check at all).
+        exact: declares that the value is rational for every input, so the quantity needs no float twin (a float
+            of the exact value would be no cross-check at all; the cross-check harness verifies the declaration).
+            Evaluation never reads it: every quantity is tried in exact arithmetic first (:meth:`exact_value`).
         bracket: the enclosure is a certified two-sided bracket whose width shrinks with effort (a lattice, a
             search) rather than like 2^-prec; ``ball`` maps the precision to that effort. Such a quantity decides
             claims as every other one, but cannot reach arbitrary relative widths, so it has no float twin to
             cross-check at 1e-12 (its ends are tested against independent bounds instead).
+        within: bracket quantities only: ``within(seconds, **parsed) -> (Enclosure, resolution)``, the narrowest
+            certified bracket in about ``seconds`` (:meth:`bracket_within`).
+        narrow_hint: bracket quantities only: the command that narrows the bracket further, a format string with
+            ``{inputs}`` (the ``name=value`` inputs) and ``{seconds}``.
     """
 
     name: str
@@ -63,6 +88,8 @@ class Quantity:
     tags: tuple[str, ...] = field(default=())
     exact: bool = False
     bracket: bool = False
+    within: Callable[..., tuple[Enclosure, int]] | None = None
+    narrow_hint: str = ""
 
     def parse(self, inputs: Mapping[str, Any]) -> dict[str, Value]:
         """Validate and parse raw inputs (strings, ints, Fractions, floats)."""
@@ -73,6 +100,14 @@ class Quantity:
         with BallContext(prec) as ctx:
             return self.ball(ctx, **parsed)
 
+    def exact_value(self, parsed: Mapping[str, Value]) -> Fraction | None:
+        """The value in exact rational arithmetic (the ``ball`` formula run in an
+        :class:`~dpcert.arith.context.ExactContext`), or ``None`` when it needs an irrational operation or balls.
+
+        The attempt is bounded (:data:`~dpcert.arith.context.EXACT_WORK`), so trying it first costs little.
+        """
+        return exact_value(self.ball, **parsed)
+
     def decide(
         self,
         parsed: Mapping[str, Value],
@@ -81,14 +116,24 @@ class Quantity:
         start_prec: int = START_PREC,
         max_prec: int = MAX_PREC,
     ) -> tuple[Any, Enclosure, int]:
-        """Refine the enclosure until ``decider(enclosure)`` is not ``None``.
+        """Decide on the exact value when it is rational, else refine the ball enclosure until
+        ``decider(enclosure)`` is not ``None``.
 
         Returns:
-            ``(decision, enclosure, prec)``.
+            ``(decision, enclosure, prec)``; ``prec`` is 0 for a value computed in exact arithmetic.
 
         Raises:
-            PrecisionExhausted: if ``max_prec`` does not decide.
+            PrecisionExhausted: if ``max_prec`` does not decide (at once for an exact value the decider cannot
+                decide, such as a value on a rounding boundary: more precision cannot change an exact value).
         """
+        what = f"{self.name}({_fmt(parsed)})"
+        exact = self.exact_value(parsed)
+        if exact is not None:
+            enc = Enclosure.exact(exact)
+            decision = decider(enc)
+            if decision is None:
+                raise PrecisionExhausted(what + f" = {exact} exactly, which the question cannot decide", max_prec)
+            return decision, enc, 0
         last: dict[str, Enclosure] = {}
 
         def step(prec: int) -> Any | None:
@@ -97,7 +142,13 @@ class Quantity:
             last["enc"] = enc
             return decider(enc)
 
-        decision, prec = refine(step, what=f"{self.name}({_fmt(parsed)})", start_prec=start_prec, max_prec=max_prec)
+        try:
+            decision, prec = refine(step, what=what, start_prec=start_prec, max_prec=max_prec)
+        except PrecisionExhausted as exc:
+            enc = last.get("enc")
+            if enc is None or exc.enclosure is not None:
+                raise
+            raise PrecisionExhausted(f"{what}; the last certified enclosure is {enc.short()}", max_prec, enc) from None
         return decision, last["enc"], prec
 
     def enclose(
@@ -105,12 +156,20 @@ class Quantity:
         inputs: Mapping[str, Any] | None = None,
         *,
         rel_tol: float = 1e-15,
-        abs_tol: float | Fraction = Fraction(1, 10**300),
+        abs_tol: float | Fraction = 0,
         max_prec: int = MAX_PREC,
         **kw: Any,
     ) -> Enclosure:
-        """A rigorous enclosure whose relative width is at most ``rel_tol``, or whose width is at most ``abs_tol``
-        (a value computed in balls that is zero, or nearly, never narrows relatively), or exact.
+        """A rigorous enclosure whose relative width is at most ``rel_tol``, or exact.
+
+        A value is narrowed relatively unless it is proved to be exactly 0 (an exact zero, from exact arithmetic
+        or an exact zero ball): a tiny value such as 10^-3999 keeps its relative accuracy. A ball that keeps
+        containing 0 without being 0 has no correct digit, so it is refined until ``max_prec`` and then reported
+        as undecided with its last enclosure. ``abs_tol`` (default 0: none) accepts any enclosure at most that
+        wide, for a caller who wants an absolute accuracy and says so.
+
+        Raises:
+            PrecisionExhausted: if ``max_prec`` bits do not reach the accuracy; its ``enclosure`` is the last one.
 
         >>> from dpcert.composition import QUANTITIES
         >>> enc = QUANTITIES["composition.simple.eps"].enclose(k=3, eps="0.0892")
@@ -122,12 +181,37 @@ class Quantity:
         atol = Fraction(abs_tol)
 
         def narrow(enc: Enclosure) -> bool | None:
+            if enc.is_exact:
+                return True
             if enc.width is not None and (enc.width <= atol or enc.rel_width() <= rel_tol):
                 return True
             return None
 
         _, enc, _ = self.decide(parsed, narrow, max_prec=max_prec)
         return enc
+
+    def bracket_within(self, inputs: Mapping[str, Any] | None = None, *, seconds: float = 10.0, **kw: Any) -> Bracket:
+        """The narrowest certified bracket of a bracket quantity within about ``seconds`` (a time budget, not an
+        accuracy: a bracket narrows with effort, like 1/N for a lattice, not like 2^-prec).
+
+        Raises:
+            InvalidParameter: for a quantity that is not a bracket, or a budget that is not a positive finite time.
+        """
+        import math
+        import time
+
+        if not self.bracket or self.within is None:
+            raise InvalidParameter("quantity", self.name, "a bracket quantity (one with a time-budgeted bracket)")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < math.inf:
+            raise InvalidParameter("seconds", seconds, "a positive finite time budget in seconds")
+        given = {**(inputs or {}), **kw}
+        parsed = self.parse(given)
+        t0 = time.perf_counter()
+        enc, resolution = self.within(seconds, **parsed)
+        took = time.perf_counter() - t0
+        shown = " ".join(f"{k}={given[k]}" for k in (p.name for p in self.params) if k in given)
+        hint = self.narrow_hint.format(inputs=shown, seconds=f"{4 * seconds:g}") if self.narrow_hint else ""
+        return Bracket(enc, resolution, took, hint)
 
     def evaluate_float(self, inputs: Mapping[str, Any] | None = None, **kw: Any) -> float:
         """The float64 value (evidence, not a certificate)."""

@@ -542,7 +542,7 @@ def _margin_ball(ctx: Any, gamma: str, K: int, m: Exact, eps: Exact, Delta: Exac
     if res.max_is_exact_zero:
         return Fraction(0)
     if not getattr(ctx, "rigorous", True):
-        return float(res.margin.mid)
+        return float(res.margin.mid())
     balls = [row_margin(pr, c).ball(ctx.prec) for c in contenders(res)]
     lo = max(Enclosure.from_ball(b).lo for b in balls)
     hi = max(Enclosure.from_ball(b).hi for b in balls)

@@ -140,8 +140,8 @@ def check_saving(max_prec: int, n: int, eps0: str, T: int, delta: str, factor: s
     thm1, closed = r["thm1"], r["closed"]
     closed_ge = closed.lo >= f * thm1.hi
     closed_lt = closed.hi < f * thm1.lo
-    ratio_closed = float(closed.mid / thm1.mid)
-    ratio_clone = r["clone"] / float(thm1.mid)
+    ratio_closed = float(closed.mid() / thm1.mid())
+    ratio_clone = r["clone"] / float(thm1.mid())
     word = "certified >=" if closed_ge else ("certified <" if closed_lt else "undecided vs")
     detail = (
         f"at n={n}, eps0={eps0}, T={T}, delta={delta}: Thm 1 route {thm1.short(8)} (lam={r['lam']}); "
@@ -168,7 +168,7 @@ def check_poisson_saving(
     rdp = Enclosure.from_ball(val)
     closed = fmt20.subsampled_kov_eps_float(ns, eps0, gamma, T, delta, "closed")
     clone = fmt20.subsampled_kov_eps_float(ns, eps0, gamma, T, delta, "clone")
-    r_closed, r_clone = closed / float(rdp.mid), clone / float(rdp.mid)
+    r_closed, r_clone = closed / float(rdp.mid()), clone / float(rdp.mid())
     detail = (
         f"n={n}, gamma={gamma} (n_s={ns}), eps0={eps0}, T={T}, delta={delta}: Thm 1 + ZW19 route {rdp.short(8)} "
         f"(alpha={lam} <= {lam_max}); FMT20 closed form (outside its regime at n_s: eps0) + LQS12 + KOV15 "
@@ -322,7 +322,7 @@ def check_fmt20_better(
         thm1 = r["thm1"]
         closed_better = r["closed"].hi < thm1.lo
         closed_worse = r["closed"].lo > thm1.hi
-        clone_better = r["clone"] < float(thm1.mid)
+        clone_better = r["clone"] < float(thm1.mid())
         closed_ok &= closed_better if want_fmt else closed_worse
         clone_ok &= clone_better if want_fmt else not clone_better
     detail = (
@@ -341,7 +341,7 @@ def check_rdp_better(max_prec: int, n: int, eps0s: tuple[str, ...], delta: str) 
         r = _routes(n, e, 1, delta)
         rows.append(_row(f"eps0={e}", r))
         closed_ok &= r["thm1"].hi < r["closed"].lo
-        clone_ok &= float(r["thm1"].mid) < r["clone"]
+        clone_ok &= float(r["thm1"].mid()) < r["clone"]
     detail = (
         f"n={n}, delta={delta}, single shot: the Thm 1 route beats FMT20's closed form (certified): {closed_ok}; "
         f"beats FMT20's exact clone (float): {clone_ok}; rows in extra. The figure's 'empirical' FMT20 curve is the "
