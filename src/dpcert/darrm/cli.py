@@ -83,6 +83,8 @@ def _cmd_certify(a: argparse.Namespace) -> int:
 
     kw: dict[str, Any] = {k: inputs[k] for k in names}
     kw["K"] = parse_int(inputs["K"], "K")
+    # a γ file is read once, here: the claim (and its certificate) holds the table itself, never the path
+    kw["gamma"] = _gamma_input(inputs["gamma"])
     if a.for_all_eps:
         fn, mode = pc.check_private_all_eps, "for every eps > 0"
     elif a.iid:
@@ -94,7 +96,8 @@ def _cmd_certify(a: argparse.Namespace) -> int:
     claim = FunctionClaim(
         "user.darrm.certify",
         "Jiang–Zhang–Joshi, DaRRM (TMLR), Lemma 3.4 and Lemma 5.1",
-        f"DaRRM_gamma is private ({mode}) for {', '.join(f'{k}={v}' for k, v in kw.items() if k != 'workers')}",
+        f"DaRRM_gamma is private ({mode}) for "
+        + ", ".join(_describe(k, v, inputs) for k, v in kw.items() if k != "workers"),
         fn=fn,
         inputs=kw,
     )
@@ -143,7 +146,7 @@ def _cmd_error(a: argparse.Namespace) -> int:
     which = "p" if "p" in inputs else "mu"
     _need(inputs, ["gamma", "K", "m", which])
     K = parse_int(inputs["K"], "K")
-    g = utility._gamma(inputs["gamma"], K, parse_rational(inputs["m"], "m"))
+    g = utility._gamma(_gamma_input(inputs["gamma"]), K, parse_rational(inputs["m"], "m"))
     if which == "mu":
         mu = parse_rational(inputs["mu"], "mu").value
         if not 0 <= mu <= 1:
@@ -158,6 +161,23 @@ def _cmd_error(a: argparse.Namespace) -> int:
     else:
         print(f"E(DaRRM_{inputs['gamma']}) = {dec}  (exact: {val})")
     return 0
+
+
+def _gamma_input(value: str) -> Any:
+    """γ as a claim records it: a name, or a table file read (bounded) into the tuple of its exact values."""
+    from dpcert.darrm.params import gamma_param
+
+    return gamma_param().parse(value)
+
+
+def _describe(name: str, value: Any, given: dict[str, str]) -> str:
+    """``name=value`` for a statement; a γ table shows its values (and, for information, the file it came from)."""
+    if name == "gamma" and isinstance(value, tuple):
+        vals = ", ".join(value) if len(value) <= 12 else ", ".join(value[:6]) + ", ..., " + ", ".join(value[-6:])
+        from pathlib import Path
+
+        return f"gamma=table ({vals}) read from {Path(given['gamma']).name}"
+    return f"{name}={value}"
 
 
 class _Progress:
