@@ -118,20 +118,22 @@ def _cmd_certify(a: argparse.Namespace) -> int:
     ev = result.evidence
     if a.json:
         out = {"verdict": result.verdict.value, "mode": mode, **{k: v for k, v in kw.items()}}
+        if isinstance(kw["gamma"], tuple):
+            out["gamma_file"] = inputs["gamma"]  # informational: the table itself is "gamma"
         out.update(ev.to_json())
+        # the labelled numbers, at the top level too (``enclosure`` always encloses the largest margin)
+        out.update({k: ev.extra[k] for k in _LABELLED if k in ev.extra})
         out["seconds"] = round(seconds, 4)
         print_json(out)
     else:
         print(f"{result.verdict.value}: {ev.detail}")
-        if ev.worst_case is not None:
-            print(f"  worst: {ev.worst_case}")
-        if ev.enclosure is not None:
-            lo, hi = ev.enclosure.decimal(15)
-            print(f"  max margin: [{lo}, {hi}]")
+        for line in _labelled_lines(ev.extra):
+            print(f"  {line}")
         if ev.counts:
             print(f"  decided by path: {ev.counts}")
         for k, v in ev.extra.items():
-            print(f"  {k}: {v}")
+            if k not in _LABELLED:
+                print(f"  {k}: {v}")
         print(f"  time: {seconds:.3f} s")
     return _EXIT.get(result.verdict.value, 2)
 
@@ -161,6 +163,34 @@ def _cmd_error(a: argparse.Namespace) -> int:
     else:
         print(f"E(DaRRM_{inputs['gamma']}) = {dec}  (exact: {val})")
     return 0
+
+
+#: The evidence keys that say what a number is (see :mod:`dpcert.darrm.privacy_claims`).
+_LABELLED = ("max_margin", "max_margin_bracket", "margin_upper_bound", "margin_at_counterexample", "worst_multiset")
+
+
+def _labelled_lines(extra: dict[str, Any]) -> list[str]:
+    """One line per labelled number: the maximum, a bracket of it, an upper bound, a value at a point."""
+
+    def ends(rec: dict[str, str]) -> str:
+        return f"[{rec['lo']}, {rec['hi']}]"
+
+    out = []
+    if "max_margin" in extra:
+        out.append(f"max margin (encloses the maximum): {ends(extra['max_margin'])}")
+    if "max_margin_bracket" in extra:
+        out.append(f"max margin (a bracket of the maximum, not tight): {ends(extra['max_margin_bracket'])}")
+    if "margin_upper_bound" in extra:
+        ub = extra["margin_upper_bound"]
+        out.append(f"max margin <= {ub['hi']} ({ub['is']})")
+    if "margin_at_counterexample" in extra:
+        ce = extra["margin_at_counterexample"]
+        at = f"(p, p') = ({ce['p']}, {ce['p_prime']})" if "p" in ce else ce["corner"]
+        out.append(f"margin at the counterexample {at}: {ends(ce['margin'])} (a value at that point)")
+    if "worst_multiset" in extra:
+        w = extra["worst_multiset"]
+        out.append(f"worst multiset: {', '.join(w['corners'])}, its margin {ends(w['margin'])}")
+    return out
 
 
 def _gamma_input(value: str) -> Any:
