@@ -55,6 +55,8 @@ __all__ = ["IidResult", "EdgeMax", "certify_iid", "iid_margin", "in_region", "ii
 BOX_BUDGET = 20000
 #: Working precision of the branch-and-bound (bits).
 BNB_PREC = 320
+#: Below this magnitude the branch-and-bound's relative gap becomes absolute (rel_gap times this).
+_GAP_FLOOR = Fraction(1, 10**6)
 
 
 def iid_margin(pr: Problem, p: Fraction, pp: Fraction, prec: int = 256) -> arb:
@@ -338,7 +340,8 @@ def _branch_and_bound(
         if best_hi_val is not None and best_hi_val > U:
             U = best_hi_val
         L = best_lo
-        if (U <= 0 or L > 0) and U - L <= rel_gap * (1 + abs(L)):  # the sign decided, the gap closed
+        # the sign decided and the gap closed: relative to the maximum, absolute only below 10^-6
+        if (U <= 0 or L > 0) and U - L <= rel_gap * max(abs(L), _GAP_FLOOR):
             break
         if boxes >= budget:
             break
