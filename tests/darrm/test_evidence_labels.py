@@ -206,6 +206,11 @@ def test_multiset_maximum_at_eps_40_is_tight_and_the_worst_is_the_worst(name, De
         gamma=TABLES[name], K=5, m=1, eps="40", Delta=Delta, delta=Delta, rel_tol=1e-20
     )
     assert enc.lo - TOL <= _fr(top) <= enc.hi + TOL
+    # and its float twin (evidence: the plain per-multiset loop) no longer cancels e^{m eps}: it was 32.0 here
+    f = QUANTITIES["darrm.privacy.margin"].evaluate_float(
+        gamma=TABLES[name], K=5, m=1, eps="40", Delta=Delta, delta=Delta
+    )
+    assert abs(Fraction(f) - _fr(top)) <= Fraction(1, 10**9)
 
 
 @settings(max_examples=12, deadline=None)

@@ -4,6 +4,14 @@
         [--workers N] [--certificate DIR] [--json]
     dpcert darrm error gamma=sub K=11 m=3 mu=0.75 [--json]
 
+``gamma`` is a name (sub, dsub, max, const, one) or a γ table file (CSV ``l,gamma`` or a JSON list): the file is
+read once, here, and the claim and its certificate record the table itself, so ``dpcert check`` reads no file.
+
+Every number shown says what it is: ``max margin (encloses the maximum)``, ``max margin (a bracket ...)``, ``max
+margin <= ...`` (an upper bound), ``margin at the counterexample ...`` (a value at a point), ``worst multiset``;
+``--json`` has the same under ``max_margin``, ``max_margin_bracket``, ``margin_upper_bound``,
+``margin_at_counterexample`` and ``worst_multiset``, and ``enclosure`` always encloses the largest margin.
+
 Exit codes as ``dpcert verify``: 0 certified, 1 refuted, 2 undecided or bad input.
 """
 

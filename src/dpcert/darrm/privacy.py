@@ -6,7 +6,8 @@ multiset is f − (e^{mε} − 1 + 2δ); γ is private iff the largest margin is
 
 Every multiset is decided by a filter:
 
-1. the float64 kernel (:mod:`dpcert.darrm.kernel`) computes all margins of a chunk with a proved error bound E;
+1. the float64 kernel (:mod:`dpcert.darrm.kernel`) computes all margins of a chunk, each with its own proved
+   error bound E (relative to the size of its terms, so that it stays small at large e^{mε});
    a row with margin̂ < −E is certified <= 0, a row with margin̂ > E is certified > 0 (a counterexample);
 2. the few rows with |margin̂| <= E take the exact path: the margin as an exact function of x = e^ε (Δ, δ and γ
    exact; the PoissonBinomial pmfs are polynomials in x over (x + 1)^K), whose sign at e^ε is decided by
@@ -14,6 +15,12 @@ Every multiset is decided by a filter:
    certified, never undecided (notes N1). For a non-integer m the margin is (A(x) − e^{mε} B(x))/(x+1)^K with
    polynomials A, B; it vanishes at x = e^ε only if A = B = 0 identically (e^ε is transcendental and x^m is not
    a rational function of x for non-integer rational m), so refining the ball always decides otherwise.
+
+**The maximum.** Each row ends with a rigorous interval (margin̂ ± E, sharpened by the exact sign); a chunk's
+largest margin lies between the largest lower end and the largest upper end, and when that is wider than 10^-12
+relatively the rows that may hold it are narrowed by balls. The reported maximum is that enclosure (its lower
+end a margin attained, its upper end a bound on every multiset's) and the worst multiset is the row with the
+largest lower end: the maximiser, up to the enclosure's width.
 
 Chunks are the values a = number of corners from the first half of the corners (meet in the middle), run by
 :func:`dpcert.core.parallel.map_chunks`; the merged :class:`~dpcert.core.parallel.Summary` is the same on any
@@ -524,10 +531,11 @@ def plain_loop_max(pr: Problem) -> tuple[float, tuple[int, ...]]:
     K, H = pr.K, (pr.K - 1) // 2
     x = math.exp(float(pr.eps))
     Xf = math.exp(float(pr.m) * float(pr.eps))
-    b = math.expm1(float(pr.m) * float(pr.eps)) + 2 * float(pr.delta)
     sc = pr.gamma.scale
     s = float(sc(Fraction(x))) if isinstance(sc, RationalFunction) else float(sc)
-    w = np.array([(-1.0 if l <= H else 1.0) * s * float(g) for l, g in enumerate(pr.gamma.table)])
+    # v = 1 + w >= 0 and Σα = 1: margin = Σ v α − X Σ v α' − 2δ, without the cancelling terms of size e^{mε}
+    v = np.array([1.0 + (-1.0 if l <= H else 1.0) * s * float(g) for l, g in enumerate(pr.gamma.table)])
+    d2 = 2 * float(pr.delta)
     cs = corners(pr.Delta)
     pts = [tuple((float(c0) + float(c1) * x) / (x + 1) for (c0, c1) in corner) for corner in cs]
 
@@ -541,9 +549,9 @@ def plain_loop_max(pr: Problem) -> tuple[float, tuple[int, ...]]:
     for combo in itertools.combinations_with_replacement(range(len(cs)), K):
         a1 = pmf([pts[j][0] for j in combo])
         a2 = pmf([pts[j][1] for j in combo])
-        v = float(w @ a1 - Xf * (w @ a2) - b)
-        if v > best:
-            best, arg = v, tuple(combo.count(j) for j in range(len(cs)))
+        val = float(v @ a1 - Xf * (v @ a2) - d2)
+        if val > best:
+            best, arg = val, tuple(combo.count(j) for j in range(len(cs)))
     return best, arg
 
 
