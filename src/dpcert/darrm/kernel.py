@@ -131,6 +131,8 @@ class FloatSetting:
                     hi_g = min(fraction_of(gv.upper()), Fraction(1))
                 else:
                     lo_g = hi_g = Fraction(gv)
+                    if not 0 <= lo_g <= 1:
+                        raise InvalidParameter(f"gamma[{l}]", lo_g, "a value in [0, 1] (the float kernel's analysis)")
                 lo_v, hi_v = (1 - hi_g, 1 - lo_g) if l <= H else (1 + lo_g, 1 + hi_g)
                 v.append(float((lo_v + hi_v) / 2))
                 rho = max(rho, float((hi_v - lo_v) / 2) * (1 + 1e-9))
