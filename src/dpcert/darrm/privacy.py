@@ -17,7 +17,7 @@ Every multiset is decided by a filter:
    a rational function of x for non-integer rational m), so refining the ball always decides otherwise.
 
 **The maximum.** Each row ends with a rigorous interval (margin̂ ± E, sharpened by the exact sign); a chunk's
-largest margin lies between the largest lower end and the largest upper end, and when that is wider than 10^-12
+largest margin lies between the largest lower end and the largest upper end, and when that is wider than 10^-9
 relatively the rows that may hold it are narrowed by balls. The reported maximum is that enclosure (its lower
 end a margin attained, its upper end a bound on every multiset's) and the worst multiset is the row with the
 largest lower end: the maximiser, up to the enclosure's width.
@@ -294,7 +294,7 @@ def _float_setting(pr: Problem) -> FloatSetting:
 #: Rows per chunk whose margin is narrowed by balls to enclose the chunk's maximum tightly.
 MAX_NARROWED_PER_CHUNK = 32
 #: Relative width of a chunk's maximum below which no ball is computed.
-CHUNK_REL_WIDTH = 1e-12
+CHUNK_REL_WIDTH = 1e-9
 
 
 def _down(q: Fraction) -> float:
