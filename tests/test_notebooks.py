@@ -34,7 +34,9 @@ EXPECTED_OUTPUT = {
         "m = 5: gamma_max (subsample 9) is m*eps-DP for every eps: CERTIFIED",  # Theorem 4.1, every eps
         "gamma = 1, m = 5, identical mechanisms: REFUTED",  # notes C8
         "iid dsub, K = 11, m = 3: CERTIFIED, max margin 0",  # Theorem 4.1's setting, continuous maximum
-        "iid one, K = 11, m = 5: REFUTED, max margin [1.256354263e-4, 1.256354264e-4]",
+        # the i.i.d. maximum (an mpmath search along the edge p = e^eps p' gives 2.13090036905e-4); 1.2563e-4 was
+        # the margin at the counterexample point, printed as the maximum before issue 18
+        "iid one, K = 11, m = 5: REFUTED, max margin [2.130900369e-4, 2.130900371e-4]",
         "error at mu = 0.75, dsub: 0.06919",
     ],
     "br_composition.ipynb": [

@@ -10,7 +10,20 @@ from dpcert.core.params import choice, inputs_to_json, integer, validate
 from dpcert.errors import InvalidParameter
 
 ORDER = choice("order", ("max", "forward", "reverse"))
-TABLE = choice("gamma", ("sub", "dsub"), files="a γ table")
+
+
+def _read(value):
+    """A toy table reader: a path's lines, or the values given."""
+    from pathlib import Path
+
+    if isinstance(value, str):
+        if not Path(value).is_file():
+            raise InvalidParameter("gamma", value, "the path of a γ table")
+        return tuple(Path(value).read_text().split())
+    return tuple(value)
+
+
+TABLE = choice("gamma", ("sub", "dsub"), files="a γ table", table=_read)
 
 
 def test_choice_parses_to_the_name_and_records_it_as_given():
@@ -26,11 +39,15 @@ def test_choice_rejects_anything_else_naming_the_choices(bad):
     assert "order" in str(e.value) and "one of max, forward, reverse" in str(e.value)
 
 
-def test_choice_with_files_takes_an_existing_path_only(tmp_path):
+def test_choice_with_files_parses_a_path_to_its_table_never_to_the_path(tmp_path):
     table = tmp_path / "g.csv"
-    table.write_text("l,gamma\n0,1\n1,1\n")
-    assert TABLE.parse(str(table)) == str(table)
-    with pytest.raises(InvalidParameter, match="or the path of a γ table"):
+    table.write_text("1 1\n")
+    assert TABLE.parse(str(table)) == ("1", "1")
+    assert inputs_to_json(validate([TABLE], {"gamma": str(table)})) == {"gamma": ["1", "1"]}
+    assert TABLE.parse(["1", "1"]) == ("1", "1")  # a recorded table
+    with pytest.raises(InvalidParameter, match="not a path"):
+        validate([TABLE], {"gamma": str(table)}, files=False)  # a certificate's inputs
+    with pytest.raises(InvalidParameter, match="the path of a γ table"):
         TABLE.parse(str(tmp_path / "missing.csv"))
     with pytest.raises(InvalidParameter):
         TABLE.parse(str(tmp_path))  # a directory is not a table
@@ -41,6 +58,8 @@ def test_choice_with_files_takes_an_existing_path_only(tmp_path):
 def test_choice_needs_string_choices():
     with pytest.raises(ValueError):
         choice("x", ())
+    with pytest.raises(ValueError):
+        choice("x", ("a",), files="a table")  # a file kind needs its reader
     with pytest.raises(ValueError):
         choice("x", ("a", ""))
 

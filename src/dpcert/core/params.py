@@ -7,10 +7,9 @@ A :class:`Param` knows its name, whether it is an integer or a real, and its dom
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, Literal
 
 from dpcert.arith.exact import Exact, parse_int, parse_rational
@@ -30,7 +29,7 @@ __all__ = [
     "INT_MAX_ABS",
 ]
 
-Value = int | Exact | tuple[Exact, ...] | str
+Value = int | Exact | tuple[Exact, ...] | str | tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -48,8 +47,12 @@ class Param:
             (:data:`REAL_MAX_ABS`, :data:`INT_MAX_ABS`) so that no input makes a computation run out of memory or
             time: e^ε at ε = 10^11 has an exponent of 10^11 bits. A quantity that can take more says so.
         choices: ``"choice"`` only; the names accepted.
-        files: ``"choice"`` only; if not empty, the path of an existing file is accepted too, and this describes
-            what the file holds (e.g. ``"a γ table (CSV 'l,gamma' or a JSON list)"``).
+        files: ``"choice"`` only; if not empty, a table is accepted too, given as the path of a file or as the
+            table itself, and this describes what the file holds (e.g. ``"a γ table (CSV 'l,gamma' or a JSON list)"``).
+        table: ``"choice"`` with ``files`` only; ``table(value)`` reads a path (through :mod:`dpcert.core.files`) or
+            checks a table given as a list of exact value strings, and returns the table as a tuple of exact value
+            strings. That tuple is the parsed value, recorded in certificates in place of the path, so that a
+            certificate holds the table itself and re-checking it reads no file.
         default: ``"choice"`` only; the value taken when the input is not given (``None``: required). It is parsed
             like a given value and recorded in certificates and JSON output like one.
     """
@@ -66,11 +69,12 @@ class Param:
     choices: tuple[str, ...] = ()
     files: str = ""
     default: str | None = None
+    table: Callable[[Any], tuple[str, ...]] | None = None
 
     def allowed(self) -> str:
         if self.kind == "choice":
             names = "one of " + ", ".join(self.choices)
-            names = f"{names} or the path of {self.files}" if self.files else names
+            names = f"{names} or {self.files} (its path, or the table as a list of values)" if self.files else names
             return names + (f" (default {self.default})" if self.default is not None else "")
         what = "an odd integer" if self.odd else ("an integer" if self.kind == "int" else "a real number")
         if self.kind == "reals":
@@ -90,11 +94,22 @@ class Param:
             what += " (give decimals as strings, e.g. '0.1', to mean them exactly)"
         return what
 
-    def parse(self, value: Any) -> Value:
-        """Parse and range-check one value (a list of reals: each element; a choice: the name or file path)."""
+    def parse(self, value: Any, *, files: bool = True) -> Value:
+        """Parse and range-check one value (a list of reals: each element; a choice: the name or a table).
+
+        ``files=False`` refuses a table given as a path (a certificate records tables, never paths: re-checking it
+        reads no file).
+        """
         if self.kind == "choice":
-            if isinstance(value, str) and (value in self.choices or (self.files and value and Path(value).is_file())):
+            if isinstance(value, str) and value in self.choices:
                 return value
+            if self.table is not None and isinstance(value, (list, tuple)) and value:
+                return self.table(value)  # a recorded table (a certificate's) is checked as a file's is
+            if self.table is not None and isinstance(value, str) and value:
+                if not files:
+                    what = f"one of {', '.join(self.choices)} or a table recorded as its values, not a path"
+                    raise InvalidParameter(self.name, value, what)
+                return self.table(value)  # a path is read here, once
             raise InvalidParameter(self.name, value, self.allowed())
         if self.kind == "reals":
             items = value.split(",") if isinstance(value, str) else value
@@ -173,10 +188,20 @@ def reals(
     return Param(name, "reals", _exact(lo), _exact(hi), lo_open, hi_open, False, doc, _exact(max_abs))
 
 
-def choice(name: str, choices: Sequence[str], *, files: str = "", default: str | None = None, doc: str = "") -> Param:
-    """A string parameter taking one of ``choices`` (or, with ``files``, the path of an existing file).
+def choice(
+    name: str,
+    choices: Sequence[str],
+    *,
+    files: str = "",
+    table: Callable[[Any], tuple[str, ...]] | None = None,
+    default: str | None = None,
+    doc: str = "",
+) -> Param:
+    """A string parameter taking one of ``choices`` (or, with ``files`` and ``table``, a table: a file or its values).
 
-    The parsed value is the string itself; it is recorded as given in certificates and JSON output. With a
+    A name parses to the string itself; a table (the path of a file, or the list of its values) parses to the tuple
+    of its exact value strings returned by ``table``, never to the path: certificates and JSON output record the
+    table itself, so that re-checking reads no file and a file changed or moved afterwards changes nothing. With a
     ``default`` (one of ``choices``) the input may be left out; only choices have defaults, since a number a user
     did not give is a number a claim did not state.
     """
@@ -184,7 +209,11 @@ def choice(name: str, choices: Sequence[str], *, files: str = "", default: str |
         raise ValueError(f"choice parameter {name!r} needs non-empty string choices, got {choices!r}")
     if default is not None and default not in choices:
         raise ValueError(f"default {default!r} of choice parameter {name!r} is not one of {choices!r}")
-    return Param(name, "choice", doc=doc, max_abs=None, choices=tuple(choices), files=files, default=default)
+    if bool(files) != (table is not None):
+        raise ValueError(f"choice parameter {name!r}: files (what a table holds) and table (its reader) go together")
+    return Param(
+        name, "choice", doc=doc, max_abs=None, choices=tuple(choices), files=files, default=default, table=table
+    )
 
 
 def probability(name: str, *, zero: bool = True, one: bool = False, doc: str = "") -> Param:
@@ -192,8 +221,12 @@ def probability(name: str, *, zero: bool = True, one: bool = False, doc: str = "
     return real(name, 0, 1, lo_open=not zero, hi_open=not one, doc=doc)
 
 
-def validate(params: Sequence[Param], inputs: Mapping[str, Any], *, where: str = "") -> dict[str, Value]:
+def validate(
+    params: Sequence[Param], inputs: Mapping[str, Any], *, where: str = "", files: bool = True
+) -> dict[str, Value]:
     """Parse ``inputs`` against ``params``: every parameter without a default required, no unknown names.
+
+    ``files=False`` (a certificate's inputs) refuses a table given as a file path: it must be recorded as its values.
 
     Raises:
         InvalidParameter: for a missing, unknown or out-of-domain parameter.
@@ -209,12 +242,13 @@ def validate(params: Sequence[Param], inputs: Mapping[str, Any], *, where: str =
                 raise InvalidParameter(p.name, None, f"{p.allowed()} (required{where})")
             out[p.name] = p.parse(p.default)
         else:
-            out[p.name] = p.parse(inputs[p.name])
+            out[p.name] = p.parse(inputs[p.name], files=files)
     return out
 
 
 def inputs_to_json(values: Mapping[str, Value]) -> dict[str, Any]:
-    """JSON record of parsed inputs: integers as ints, reals as {given, type, exact}."""
+    """JSON record of parsed inputs: integers as ints, reals as {given, type, exact}, a choice's table as the list of
+    its exact value strings."""
 
     def one(v: Value) -> Any:
         if isinstance(v, tuple):

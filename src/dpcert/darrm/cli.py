@@ -4,6 +4,14 @@
         [--workers N] [--certificate DIR] [--json]
     dpcert darrm error gamma=sub K=11 m=3 mu=0.75 [--json]
 
+``gamma`` is a name (sub, dsub, max, const, one) or a γ table file (CSV ``l,gamma`` or a JSON list): the file is
+read once, here, and the claim and its certificate record the table itself, so ``dpcert check`` reads no file.
+
+Every number shown says what it is: ``max margin (encloses the maximum)``, ``max margin (a bracket ...)``, ``max
+margin <= ...`` (an upper bound), ``margin at the counterexample ...`` (a value at a point), ``worst multiset``;
+``--json`` has the same under ``max_margin``, ``max_margin_bracket``, ``margin_upper_bound``,
+``margin_at_counterexample`` and ``worst_multiset``, and ``enclosure`` always encloses the largest margin.
+
 Exit codes as ``dpcert verify``: 0 certified, 1 refuted, 2 undecided or bad input.
 """
 
@@ -83,6 +91,8 @@ def _cmd_certify(a: argparse.Namespace) -> int:
 
     kw: dict[str, Any] = {k: inputs[k] for k in names}
     kw["K"] = parse_int(inputs["K"], "K")
+    # a γ file is read once, here: the claim (and its certificate) holds the table itself, never the path
+    kw["gamma"] = _gamma_input(inputs["gamma"])
     if a.for_all_eps:
         fn, mode = pc.check_private_all_eps, "for every eps > 0"
     elif a.iid:
@@ -94,7 +104,8 @@ def _cmd_certify(a: argparse.Namespace) -> int:
     claim = FunctionClaim(
         "user.darrm.certify",
         "Jiang–Zhang–Joshi, DaRRM (TMLR), Lemma 3.4 and Lemma 5.1",
-        f"DaRRM_gamma is private ({mode}) for {', '.join(f'{k}={v}' for k, v in kw.items() if k != 'workers')}",
+        f"DaRRM_gamma is private ({mode}) for "
+        + ", ".join(_describe(k, v, inputs) for k, v in kw.items() if k != "workers"),
         fn=fn,
         inputs=kw,
     )
@@ -115,20 +126,22 @@ def _cmd_certify(a: argparse.Namespace) -> int:
     ev = result.evidence
     if a.json:
         out = {"verdict": result.verdict.value, "mode": mode, **{k: v for k, v in kw.items()}}
+        if isinstance(kw["gamma"], tuple):
+            out["gamma_file"] = inputs["gamma"]  # informational: the table itself is "gamma"
         out.update(ev.to_json())
+        # the labelled numbers, at the top level too (``enclosure`` always encloses the largest margin)
+        out.update({k: ev.extra[k] for k in _LABELLED if k in ev.extra})
         out["seconds"] = round(seconds, 4)
         print_json(out)
     else:
         print(f"{result.verdict.value}: {ev.detail}")
-        if ev.worst_case is not None:
-            print(f"  worst: {ev.worst_case}")
-        if ev.enclosure is not None:
-            lo, hi = ev.enclosure.decimal(15)
-            print(f"  max margin: [{lo}, {hi}]")
+        for line in _labelled_lines(ev.extra):
+            print(f"  {line}")
         if ev.counts:
             print(f"  decided by path: {ev.counts}")
         for k, v in ev.extra.items():
-            print(f"  {k}: {v}")
+            if k not in _LABELLED:
+                print(f"  {k}: {v}")
         print(f"  time: {seconds:.3f} s")
     return _EXIT.get(result.verdict.value, 2)
 
@@ -143,7 +156,7 @@ def _cmd_error(a: argparse.Namespace) -> int:
     which = "p" if "p" in inputs else "mu"
     _need(inputs, ["gamma", "K", "m", which])
     K = parse_int(inputs["K"], "K")
-    g = utility._gamma(inputs["gamma"], K, parse_rational(inputs["m"], "m"))
+    g = utility._gamma(_gamma_input(inputs["gamma"]), K, parse_rational(inputs["m"], "m"))
     if which == "mu":
         mu = parse_rational(inputs["mu"], "mu").value
         if not 0 <= mu <= 1:
@@ -158,6 +171,51 @@ def _cmd_error(a: argparse.Namespace) -> int:
     else:
         print(f"E(DaRRM_{inputs['gamma']}) = {dec}  (exact: {val})")
     return 0
+
+
+#: The evidence keys that say what a number is (see :mod:`dpcert.darrm.privacy_claims`).
+_LABELLED = ("max_margin", "max_margin_bracket", "margin_upper_bound", "margin_at_counterexample", "worst_multiset")
+
+
+def _labelled_lines(extra: dict[str, Any]) -> list[str]:
+    """One line per labelled number: the maximum, a bracket of it, an upper bound, a value at a point."""
+
+    def ends(rec: dict[str, str]) -> str:
+        return f"[{rec['lo']}, {rec['hi']}]"
+
+    out = []
+    if "max_margin" in extra:
+        out.append(f"max margin (encloses the maximum): {ends(extra['max_margin'])}")
+    if "max_margin_bracket" in extra:
+        out.append(f"max margin (a bracket of the maximum, not tight): {ends(extra['max_margin_bracket'])}")
+    if "margin_upper_bound" in extra:
+        ub = extra["margin_upper_bound"]
+        out.append(f"max margin <= {ub['hi']} ({ub['is']})")
+    if "margin_at_counterexample" in extra:
+        ce = extra["margin_at_counterexample"]
+        at = f"(p, p') = ({ce['p']}, {ce['p_prime']})" if "p" in ce else ce["corner"]
+        out.append(f"margin at the counterexample {at}: {ends(ce['margin'])} (a value at that point)")
+    if "worst_multiset" in extra:
+        w = extra["worst_multiset"]
+        out.append(f"worst multiset: {', '.join(w['corners'])}, its margin {ends(w['margin'])}")
+    return out
+
+
+def _gamma_input(value: str) -> Any:
+    """γ as a claim records it: a name, or a table file read (bounded) into the tuple of its exact values."""
+    from dpcert.darrm.params import gamma_param
+
+    return gamma_param().parse(value)
+
+
+def _describe(name: str, value: Any, given: dict[str, str]) -> str:
+    """``name=value`` for a statement; a γ table shows its values (and, for information, the file it came from)."""
+    if name == "gamma" and isinstance(value, tuple):
+        vals = ", ".join(value) if len(value) <= 12 else ", ".join(value[:6]) + ", ..., " + ", ".join(value[-6:])
+        from pathlib import Path
+
+        return f"gamma=table ({vals}) read from {Path(given['gamma']).name}"
+    return f"{name}={value}"
 
 
 class _Progress:

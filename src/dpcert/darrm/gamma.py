@@ -46,6 +46,7 @@ __all__ = [
     "gamma_const",
     "symmetric_form",
     "load_table",
+    "read_table",
     "NAMED",
 ]
 
@@ -261,6 +262,18 @@ def symmetric_form(h: Any, name: str = "symmetric-form") -> Gamma:
     return Gamma(name, g)
 
 
+def _table_strings(values: Any, K: int | None, name: str) -> tuple[tuple[str, ...], Gamma]:
+    """The table's values as given (stripped strings) and its checked :class:`Gamma`."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple)):
+        raise InvalidParameter("gamma", values, "a γ table: a list of K + 1 exact values")
+    given = []
+    for l, v in enumerate(values):
+        if not isinstance(v, str):
+            raise InvalidParameter(f"{name} row l={l}", v, "an exact decimal or fraction written as a string")
+        given.append(v.strip())
+    return tuple(given), validate_table(given, K, name=name)
+
+
 def validate_table(values: Any, K: int | None = None, name: str = "table") -> Gamma:
     """A user's γ table checked: length K + 1 (K odd), values exact in [0, 1], symmetric.
 
@@ -287,29 +300,17 @@ def validate_table(values: Any, K: int | None = None, name: str = "table") -> Ga
     return Gamma(name, tuple(vals))
 
 
-def load_table(path: str | Path, K: int | None = None) -> Gamma:
-    """Read a γ table: a CSV file with header ``l,gamma`` and rows l = 0..K, or a JSON list of K + 1 values.
+def _read_values(path: str | Path) -> tuple[list[str], str]:
+    """The value strings of a γ table file (CSV ``l,gamma`` or a JSON list) and the file's name; read bounded."""
+    from dpcert.core.files import loads_json, read_text
 
-    Values are exact decimals (``"0.25"``) or fractions (``"1/3"``); JSON numbers are read from their text.
-
-    Raises:
-        InvalidParameter: unreadable file, malformed rows, wrong length, values outside [0, 1], not symmetric.
-    """
     p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as exc:
-        raise InvalidParameter("gamma", str(path), f"a readable table file ({exc.strerror})") from None
+    text = read_text(p, what="gamma")
     if p.suffix.lower() == ".json" or text.lstrip().startswith("["):
-        try:
-            data = json.loads(text, parse_float=str, parse_int=str)
-        except json.JSONDecodeError as exc:
-            raise InvalidParameter(
-                "gamma", str(path), f"a JSON list of values ({exc.msg} at line {exc.lineno})"
-            ) from None
+        data = loads_json(text, where=str(path), what="gamma", parse_float=str, parse_int=str)
         if not isinstance(data, list):
             raise InvalidParameter("gamma", str(path), "a JSON list of K + 1 values")
-        return validate_table([str(v) for v in data], K, name=p.name)
+        return [v if isinstance(v, str) else json.dumps(v) for v in data], p.name
     rows = list(csv.reader(io.StringIO(text)))
     rows = [r for r in rows if r and any(c.strip() for c in r)]
     if not rows or [c.strip().lower() for c in rows[0]] != ["l", "gamma"]:
@@ -319,11 +320,42 @@ def load_table(path: str | Path, K: int | None = None) -> Gamma:
         if len(r) != 2 or r[0].strip() != str(i):
             raise InvalidParameter(f"{p.name} row {i + 2}", ",".join(r), f"'{i},<value>' (rows l = 0..K in order)")
         vals.append(r[1].strip())
-    return validate_table(vals, K, name=p.name)
+    return vals, p.name
 
 
-def named_gamma(gamma: str, K: int, m: Fraction, eps: Fraction, Delta: Fraction, delta: Fraction) -> Gamma:
-    """γ from its CLI / quantity name (``sub``, ``dsub``, ``max``, ``const``, ``one``) or a table path.
+def load_table(path: str | Path, K: int | None = None) -> Gamma:
+    """Read a γ table: a CSV file with header ``l,gamma`` and rows l = 0..K, or a JSON list of K + 1 values.
+
+    Values are exact decimals (``"0.25"``) or fractions (``"1/3"``); JSON numbers are read from their text. The
+    file is read through :func:`dpcert.core.files.read_text` (bounded; FIFOs, devices, binary files refused).
+
+    Raises:
+        InvalidParameter: unreadable file, malformed rows, wrong length, values outside [0, 1], not symmetric.
+    """
+    vals, name = _read_values(path)
+    return _table_strings(vals, K, name)[1]
+
+
+def read_table(value: Any) -> tuple[str, ...]:
+    """A γ table as the tuple of its exact value strings, from a file path or from the values themselves.
+
+    This is what the γ parameter records (:func:`dpcert.darrm.params.gamma_param`): a certificate holds the table,
+    never a path, so re-checking it reads no file. The values are checked as a file's are (length K + 1 with K odd,
+    exact values in [0, 1], symmetric); K itself is checked against the table where γ is used.
+
+    Raises:
+        InvalidParameter: an unreadable or malformed file, or a malformed table.
+    """
+    if isinstance(value, (str, Path)):
+        vals, name = _read_values(value)
+        return _table_strings(vals, None, name)[0]
+    return _table_strings(value, None, "gamma")[0]
+
+
+def named_gamma(gamma: Any, K: int, m: Fraction, eps: Fraction, Delta: Fraction, delta: Fraction) -> Gamma:
+    """γ from its CLI / quantity name (``sub``, ``dsub``, ``max``, ``const``, ``one``) or its table (a list of exact
+    value strings, as :func:`read_table` returns it). A path is not accepted here: a file is read once, where the
+    input is parsed (:func:`read_table`), so that a check re-run from a certificate never reads one.
 
     ``const`` uses τ = K and λ = 1 − (1 − Δ)^K (simple composition; notes A3's best reading; λ = 0 for Δ = 0).
     """
@@ -338,4 +370,7 @@ def named_gamma(gamma: str, K: int, m: Fraction, eps: Fraction, Delta: Fraction,
     if gamma == "const":
         lam = 1 - (1 - Delta) ** K
         return gamma_const(K, check_integer_m(K, m), delta, lam=lam, eps=eps)
-    return load_table(gamma, K)
+    if isinstance(gamma, (list, tuple)):
+        return _table_strings(gamma, K, "table")[1]
+    what = f"one of {', '.join(NAMED)} or a table (a list of K + 1 exact values; a file is read by the CLI)"
+    raise InvalidParameter("gamma", gamma, what)

@@ -46,7 +46,7 @@ from flint import arb, arb_poly, fmpq, fmpq_poly
 from dpcert.arith.ball import Enclosure, ball, fraction_of, poly_at, sign_at_exp, workprec
 from dpcert.arith.exact import RationalFunction, X
 from dpcert.core.claim import Verdict
-from dpcert.darrm.privacy import PrivacyResult, Problem, certify, row_margin
+from dpcert.darrm.privacy import PrivacyResult, Problem, certify, narrow_margin, row_margin
 from dpcert.errors import PrecisionExhausted
 
 __all__ = ["IidResult", "EdgeMax", "certify_iid", "iid_margin", "in_region", "iid_hypotheses", "maximise_iid"]
@@ -55,6 +55,8 @@ __all__ = ["IidResult", "EdgeMax", "certify_iid", "iid_margin", "in_region", "ii
 BOX_BUDGET = 20000
 #: Working precision of the branch-and-bound (bits).
 BNB_PREC = 320
+#: Below this magnitude the branch-and-bound's relative gap becomes absolute (rel_gap times this).
+_GAP_FLOOR = Fraction(1, 10**6)
 
 
 def iid_margin(pr: Problem, p: Fraction, pp: Fraction, prec: int = 256) -> arb:
@@ -156,8 +158,16 @@ def _phi_poly(table: tuple[Fraction, ...]) -> fmpq_poly:
 class EdgeMax:
     """The certified maximum of the margin along one edge of F (t ∈ [0, T]).
 
-    ``argmax`` is the t-interval of the box holding the best certified value (REFUTED: the rational point (p, p')
-    of the counterexample).
+    Attributes:
+        edge: "A" or "B".
+        verdict: CERTIFIED (max <= 0), REFUTED (a certified point with margin > 0), UNDECIDED.
+        enclosure: encloses the maximum of the margin along the edge (its lower end a margin attained on the edge,
+            its upper end a bound over the whole edge); an end is ``None`` when unknown.
+        argmax: the t-interval of the box holding the best value found.
+        boxes: boxes examined by the branch-and-bound.
+        tangent: what was proved at t = 0.
+        point: REFUTED only: a rational point (p, p') certified inside F whose margin is certified > 0.
+        point_margin: the margin at ``point`` (a value at that point, not the maximum).
     """
 
     edge: str
@@ -166,6 +176,8 @@ class EdgeMax:
     argmax: tuple[Fraction, Fraction]
     boxes: int
     tangent: str = ""
+    point: tuple[Fraction, Fraction] | None = None
+    point_margin: Enclosure | None = None
 
 
 class _Edge:
@@ -292,71 +304,48 @@ def _tangent_start(e: _Edge) -> tuple[str, Fraction, Verdict | None]:
     return "t = 0 tangency undecided", Fraction(0), Verdict.UNDECIDED
 
 
-def maximise_edge(
-    pr: Problem, name: str, *, budget: int = BOX_BUDGET, rel_gap: Fraction = Fraction(1, 10**6)
-) -> EdgeMax:
-    """Certified max of the margin along edge ``name`` ("A" or "B") of F, under (H1)–(H2)."""
-    with workprec(BNB_PREC):
-        e = _Edge(pr, name)
-        T_hi = fraction_of(e.T.upper())
-    note, r0, v0 = _tangent_start(e)
+def _branch_and_bound(
+    e: _Edge, r0: Fraction, T_hi: Fraction, *, budget: int, rel_gap: Fraction, stop_when_decided: bool
+) -> tuple[Fraction | None, tuple[Fraction, Fraction] | None, Fraction, int]:
+    """Enclose max h on [r0, T⁺] (and the exact 0 at t = 0 when r0 > 0): (lower, its box, upper, boxes).
+
+    The lower end is h at a point of the edge (a box's midpoint, or T's lower end when the midpoint lies beyond
+    it), so a margin attained in F; the upper end bounds h on every box left. It stops when the sign of the maximum
+    is decided and the gap is below ``rel_gap`` (or the budget is spent); ``stop_when_decided`` also stops soon
+    after a positive value is found (a verdict only, not the maximum).
+    """
     zero = Fraction(0)
-    if v0 == Verdict.REFUTED:
-        # find a rational point inside F with a certified positive margin, walking towards t = 0
-        t = min(T_hi, Fraction(1, 4))
-        for _ in range(400):
-            pt = e.point(t) if t else None
-            if pt is not None:
-                b = iid_margin(pr, *pt, prec=BNB_PREC)
-                if b > 0:
-                    return EdgeMax(name, Verdict.REFUTED, Enclosure.from_ball(b), pt, 0, note)
-            t /= 2
-        pt0 = e.point(zero)
-        if pt0 is not None:
-            b = iid_margin(pr, *pt0, prec=BNB_PREC)
-            if b > 0:
-                return EdgeMax(name, Verdict.REFUTED, Enclosure.from_ball(b), pt0, 0, note)
-        return EdgeMax(name, Verdict.UNDECIDED, Enclosure(None, None), (zero, zero), 0, note + "; no rational point")
-    if v0 == Verdict.UNDECIDED:
-        return EdgeMax(name, Verdict.UNDECIDED, Enclosure(None, None), (zero, zero), 0, note)
-    if v0 == Verdict.CERTIFIED:
-        return EdgeMax(name, Verdict.CERTIFIED, Enclosure.exact(0), (zero, T_hi), 0, note)
-    # lower bound: the best certified value found; a tangent start contributes the exact 0 at t = 0
     best_lo, best_t = (zero, (zero, zero)) if r0 > 0 else (None, None)
     best_hi_val = zero if r0 > 0 else None
     heap: list[tuple[Fraction, Fraction, Fraction]] = []
     boxes = 0
+    with workprec(BNB_PREC):
+        T_lo = fraction_of(e.T.lower())
 
     def push(a: Fraction, b: Fraction) -> None:
         nonlocal best_lo, best_t, boxes
         boxes += 1
         with workprec(BNB_PREC):
             up, hm = e.upper(a, b)
+            if (a + b) / 2 > T_lo:  # the midpoint may lie beyond the edge's end: take a value on the edge
+                hm = e.h(ball(T_lo))
         lo = fraction_of(hm.lower())
         if best_lo is None or lo > best_lo:
             best_lo, best_t = lo, (a, b)
         heapq.heappush(heap, (-fraction_of(up), a, b))
 
-    with workprec(BNB_PREC):
-        hT = e.h(e.T)
-    if not hT < 0:
-        # the inner corner (shared by A and B) may be tight; no box containing it can be certified <= 0
-        verdict = Verdict.REFUTED if hT > 0 else Verdict.UNDECIDED
-        note += "; margin at the inner corner ((e^eps + Delta)/(e^eps + 1), (1 - Delta)/(e^eps + 1)) not < 0"
-        if verdict == Verdict.UNDECIDED:
-            return EdgeMax(name, verdict, Enclosure.from_ball(hT), (T_hi, T_hi), 0, note)
     push(r0, T_hi)
     while heap:
         U = -heap[0][0]
         if best_hi_val is not None and best_hi_val > U:
             U = best_hi_val
         L = best_lo
-        decided = U <= 0 or L > 0
-        if decided and U - L <= rel_gap * (1 + abs(L)):
+        # the sign decided and the gap closed: relative to the maximum, absolute only below 10^-6
+        if (U <= 0 or L > 0) and U - L <= rel_gap * max(abs(L), _GAP_FLOOR):
             break
         if boxes >= budget:
             break
-        if L > 0 and boxes > 200:
+        if stop_when_decided and L > 0 and boxes > 200:
             break
         negU, a, b = heapq.heappop(heap)
         if -negU < L:  # cannot hold the maximum
@@ -365,21 +354,76 @@ def maximise_edge(
         push(a, m)
         push(m, b)
     U = max([-h[0] for h in heap[:1]] + ([best_hi_val] if best_hi_val is not None else []) + [best_lo])
-    enc = Enclosure(best_lo, U)
-    arg = best_t if best_t is not None else (zero, zero)
-    if U <= 0:
-        return EdgeMax(name, Verdict.CERTIFIED, enc, arg, boxes, note)
-    if best_lo > 0:
-        pt = e.point((arg[0] + arg[1]) / 2)
+    return best_lo, best_t, U, boxes
+
+
+def _refuting_point(pr: Problem, e: _Edge, ts: list[Fraction]) -> tuple[tuple[Fraction, Fraction], Enclosure] | None:
+    """The first rational point of F next to the edge at one of ``ts`` whose margin is certified > 0."""
+    for t in ts:
+        pt = e.point(t)
         if pt is not None:
             b = iid_margin(pr, *pt, prec=BNB_PREC)
             if b > 0:
-                return EdgeMax(name, Verdict.REFUTED, Enclosure.from_ball(b), pt, boxes, note)
+                return pt, Enclosure.from_ball(b)
+    return None
+
+
+def maximise_edge(
+    pr: Problem, name: str, *, budget: int = BOX_BUDGET, rel_gap: Fraction = Fraction(1, 10**9)
+) -> EdgeMax:
+    """Certified max of the margin along edge ``name`` ("A" or "B") of F, under (H1)–(H2).
+
+    The enclosure is of the maximum in every verdict; a REFUTED edge also gives a rational counterexample point
+    and the margin there (a value at that point, below the maximum).
+    """
+    with workprec(BNB_PREC):
+        e = _Edge(pr, name)
+        T_hi = fraction_of(e.T.upper())
+    note, r0, v0 = _tangent_start(e)
+    zero = Fraction(0)
+    if v0 == Verdict.REFUTED:
+        # find a rational point inside F with a certified positive margin, walking towards t = 0
+        t, ts = min(T_hi, Fraction(1, 4)), []
+        for _ in range(400):
+            ts.append(t)
+            t /= 2
+        found = _refuting_point(pr, e, [*ts, zero])
+        if found is None:
+            return EdgeMax(
+                name, Verdict.UNDECIDED, Enclosure(zero, None), (zero, zero), 0, note + "; no rational point"
+            )
+        lo, arg, U, boxes = _branch_and_bound(e, zero, T_hi, budget=budget, rel_gap=rel_gap, stop_when_decided=False)
+        enc = Enclosure(max(found[1].lo, lo if lo is not None else found[1].lo), max(U, found[1].hi))
+        return EdgeMax(name, Verdict.REFUTED, enc, arg or (zero, zero), boxes, note, *found)
+    if v0 == Verdict.UNDECIDED:
+        return EdgeMax(name, Verdict.UNDECIDED, Enclosure(None, None), (zero, zero), 0, note)
+    if v0 == Verdict.CERTIFIED:
+        return EdgeMax(name, Verdict.CERTIFIED, Enclosure.exact(0), (zero, T_hi), 0, note)
+    with workprec(BNB_PREC):
+        hT = e.h(e.T)
+    if not hT < 0:
+        # the inner corner (shared by A and B) may be tight; no box containing it can be certified <= 0
+        note += "; margin at the inner corner ((e^eps + Delta)/(e^eps + 1), (1 - Delta)/(e^eps + 1)) not < 0"
+        if not hT > 0:
+            return EdgeMax(name, Verdict.UNDECIDED, Enclosure.from_ball(hT), (T_hi, T_hi), 0, note)
+    lo, arg, U, boxes = _branch_and_bound(e, r0, T_hi, budget=budget, rel_gap=rel_gap, stop_when_decided=False)
+    enc = Enclosure(lo, U)
+    arg = arg if arg is not None else (zero, zero)
+    if U <= 0:
+        return EdgeMax(name, Verdict.CERTIFIED, enc, arg, boxes, note)
+    if lo is not None and lo > 0:
+        found = _refuting_point(pr, e, [(arg[0] + arg[1]) / 2, arg[0], arg[1]])
+        if found is not None:
+            return EdgeMax(name, Verdict.REFUTED, enc, arg, boxes, note, *found)
     return EdgeMax(name, Verdict.UNDECIDED, enc, arg, boxes, note + f"; box budget {budget} exhausted")
 
 
 def maximise_iid(pr: Problem, *, budget: int = BOX_BUDGET) -> tuple[Verdict, Enclosure, list[EdgeMax]]:
-    """The certified max over F of the i.i.d. margin, by the boundary reduction (needs (H1)–(H2))."""
+    """The certified max over F of the i.i.d. margin, by the boundary reduction (needs (H1)–(H2)).
+
+    Returns:
+        (verdict, enclosure of the maximum over F (the largest of the edges' maxima), the edges).
+    """
     edges = [maximise_edge(pr, n, budget=budget) for n in ("A", "B")]
     if any(r.verdict == Verdict.REFUTED for r in edges):
         v = Verdict.REFUTED
@@ -395,10 +439,23 @@ def maximise_iid(pr: Problem, *, budget: int = BOX_BUDGET) -> tuple[Verdict, Enc
 
 @dataclass
 class IidResult:
-    """The i.i.d. verdict, its method, the enclosure of the max margin over F and where it is attained.
+    """The i.i.d. verdict, its method, and every number labelled for what it is.
 
-    ``edges`` holds the per-edge maxima of the boundary reduction (empty when its hypotheses fail); ``finite`` the
-    multiset certificate when the fallback ran; ``point`` a rational counterexample point (p, p') in F.
+    Attributes:
+        verdict: CERTIFIED (the largest i.i.d. margin is <= 0), REFUTED, UNDECIDED.
+        method: how the verdict was reached.
+        finite: the multiset certificate, when the fallback ran (its maximum is over all, not only identical,
+            mechanisms: an upper bound of the i.i.d. maximum).
+        point: a rational point (p, p') certified inside F: the counterexample when REFUTED by a point, else the
+            best i.i.d. point evaluated by the fallback (``None`` when there is none).
+        point_margin: the margin at ``point`` (a value at that point).
+        corner: REFUTED with all K mechanisms at one corner of F: that corner (its (p, p') depends on e^ε, so it
+            is named, not written as a rational point); ``point_margin`` is then the margin there.
+        margin: an enclosure of the largest i.i.d. margin over F: the maximum itself when ``margin_is_max``
+            (boundary reduction), else a bracket (lower end: a margin attained at an i.i.d. configuration; upper
+            end: the all-multiset maximum); ``None`` when nothing is known.
+        margin_is_max: whether ``margin`` is the branch-and-bound's enclosure of the maximum (to its gap).
+        edges: per-edge maxima of the boundary reduction (``None`` when its hypotheses fail).
     """
 
     verdict: Verdict
@@ -407,6 +464,9 @@ class IidResult:
     point: tuple[Fraction, Fraction] | None = None
     margin: Enclosure | None = None
     edges: list[EdgeMax] | None = None
+    point_margin: Enclosure | None = None
+    corner: str | None = None
+    margin_is_max: bool = False
 
 
 def _candidates(pr: Problem) -> list[tuple[Fraction, Fraction]]:
@@ -424,27 +484,45 @@ def _candidates(pr: Problem) -> list[tuple[Fraction, Fraction]]:
 
 
 def _fallback(pr: Problem, workers: int, why: str) -> IidResult:
+    """The multiset certificate (an upper bound of the i.i.d. maximum) and i.i.d. configurations (lower bounds):
+    all K mechanisms at one corner of F, then rational points of F."""
+    from dpcert.darrm.corners import corner_label
+
     fin = certify(pr, workers=workers)
-    if fin.verdict == Verdict.CERTIFIED:
-        return IidResult(Verdict.CERTIFIED, f"{why}; implied by the certificate over all corner multisets", fin)
+    hi = fin.margin.hi
+    # all K mechanisms at corner j: an i.i.d. configuration whose margin is an exact multiset's
+    best_corner: tuple[Enclosure, int] | None = None
     for j in range(pr.n_corners):
         rm = row_margin(pr, tuple(pr.K if i == j else 0 for i in range(pr.n_corners)))
-        if not rm.is_zero() and rm.sign() > 0:
-            return IidResult(
-                Verdict.REFUTED, f"{why}; all K mechanisms at corner {j}", fin, None, Enclosure.from_ball(rm.ball(128))
-            )
-    best = None
-    for p, pp in _candidates(pr):
-        if not in_region(pr, p, pp):
-            continue
-        b = iid_margin(pr, p, pp)
-        if b > 0:
-            enc = Enclosure.from_ball(b)
+        enc = Enclosure.exact(0) if rm.is_zero() else narrow_margin(rm)
+        if best_corner is None or enc.lo > best_corner[0].lo:
+            best_corner = (enc, j)
+    assert best_corner is not None
+    cenc, cj = best_corner
+    corner = f"all K mechanisms at (p, p') = {corner_label(pr.Delta, cj)}, x = e^eps"
+    best: tuple[tuple[Fraction, Fraction], Enclosure] | None = None
+    if fin.verdict != Verdict.CERTIFIED and not cenc.lo > 0:
+        for p, pp in _candidates(pr):
+            if not in_region(pr, p, pp):
+                continue
+            enc = Enclosure.from_ball(iid_margin(pr, p, pp))
             if best is None or enc.lo > best[1].lo:
                 best = ((p, pp), enc)
-    if best is not None:
-        return IidResult(Verdict.REFUTED, f"{why}; certified i.i.d. point inside F", fin, best[0], best[1])
-    return IidResult(Verdict.UNDECIDED, f"{why}; multiset check failed and no i.i.d. counterexample found", fin)
+    lo = max(cenc.lo, best[1].lo) if best is not None else cenc.lo
+    bracket = Enclosure(lo, hi)
+    if fin.verdict == Verdict.CERTIFIED:
+        return IidResult(
+            Verdict.CERTIFIED, f"{why}; implied by the certificate over all corner multisets", fin, margin=bracket
+        )
+    if cenc.lo > 0:
+        return IidResult(Verdict.REFUTED, f"{why}; {corner}", fin, None, bracket, point_margin=cenc, corner=corner)
+    if best is not None and best[1].lo > 0:
+        return IidResult(
+            Verdict.REFUTED, f"{why}; certified i.i.d. point inside F", fin, best[0], bracket, point_margin=best[1]
+        )
+    return IidResult(
+        Verdict.UNDECIDED, f"{why}; multiset check failed and no i.i.d. counterexample found", fin, margin=bracket
+    )
 
 
 def certify_iid(pr: Problem, *, workers: int = 1, budget: int = BOX_BUDGET) -> IidResult:
@@ -469,11 +547,25 @@ def certify_iid(pr: Problem, *, workers: int = 1, budget: int = BOX_BUDGET) -> I
     method = "boundary reduction (" + why + ") + certified 1-D branch-and-bound on edges A and B"
     if v == Verdict.REFUTED:
         r = next(e for e in edges if e.verdict == Verdict.REFUTED)
-        return IidResult(v, method + f": counterexample on edge {r.edge}", None, r.argmax, r.enclosure, edges)
+        return IidResult(
+            v,
+            method + f": counterexample on edge {r.edge}",
+            None,
+            r.point,
+            enc,
+            edges,
+            point_margin=r.point_margin,
+            margin_is_max=enc.lo is not None and enc.hi is not None,
+        )
     if v == Verdict.CERTIFIED:
-        return IidResult(v, method, None, None, enc, edges)
+        return IidResult(v, method, None, None, enc, edges, margin_is_max=True)
     fb = _fallback(pr, workers, method + " undecided")
+    fb.edges = edges
     if fb.verdict != Verdict.UNDECIDED:
-        fb.edges = edges
         return fb
-    return IidResult(Verdict.UNDECIDED, method + " undecided (budget)", fb.finite, None, enc, edges)
+    # both brackets enclose the maximum: keep their intersection
+    lo = max((x for x in (enc.lo, fb.margin.lo if fb.margin else None) if x is not None), default=None)
+    his = [x for x in (enc.hi, fb.margin.hi if fb.margin else None) if x is not None]
+    fb.margin = Enclosure(lo, min(his) if his else None)
+    fb.method = method + " undecided (budget); " + fb.method
+    return fb

@@ -12,25 +12,42 @@ W_a[i, j] = w(i + j). For one a, all C(a+g−1, g−1) · C(K−a+g−1, g−1) 
 pmfs of every composition are built once per process, level by level (shared prefixes: each from its parent
 with one corner fewer), never per multiset.
 
+**A cancellation-free form.** Σ_l α_l = 1, so with v(l) = 1 + w(l) ∈ [0, 2] (|w| <= 1: γ and its scale lie in
+[0, 1]) the margin is
+
+    margin(n) = A − e^{mε} B − 2δ,      A = Σ_l v(l) α_l >= 0,   B = Σ_l v(l) α'_l >= 0,
+
+where the large terms e^{mε} and e^{mε} φ(α') of the first form, which cancel when e^{mε} is large (ε = 40 gives
+e^{mε} ≈ 2·10^17 and margins of order 1), do not appear. Every quantity of A and B is a sum of products of
+non-negative numbers, so it carries a componentwise relative error.
+
 **Error bound (proof).** Standard model, unit roundoff u = 2^−53, γ_k = k u / (1 − k u) (Higham, *Accuracy and
 Stability of Numerical Algorithms*, §3.1, Lemma 3.3: (1+θ_j)(1+θ_k) = 1+θ_{j+k}; a sum of n terms in any
-order, with or without fused multiply-add, is the exact sum of the terms times factors 1+θ_{n−1}). Every quantity
-below is a sum of products of non-negative numbers except the final dot products with w, so each carries a
-componentwise relative error θ_k whose *depth* k we count:
+order, with or without fused multiply-add, is the exact sum of the terms times factors 1+θ_{n−1}). We count the
+*depth* k of each relative error θ_k:
 
-* corner coordinates p̂, q̂ = 1 − p (computed exactly in ball arithmetic, then rounded once): depth <= 3;
+* corner coordinates p̂, q̂ = 1 − p (computed in ball arithmetic, then rounded once): depth <= 3;
 * the group pmf of a composition of a is built from its parent (one corner fewer) by one Bernoulli step
   P·q̂_j + shift(P)·p̂_j: each step adds depth 3 (p̂ or q̂) + 1 (product) + 1 (sum), so depth <= 5a;
-* φ = P_A^T (W P_B) (two dot products of lengths K−a+1 and a+1; w(l) = ±γ̂(l) with γ̂ rounded from a ball,
-  depth 3): the computed φ̂ satisfies |φ̂ − φ| <= γ_N Σ_{i,j} P_A[i] |w(i+j)| P_B[j] = γ_N Σ_l |w(l)| α_l <= γ_N,
-  because |w| <= 1 and Σ α_l = 1, with N = 5a + 5(K − a) + (K + 2) + 3 = 6K + 5 <= 8K + 46;
-* X̂ = fl(e^{mε}) and b̂ = fl(e^{mε} − 1 + 2δ) (from balls, depth 3 each), one product and two subtractions.
+* v̂(l) is the double nearest the midpoint of a ball of v(l) (intersected with [0, 2]) of radius r(l):
+  |v̂ − v| <= u v + (1 + u) r, a relative part of depth 1 and an absolute part ρ = (1 + u) max r (0 when γ is
+  exact; 2^−150 or so when its scale depends on e^ε);
+* Â = P_A^T (V P_B) (V[i, j] = v̂(i + j), dot products of lengths K−a+1 and a+1): depth 5K + 1 + K + 2, so
+  |Â − A| <= γ_{6K+3} A + ρ, and likewise B̂;
+* X̂ = fl(e^{mε}) and d̂ = fl(2δ) (from balls, depth 3 each), then one product and two subtractions.
 
-Hence |margin̂ − margin| <= γ_{8K+56} (1 + X + b) (+ 2^−700 (1 + X) for gradual underflow: each underflowing
-operation errs by at most 2^−1075 absolutely and is amplified by at most C(K, ·) <= 2^K times a count of at most
-2^40 operations, far below 2^−700 for K <= 201). :func:`error_bound` returns twice that, and the certifier
-decides a row by float only when |margin̂| exceeds it. Overflow cannot occur: all pmf values are <= 1 and
-e^{mε} is capped.
+Hence |margin̂ − margin| <= γ_{6K+11} (A + X B + 2δ) + ρ (1 + X), and A <= Â (1 + 2γ_{6K+3}) + ρ, X B <=
+X̂ B̂ (1 + 2γ_{6K+11}) + X ρ. :func:`row_bounds` returns, per row,
+
+    E = 2 γ_{8K+56} (Â + X̂ B̂ + d̂)(1 + 10^−9) + 2 (1 + X̂)(ρ + 2^−700)(1 + 10^−9),
+
+more than that (the factor 2 covers the conversions from A, B to Â, B̂ and the rounding of E itself). The
+2^−700 (1 + X) covers gradual underflow: each underflowing operation errs by at most 2^−1075 absolutely and is
+amplified by at most C(K, ·) <= 2^K times a count of at most 2^40 operations and by |v| <= 2, far below 2^−700
+for K <= 201. The bound is relative to the size of the terms, not to e^{mε}: where A and e^{mε} B are of order 1,
+E is of order 10^−13 even at ε = 40. :attr:`FloatSetting.bound` is E at its largest (Â, B̂ <= 2(1 + 10^−9)),
+valid for every row. The certifier decides a row by float only when |margin̂| exceeds its E. Overflow cannot
+occur: all pmf values are <= 1 and e^{mε} is capped.
 
 References:
     DaRRM (Jiang–Zhang–Joshi), Lemma 3.4 (Eq. 1) and Lemma 5.1; Higham (2002), Ch. 3.
@@ -44,11 +61,11 @@ from functools import lru_cache
 import numpy as np
 from flint import arb
 
-from dpcert.arith.ball import ball, workprec
+from dpcert.arith.ball import ball, fraction_of, workprec
 from dpcert.darrm.corners import composition_array, corners
 from dpcert.errors import InvalidParameter
 
-__all__ = ["FloatSetting", "error_bound", "block_margins", "groups", "MAX_K", "MAX_M_EPS"]
+__all__ = ["FloatSetting", "block_margins", "block_margins_bounds", "groups", "MAX_K", "MAX_M_EPS"]
 
 #: Largest K the float kernel's underflow argument covers.
 MAX_K = 201
@@ -73,9 +90,11 @@ class FloatSetting:
     Attributes:
         K, c: number of mechanisms and of corners.
         w: the signed γ weights (float64, length K + 1).
+        v: v̂(l) = 1 + w(l) as doubles, in [0, 2] (the cancellation-free form of the module docstring).
+        rho: the absolute part of |v̂ − v| (0 for an exact γ).
         coords: per corner, ((p̂, q̂), (p̂', q̂')) as doubles.
-        X, b: e^{mε} and e^{mε} − 1 + 2δ as doubles.
-        bound: the proved bound on |margin̂ − margin| (see module docstring).
+        X, b, d2: e^{mε}, e^{mε} − 1 + 2δ and 2δ as doubles.
+        bound: a proved bound on |margin̂ − margin| valid for every row (the largest per-row bound).
     """
 
     def __init__(
@@ -101,8 +120,24 @@ class FloatSetting:
             bb = Xb - 1 + 2 * ball(delta)
             self.X = _to_double(Xb)
             self.b = _to_double(bb)
+            self.d2 = _to_double(2 * ball(delta))
             g = [gv if isinstance(gv, arb) else ball(gv) for gv in gamma_values]
             self.w = np.array([(-1.0 if l <= H else 1.0) * _to_double(g[l]) for l in range(K + 1)])
+            v, rho = [], 0.0
+            for l, gv in enumerate(gamma_values):
+                if isinstance(gv, arb):
+                    # γ(l) lies in [0, 1] (a table in [0, 1]; a scale p_const < 1 decided at e^eps): intersect
+                    lo_g = max(fraction_of(gv.lower()), Fraction(0))
+                    hi_g = min(fraction_of(gv.upper()), Fraction(1))
+                else:
+                    lo_g = hi_g = Fraction(gv)
+                    if not 0 <= lo_g <= 1:
+                        raise InvalidParameter(f"gamma[{l}]", lo_g, "a value in [0, 1] (the float kernel's analysis)")
+                lo_v, hi_v = (1 - hi_g, 1 - lo_g) if l <= H else (1 + lo_g, 1 + hi_g)
+                v.append(float((lo_v + hi_v) / 2))
+                rho = max(rho, float((hi_v - lo_v) / 2) * (1 + 1e-9))
+            self.v = np.array(v)
+            self.rho = rho * (1 + U) if rho else 0.0
             coords = []
             for pc, ppc in cs:
                 pair = []
@@ -114,8 +149,16 @@ class FloatSetting:
                 coords.append(pair)
         self.coords = coords
         self.groups = groups(self.c)
-        self.bound = error_bound(K, self.X, self.b)
+        n = 8 * K + 56
+        self._rel = 2.0 * (n * U / (1 - n * U)) * (1 + 1e-9)
+        self._abs = 2.0 * (1.0 + self.X * (1 + 8 * U)) * (self.rho + 2.0**-700) * (1 + 1e-9)
+        top = 2.0 * (1 + 1e-9)
+        self.bound = (self._rel * (top + self.X * (1 + 8 * U) * top + self.d2 * (1 + 8 * U)) + self._abs) * (1 + 1e-9)
         self._levels: tuple | None = None
+
+    def row_bounds(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """The proved per-row bound E on |margin̂ − margin| from the computed Â, B̂ (module docstring)."""
+        return (self._rel * (A + self.X * B + self.d2) + self._abs) * (1 + 1e-9)
 
     def levels(self) -> tuple:
         """((levels of group A, of group B) for p, (…) for p'), built once per process."""
@@ -125,14 +168,6 @@ class FloatSetting:
                 for side in (0, 1)
             )
         return self._levels
-
-
-def error_bound(K: int, X: float, b: float) -> float:
-    """Twice the proved bound γ_{8K+56}(1 + X + b) + 2^−700(1 + X), rounded up generously."""
-    n = 8 * K + 56
-    gam = n * U / (1 - n * U)
-    Xu, bu = X * (1 + 8 * U), abs(b) * (1 + 8 * U)
-    return 2.0 * gam * (1.0 + Xu + bu) * (1 + 1e-9) + 2.0**-700 * (1 + Xu)
 
 
 @lru_cache(maxsize=1024)
@@ -173,21 +208,32 @@ def _hankel_index(a: int, K: int) -> np.ndarray:
     return np.arange(a + 1)[:, None] + np.arange(K - a + 1)[None, :]
 
 
-def block_margins(fs: FloatSetting, a: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Float margins of every multiset with a corners in group A.
+def block_margins_bounds(fs: FloatSetting, a: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Float margins of every multiset with a corners in group A, and their proved per-row error bounds.
 
     Returns:
-        (vecA, vecB, M): the count vectors of the two groups and the (len(vecA), len(vecB)) margin matrix;
-        row i, column j is the multiset (vecA[i], vecB[j]).
+        (vecA, vecB, M, E): the count vectors of the two groups, the (len(vecA), len(vecB)) margin matrix (row i,
+        column j is the multiset (vecA[i], vecB[j])) and the matrix of bounds on |M − margin|.
     """
     K = fs.K
     ga, gb = fs.groups
     vA = composition_array(a, len(ga))
     vB = composition_array(K - a, len(gb))
-    W = fs.w[_hankel_index(a, K)]
+    V = fs.v[_hankel_index(a, K)]
     lv = fs.levels()
-    phi = lv[0][0][a] @ (W @ lv[0][1][K - a].T)
-    phi2 = lv[1][0][a] @ (W @ lv[1][1][K - a].T)
-    M = phi - fs.X * phi2
-    M -= fs.b
+    A = lv[0][0][a] @ (V @ lv[0][1][K - a].T)
+    B = lv[1][0][a] @ (V @ lv[1][1][K - a].T)
+    M = A - fs.X * B
+    M -= fs.d2
+    return vA, vB, M, fs.row_bounds(A, B)
+
+
+def block_margins(fs: FloatSetting, a: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Float margins of every multiset with a corners in group A (:func:`block_margins_bounds` without bounds).
+
+    Returns:
+        (vecA, vecB, M): the count vectors of the two groups and the (len(vecA), len(vecB)) margin matrix;
+        row i, column j is the multiset (vecA[i], vecB[j]).
+    """
+    vA, vB, M, _ = block_margins_bounds(fs, a)
     return vA, vB, M

@@ -1,9 +1,13 @@
-"""The γ parameter of the DaRRM quantities: a name or a table path (a core choice parameter with files)."""
+"""The γ parameter of the DaRRM quantities: a name or a table (a core choice parameter with files).
+
+A table given as a file path parses to the tuple of its exact values (:func:`~dpcert.darrm.gamma.read_table`),
+and that tuple, not the path, is what certificates record.
+"""
 
 from __future__ import annotations
 
 from dpcert.core.params import Param, choice
-from dpcert.darrm.gamma import NAMED
+from dpcert.darrm.gamma import NAMED, read_table
 
 __all__ = ["GAMMA_FILES", "gamma_param"]
 
@@ -12,5 +16,5 @@ GAMMA_FILES = "a γ table (CSV 'l,gamma' or a JSON list)"
 
 
 def gamma_param(name: str = "gamma", doc: str = "") -> Param:
-    """The γ parameter: one of :data:`~dpcert.darrm.gamma.NAMED` or the path of an existing γ table file."""
-    return choice(name, NAMED, files=GAMMA_FILES, doc=doc)
+    """The γ parameter: one of :data:`~dpcert.darrm.gamma.NAMED`, or a γ table (a file path, or its values)."""
+    return choice(name, NAMED, files=GAMMA_FILES, table=read_table, doc=doc)

@@ -6,7 +6,8 @@ multiset is f − (e^{mε} − 1 + 2δ); γ is private iff the largest margin is
 
 Every multiset is decided by a filter:
 
-1. the float64 kernel (:mod:`dpcert.darrm.kernel`) computes all margins of a chunk with a proved error bound E;
+1. the float64 kernel (:mod:`dpcert.darrm.kernel`) computes all margins of a chunk, each with its own proved
+   error bound E (relative to the size of its terms, so that it stays small at large e^{mε});
    a row with margin̂ < −E is certified <= 0, a row with margin̂ > E is certified > 0 (a counterexample);
 2. the few rows with |margin̂| <= E take the exact path: the margin as an exact function of x = e^ε (Δ, δ and γ
    exact; the PoissonBinomial pmfs are polynomials in x over (x + 1)^K), whose sign at e^ε is decided by
@@ -14,6 +15,12 @@ Every multiset is decided by a filter:
    certified, never undecided (notes N1). For a non-integer m the margin is (A(x) − e^{mε} B(x))/(x+1)^K with
    polynomials A, B; it vanishes at x = e^ε only if A = B = 0 identically (e^ε is transcendental and x^m is not
    a rational function of x for non-integer rational m), so refining the ball always decides otherwise.
+
+**The maximum.** Each row ends with a rigorous interval (margin̂ ± E, sharpened by the exact sign); a chunk's
+largest margin lies between the largest lower end and the largest upper end, and when that is wider than 10^-9
+relatively the rows that may hold it are narrowed by balls. The reported maximum is that enclosure (its lower
+end a margin attained, its upper end a bound on every multiset's) and the worst multiset is the row with the
+largest lower end: the maximiser, up to the enclosure's width.
 
 Chunks are the values a = number of corners from the first half of the corners (meet in the middle), run by
 :func:`dpcert.core.parallel.map_chunks`; the merged :class:`~dpcert.core.parallel.Summary` is the same on any
@@ -42,7 +49,7 @@ from dpcert.core.claim import Verdict
 from dpcert.core.parallel import Summary, map_chunks
 from dpcert.darrm.corners import corner_label, corners, n_multisets
 from dpcert.darrm.gamma import Gamma, check_k
-from dpcert.darrm.kernel import FloatSetting, block_margins
+from dpcert.darrm.kernel import FloatSetting, block_margins_bounds
 from dpcert.errors import InvalidParameter, PrecisionExhausted
 
 __all__ = ["Problem", "problem", "PrivacyResult", "certify", "row_margin", "plain_loop_max", "MAX_REFUTED_PER_CHUNK"]
@@ -284,19 +291,59 @@ def _float_setting(pr: Problem) -> FloatSetting:
     return FloatSetting(vals, pr.K, pr.m, pr.eps, pr.Delta, pr.delta)
 
 
+#: Rows per chunk whose margin is narrowed by balls to enclose the chunk's maximum tightly.
+MAX_NARROWED_PER_CHUNK = 32
+#: Relative width of a chunk's maximum below which no ball is computed.
+CHUNK_REL_WIDTH = 1e-9
+
+
+def _down(q: Fraction) -> float:
+    f = float(q)
+    return f if Fraction(f) <= q else float(np.nextafter(f, -np.inf))
+
+
+def _up(q: Fraction) -> float:
+    f = float(q)
+    return f if Fraction(f) >= q else float(np.nextafter(f, np.inf))
+
+
+def narrow_margin(rm: RowMargin, *, rel: float = 2.0**-60, start: int = 128) -> Enclosure:
+    """The margin of one multiset as an enclosure of relative width <= ``rel`` (exact 0 for a tight multiset), or
+    as narrow as ``max_prec`` bits make it (still rigorous)."""
+    if rm.is_zero():
+        return Enclosure.exact(0)
+    prec = start
+    while True:
+        b = rm.ball(prec)
+        mid, rad = abs(b.mid()), b.rad()
+        if (rad <= rel * mid and mid > 0) or prec * 2 > rm.pr.max_prec:
+            return Enclosure.from_ball(b)
+        prec *= 2
+
+
 def _chunk(task: tuple[Problem, int]) -> Summary:
-    """Decide every multiset with ``a`` corners in the first group (pure: same task, same summary)."""
+    """Decide every multiset with ``a`` corners in the first group, and enclose their largest margin (pure: same
+    task, same summary).
+
+    Each row gets a rigorous interval: the float margin ± its proved bound, sharpened by the exact path (sign
+    <= 0: at most 0; sign > 0: at least 0; identically zero: exactly 0). The chunk's maximum lies in
+    [max lo, max hi]; when that is wider than :data:`CHUNK_REL_WIDTH` relatively, the rows that may hold it are
+    narrowed by balls, highest upper end first. The summary's worst case is ``{"counts", "lo", "hi"}``: the row
+    with the largest lower end and the chunk's maximum enclosure; its score is ``hi``.
+    """
     pr, a = task
     fs = _float_setting(pr)
-    vA, vB, M = block_margins(fs, a)
-    E = fs.bound
-    flat = M.ravel()
+    vA, vB, M, Eb = block_margins_bounds(fs, a)
+    flat, E = M.ravel(), Eb.ravel()
     nB = len(vB)
     neg = flat < -E
     pos = flat > E
+    lo = np.nextafter(flat - E, -np.inf)
+    hi = np.nextafter(flat + E, np.inf)
+    hi[neg] = np.minimum(hi[neg], 0.0)
+    lo[pos] = np.maximum(lo[pos], 0.0)
     s = Summary()
     s.add("float", int(neg.sum() + pos.sum()))
-    score = flat.copy()
 
     def vec(i: int) -> tuple[int, ...]:
         return tuple(int(v) for v in vA[i // nB]) + tuple(int(v) for v in vB[i % nB])
@@ -312,24 +359,35 @@ def _chunk(task: tuple[Problem, int]) -> Summary:
         except PrecisionExhausted:
             s.add("undecided")
             s.undecided.append({"counts": vec(i)})
-            score[i] = flat[i] + E
             continue
-        if sg == 0 and rm.is_zero():
+        if sg == 0:
             s.add("exact_zero")
-            score[i] = 0.0
-        elif sg <= 0:
+            lo[i] = hi[i] = 0.0
+        elif sg < 0:
             s.add("exact")
-            score[i] = min(flat[i] - E, -0.0)
+            hi[i] = min(hi[i], 0.0)
         else:
             s.add("exact")
             violating += 1
-            score[i] = flat[i] + E
+            lo[i] = max(lo[i], 0.0)
             if len(s.refuted) < MAX_REFUTED_PER_CHUNK:
                 s.refuted.append({"counts": vec(i), "path": "exact", "margin_float": float(flat[i])})
     if violating:
         s.add("violating", violating)
-    w = int(np.argmax(score))
-    s.consider(float(score[w]), vec(w))
+    L, H = float(lo.max()), float(hi.max())
+    if H - L > CHUNK_REL_WIDTH * max(abs(L), abs(H)):
+        cand = np.flatnonzero(hi >= L)
+        if len(cand) > MAX_NARROWED_PER_CHUNK:
+            cand = cand[np.argpartition(-hi[cand], MAX_NARROWED_PER_CHUNK - 1)[:MAX_NARROWED_PER_CHUNK]]
+        for i in cand[np.argsort(-hi[cand], kind="stable")]:
+            L, H = float(lo.max()), float(hi.max())
+            if H - L <= CHUNK_REL_WIDTH * max(abs(L), abs(H)) or hi[i] < L:
+                break
+            enc = narrow_margin(row_margin(pr, vec(int(i))))
+            lo[i] = max(lo[i], _down(enc.lo))
+            hi[i] = min(hi[i], _up(enc.hi))
+    w = int(np.argmax(lo))
+    s.consider(float(hi.max()), {"counts": vec(w), "lo": float(lo[w]), "hi": float(hi.max())})
     return s
 
 
@@ -342,13 +400,15 @@ class PrivacyResult:
 
     Attributes:
         verdict: CERTIFIED (every margin <= 0), REFUTED (a certified positive margin) or UNDECIDED.
-        worst: the count vector of the multiset with the largest margin found (a counterexample if REFUTED).
-        margin: rigorous enclosure of the largest margin over 𝒫 (exact 0 when a constraint is tight).
-        worst_margin: rigorous enclosure of the worst multiset's own margin.
+        worst: the count vector of a multiset whose margin is the largest, up to the width of ``margin`` (the
+            multiset with the largest certified lower end; a counterexample if REFUTED).
+        margin: rigorous enclosure of the largest margin over 𝒫, the maximum itself (exact 0 when a constraint
+            is tight); its lower end is a margin attained, its upper end bounds every multiset's.
+        worst_margin: rigorous enclosure of the worst multiset's own margin (a value at that multiset).
         counts: rows decided by path: ``float`` (filter), ``exact`` (sign at e^ε), ``exact_zero`` (identically
             zero: tight), ``undecided``; ``violating`` counts rows with a certified positive margin.
         rows: |𝒫|.
-        bound: the float kernel's proved error bound.
+        bound: the float kernel's proved error bound at its largest (each row has its own, usually far smaller).
         refuted: some counterexample multisets (at most a few per chunk).
         undecided: the undecided multisets.
         seconds: wall time.
@@ -365,7 +425,6 @@ class PrivacyResult:
     refuted: list[Any] = field(default_factory=list)
     undecided: list[Any] = field(default_factory=list)
     seconds: float = 0.0
-    worst_score: float = 0.0
 
     @property
     def max_is_exact_zero(self) -> bool:
@@ -426,13 +485,9 @@ def certify(pr: Problem, *, workers: int = 1, progress: Callable[[int, int], Non
             total = total.merge(map_chunks(_chunk, tasks[i : i + step], workers=workers))
             progress(min(i + step, len(tasks)), len(tasks))
     fs = _float_setting(pr)
-    E = fs.bound
-    worst = tuple(total.worst_case)
-    rm = row_margin(pr, worst)
-    if rm.is_zero():
-        wenc = Enclosure.exact(0)
-    else:
-        wenc = Enclosure.from_ball(rm.ball(256))
+    case = total.worst_case
+    worst = tuple(case["counts"])
+    wenc = narrow_margin(row_margin(pr, worst))
     counts = dict(total.counts)
     if counts.get("violating"):
         verdict = Verdict.REFUTED
@@ -440,14 +495,12 @@ def certify(pr: Problem, *, workers: int = 1, progress: Callable[[int, int], Non
         verdict = Verdict.UNDECIDED
     else:
         verdict = Verdict.CERTIFIED
-    hi = Fraction(total.worst_score) + 2 * Fraction(E)
+    # the largest margin: at least the worst multiset's, at most the largest upper end of any multiset
+    lo = max(Fraction(case["lo"]), wenc.lo)
+    hi = Fraction(case["hi"])
     if verdict == Verdict.CERTIFIED:
-        if counts.get("exact_zero"):
-            menc = Enclosure.exact(0)
-        else:
-            menc = Enclosure(wenc.lo, min(Fraction(0), max(hi, wenc.hi)))
-    else:
-        menc = Enclosure(wenc.lo, max(hi, wenc.hi))
+        hi = min(hi, Fraction(0))
+    menc = Enclosure.exact(0) if lo == hi == 0 else Enclosure(lo, hi)
     return PrivacyResult(
         pr,
         verdict,
@@ -456,11 +509,10 @@ def certify(pr: Problem, *, workers: int = 1, progress: Callable[[int, int], Non
         wenc,
         counts,
         pr.n_rows,
-        E,
+        fs.bound,
         list(total.refuted),
         list(total.undecided),
         time.perf_counter() - t0,
-        float(total.worst_score),
     )
 
 
@@ -479,10 +531,11 @@ def plain_loop_max(pr: Problem) -> tuple[float, tuple[int, ...]]:
     K, H = pr.K, (pr.K - 1) // 2
     x = math.exp(float(pr.eps))
     Xf = math.exp(float(pr.m) * float(pr.eps))
-    b = math.expm1(float(pr.m) * float(pr.eps)) + 2 * float(pr.delta)
     sc = pr.gamma.scale
     s = float(sc(Fraction(x))) if isinstance(sc, RationalFunction) else float(sc)
-    w = np.array([(-1.0 if l <= H else 1.0) * s * float(g) for l, g in enumerate(pr.gamma.table)])
+    # v = 1 + w >= 0 and Σα = 1: margin = Σ v α − X Σ v α' − 2δ, without the cancelling terms of size e^{mε}
+    v = np.array([1.0 + (-1.0 if l <= H else 1.0) * s * float(g) for l, g in enumerate(pr.gamma.table)])
+    d2 = 2 * float(pr.delta)
     cs = corners(pr.Delta)
     pts = [tuple((float(c0) + float(c1) * x) / (x + 1) for (c0, c1) in corner) for corner in cs]
 
@@ -496,9 +549,9 @@ def plain_loop_max(pr: Problem) -> tuple[float, tuple[int, ...]]:
     for combo in itertools.combinations_with_replacement(range(len(cs)), K):
         a1 = pmf([pts[j][0] for j in combo])
         a2 = pmf([pts[j][1] for j in combo])
-        v = float(w @ a1 - Xf * (w @ a2) - b)
-        if v > best:
-            best, arg = v, tuple(combo.count(j) for j in range(len(cs)))
+        val = float(v @ a1 - Xf * (v @ a2) - d2)
+        if val > best:
+            best, arg = val, tuple(combo.count(j) for j in range(len(cs)))
     return best, arg
 
 
@@ -511,24 +564,32 @@ def certify_cached(pr: Problem) -> PrivacyResult:
     return certify(pr)
 
 
+#: Most multisets the quantity's evaluator narrows at each precision (beyond: the certified enclosure as it is).
+MAX_CONTENDERS = 4096
+
+
 @lru_cache(maxsize=32)
-def _contenders(pr: Problem, threshold: float) -> tuple[tuple[int, ...], ...]:
+def _contenders(pr: Problem, threshold: float) -> tuple[tuple[int, ...], ...] | None:
     fs = _float_setting(pr)
     out = []
     for a in range(pr.K + 1):
-        vA, vB, M = block_margins(fs, a)
-        for i, j in zip(*np.nonzero(M >= threshold), strict=True):
+        vA, vB, M, E = block_margins_bounds(fs, a)
+        for i, j in zip(*np.nonzero(np.nextafter(M + E, np.inf) >= threshold), strict=True):
             out.append(tuple(int(v) for v in vA[i]) + tuple(int(v) for v in vB[j]))
+            if len(out) > MAX_CONTENDERS:
+                return None
     return tuple(out)
 
 
-def contenders(res: PrivacyResult) -> tuple[tuple[int, ...], ...]:
-    """The multisets that may hold the largest margin: float margin >= worst score − 4E.
+def contenders(res: PrivacyResult) -> tuple[tuple[int, ...], ...] | None:
+    """The multisets that may hold the largest margin: those whose float margin plus its proved bound reaches the
+    certified lower end of the maximum (``None`` if there are more than :data:`MAX_CONTENDERS`).
 
-    Every other multiset r has margin_r <= margin̂_r + E < score − 3E, below the worst multiset's own margin
-    (>= score − 2E), so the largest margin is the largest of the contenders' exact margins.
+    Every other multiset's margin is below a margin attained, so the largest margin is the largest of the
+    contenders' exact margins.
     """
-    return _contenders(res.problem, float(res.worst_score) - 4 * res.bound)
+    assert res.margin.lo is not None
+    return _contenders(res.problem, _down(res.margin.lo))
 
 
 def _margin_ball(ctx: Any, gamma: str, K: int, m: Exact, eps: Exact, Delta: Exact, delta: Exact) -> Any:
@@ -543,7 +604,11 @@ def _margin_ball(ctx: Any, gamma: str, K: int, m: Exact, eps: Exact, Delta: Exac
         return Fraction(0)
     if not getattr(ctx, "rigorous", True):
         return float(res.margin.mid())
-    balls = [row_margin(pr, c).ball(ctx.prec) for c in contenders(res)]
+    rows = contenders(res)
+    if rows is None:
+        lo, hi = res.margin.lo, res.margin.hi
+        return ball((lo + hi) / 2) + arb(0, float((hi - lo) / 2) * (1 + 2.0**-40) + 2.0**-1070)
+    balls = [row_margin(pr, c).ball(ctx.prec) for c in rows]
     lo = max(Enclosure.from_ball(b).lo for b in balls)
     hi = max(Enclosure.from_ball(b).hi for b in balls)
     half = (hi - lo) / 2

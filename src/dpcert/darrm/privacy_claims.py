@@ -43,7 +43,11 @@ def parse_delta(delta: str, Delta: Fraction, m: Fraction) -> Fraction:
 
 
 def privacy_evidence(res: Any) -> tuple[Verdict, Evidence]:
-    """(Verdict, Evidence) of a :class:`~dpcert.darrm.privacy.PrivacyResult`."""
+    """(Verdict, Evidence) of a :class:`~dpcert.darrm.privacy.PrivacyResult`.
+
+    The evidence's enclosure is the maximum margin over 𝒫 (``extra["max_margin"]`` too); ``worst_case`` and
+    ``extra["worst_multiset"]`` give a multiset attaining it (up to the enclosure's width) with its own margin.
+    """
     pr = res.problem
     lo, hi = res.margin.decimal(12)
     what = f"max margin over {res.rows} multisets in [{lo}, {hi}]"
@@ -58,14 +62,20 @@ def privacy_evidence(res: Any) -> tuple[Verdict, Evidence]:
         detail = f"every multiset has margin <= 0{tight}; {what}"
     else:
         detail = f"{len(res.undecided)} multisets undecided; {what}"
+    worst = {"counts": list(res.worst), "corners": res.worst_corners()}
     return res.verdict, Evidence(
         enclosure=res.margin,
         method=_METHOD,
         precision=0,
         detail=detail,
-        worst_case={"counts": list(res.worst), "corners": res.worst_corners()},
+        worst_case=worst,
         counts=dict(res.counts),
-        extra={"float_error_bound": res.bound, "rows": res.rows},
+        extra={
+            "max_margin": res.margin.to_json(),
+            "worst_multiset": {**worst, "margin": res.worst_margin.to_json()},
+            "float_error_bound": res.bound,
+            "rows": res.rows,
+        },
     )
 
 
@@ -121,41 +131,69 @@ def check_private_all_eps(
 
 
 def _iid(pr: Any) -> tuple[Verdict, Evidence, Any]:
+    """(Verdict, Evidence, IidResult) of the i.i.d. mode, every number labelled for what it is.
+
+    The evidence's enclosure always encloses the largest i.i.d. margin over F: as ``extra["max_margin"]`` when it
+    is the branch-and-bound's enclosure of the maximum, as ``extra["max_margin_bracket"]`` when the multiset
+    fallback ran (``extra["margin_upper_bound"]``: the all-multiset maximum). A counterexample's margin is
+    ``extra["margin_at_counterexample"]``, with the point (or the corner) it is evaluated at.
+    """
     from dpcert.arith.ball import Enclosure
     from dpcert.darrm.iid import BNB_PREC, certify_iid
 
     r = certify_iid(pr)
-    detail = r.method
-    if r.point is not None:
-        detail += f": (p, p') = ({r.point[0]}, {r.point[1]}) in F, margin {r.margin}"
     counts: dict[str, int] = {}
     extra: dict[str, Any] = {}
     if r.edges:
         for e in r.edges:
             counts[f"edge_{e.edge}_boxes"] = e.boxes
-            extra[f"edge_{e.edge}"] = {
+            rec = {
                 "verdict": e.verdict.value,
                 "max_margin": e.enclosure.to_json(),
                 "argmax_t": list(Enclosure(e.argmax[0], e.argmax[1]).decimal(12)),
                 "note": e.tangent,
             }
+            if e.point is not None and e.point_margin is not None:
+                rec["margin_at_point"] = {"p": str(e.point[0]), "p_prime": str(e.point[1]), **e.point_margin.to_json()}
+            extra[f"edge_{e.edge}"] = rec
     if r.finite is not None:
         counts.update(r.finite.counts)
-    enclosure = r.margin if r.margin is not None else (r.finite.margin if r.finite is not None else None)
-    if r.point is not None:
-        worst: Any = [str(r.point[0]), str(r.point[1])]
-    elif r.finite is not None:
-        worst = {"counts": list(r.finite.worst)}
-    else:
-        worst = None
+    parts = [r.method]
+    if r.margin is not None:
+        lo, hi = r.margin.decimal(12)
+        if r.margin_is_max:
+            extra["max_margin"] = r.margin.to_json()
+            parts.append(f"max margin over F in [{lo}, {hi}]")
+        else:
+            extra["max_margin_bracket"] = r.margin.to_json()
+            parts.append(f"max margin over F in the bracket [{lo}, {hi}]")
+    if r.finite is not None and r.finite.margin.hi is not None:
+        ub = r.finite.margin.hi
+        extra["margin_upper_bound"] = {
+            "hi": Enclosure(ub, ub).to_json()["hi"],
+            "is": "the maximum over all corner multisets (not only identical mechanisms): an upper bound",
+        }
+        parts.append(f"max margin over F <= {Enclosure(ub, ub).decimal(12)[1]} (the all-multiset maximum)")
+    worst: Any = None
+    if r.point_margin is not None and r.verdict == Verdict.REFUTED:
+        pl, ph = r.point_margin.decimal(15)
+        if r.point is not None:
+            at = {"p": str(r.point[0]), "p_prime": str(r.point[1])}
+            worst = {"point": [str(r.point[0]), str(r.point[1])]}
+            parts.append(f"margin at the counterexample (p, p') = ({r.point[0]}, {r.point[1]}) in [{pl}, {ph}] > 0")
+        else:
+            at = {"corner": r.corner}
+            worst = {"corner": r.corner}
+            parts.append(f"margin at the counterexample ({r.corner}) in [{pl}, {ph}] > 0")
+        extra["margin_at_counterexample"] = {**at, "margin": r.point_margin.to_json()}
     return (
         r.verdict,
         Evidence(
-            enclosure=enclosure,
+            enclosure=r.margin,
             method="boundary reduction (phi non-decreasing) + 1-D interval branch-and-bound (arb), exact Taylor "
-            "coefficients at tight ends; else the multiset certificate or a certified i.i.d. point",
+            "coefficients at tight ends; else the multiset certificate (an upper bound) and i.i.d. configurations",
             precision=BNB_PREC if r.edges else 0,
-            detail=detail,
+            detail="; ".join(parts),
             worst_case=worst,
             counts=counts,
             extra=extra,

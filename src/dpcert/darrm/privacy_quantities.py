@@ -26,7 +26,7 @@ _REF = "Jiang–Zhang–Joshi, DaRRM (TMLR), Lemma 3.4 (Eq. 1) and Lemma 5.1"
 MARGIN = Quantity(
     "darrm.privacy.margin",
     (
-        gamma_param(doc="sub, dsub, max, const, one or a table path"),
+        gamma_param(doc="sub, dsub, max, const, one, or a γ table file (recorded as its values)"),
         integer("K", 1, odd=True, doc="number of mechanisms"),
         real("m", 1, doc="privacy allowance, 1 <= m <= K"),
         real("eps", 0, doc="each mechanism's eps"),

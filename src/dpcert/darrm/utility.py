@@ -102,7 +102,7 @@ def _gamma(gamma: str, K: int, m: Any) -> Gamma:
     check_k(K)
     check_integer_m(K, mv)
     if gamma == "const":
-        raise InvalidParameter("gamma", gamma, "sub, dsub, max, one or a table path (const depends on eps)")
+        raise InvalidParameter("gamma", gamma, "sub, dsub, max, one or a γ table (const depends on eps)")
     return named_gamma(gamma, K, mv, Fraction(0), Fraction(0), Fraction(0))
 
 
@@ -124,7 +124,7 @@ def _error_float(gamma: str, K: int, m: Any, mu: Any) -> float:
 ERROR = Quantity(
     "darrm.error",
     (
-        gamma_param(doc="sub, dsub, max, one or a table path"),
+        gamma_param(doc="sub, dsub, max, one, or a γ table file (recorded as its values)"),
         integer("K", 1, odd=True, doc="number of mechanisms"),
         real("m", 1, doc="privacy allowance (integer for sub/dsub/max)"),
         probability("mu", one=True, doc="mean of the product prior (= p of i.i.d. mechanisms)"),

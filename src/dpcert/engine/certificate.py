@@ -231,7 +231,8 @@ def _rebuild(cert: dict[str, Any], path: str | Path) -> Claim:
         if "quantity" in c:
             quantity = registry.quantity(c["quantity"])
             inputs = _inputs_from_json(c.get("inputs", {}))
-            validate(quantity.params, inputs, where=f" of {quantity.name}")  # refused here, not run as an ERROR
+            # refused here, not run as an ERROR; a table must be recorded as its values (check reads no file)
+            validate(quantity.params, inputs, where=f" of {quantity.name}", files=False)
             return QuantityClaim(
                 **fields,
                 quantity=quantity,
