@@ -33,6 +33,9 @@ def add_commands(sub: Any) -> None:
     c.add_argument("--iid", action="store_true", help="identical mechanisms only (Theorem 4.1's setting)")
     c.add_argument("--workers", type=int, default=1, help="processes (results identical for any number)")
     c.add_argument("--certificate", metavar="DIR", help="write a certificate into DIR")
+    c.add_argument(
+        "--id", default=None, help="claim id for the certificate (default: user.darrm.certify.<hash of the claim>)"
+    )
     c.add_argument("--max-prec", type=int, default=None, help="maximum ball precision in bits")
     c.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     c.add_argument("--json", action="store_true", help="machine-readable output (top-level 'verdict')")
@@ -83,20 +86,29 @@ def _cmd_certify(a: argparse.Namespace) -> int:
 
     kw: dict[str, Any] = {k: inputs[k] for k in names}
     kw["K"] = parse_int(inputs["K"], "K")
+    settings: dict[str, Any] = {}
     if a.for_all_eps:
         fn, mode = pc.check_private_all_eps, "for every eps > 0"
     elif a.iid:
         fn, mode = pc.check_private_iid, "i.i.d. mechanisms"
     else:
         fn, mode = pc.check_private, "all corner multisets"
-        kw["workers"] = a.workers
+        settings["workers"] = a.workers  # how to run, never recorded in the certificate
     _validate_early(kw)
+    from dpcert.engine import registry
+    from dpcert.engine.certificate import default_claim_id, derived_statement
+
+    if a.id is not None and a.id in registry.claims():
+        raise InvalidParameter("--id", a.id, "an id that is not a registered claim's (see `dpcert list`)")
+    reference = "Jiang–Zhang–Joshi, DaRRM (TMLR), Lemma 3.4 and Lemma 5.1"
+    draft = FunctionClaim("user.darrm.certify", reference, "", fn=fn, inputs=kw)
     claim = FunctionClaim(
-        "user.darrm.certify",
-        "Jiang–Zhang–Joshi, DaRRM (TMLR), Lemma 3.4 and Lemma 5.1",
-        f"DaRRM_gamma is private ({mode}) for {', '.join(f'{k}={v}' for k, v in kw.items() if k != 'workers')}",
+        a.id if a.id is not None else default_claim_id(draft.spec_json(), "darrm.certify"),
+        reference,
+        derived_statement(draft),
         fn=fn,
         inputs=kw,
+        settings=settings,
     )
     t0 = time.perf_counter()
     if not a.quiet:
@@ -108,15 +120,18 @@ def _cmd_certify(a: argparse.Namespace) -> int:
     seconds = time.perf_counter() - t0
     if result.error:
         raise InvalidParameter("inputs", inputs, result.error)
+    written = None
     if a.certificate:
         from dpcert.engine.certificate import write_certificate
 
-        write_certificate(result, a.certificate)
+        written = str(write_certificate(result, a.certificate))
     ev = result.evidence
     if a.json:
         out = {"verdict": result.verdict.value, "mode": mode, **{k: v for k, v in kw.items()}}
         out.update(ev.to_json())
         out["seconds"] = round(seconds, 4)
+        if written:
+            out["certificate"] = written
         print_json(out)
     else:
         print(f"{result.verdict.value}: {ev.detail}")
@@ -130,6 +145,8 @@ def _cmd_certify(a: argparse.Namespace) -> int:
         for k, v in ev.extra.items():
             print(f"  {k}: {v}")
         print(f"  time: {seconds:.3f} s")
+        if written:
+            print(f"  certificate: {written}")
     return _EXIT.get(result.verdict.value, 2)
 
 
