@@ -208,10 +208,11 @@ def test_an_unregistered_claim_states_what_its_content_says(tmp_path):
     assert cert["claim"]["statement"] == "composition.simple.eps(k=3, eps=0.1) <= 0.3"
     report = recheck(path)
     assert report.ok and report.statement == cert["claim"]["statement"]
+    one = {"given": "1", "type": "str", "exact": "1"}
     for mutate in (
         lambda x: x["claim"].update(statement="composition.simple.eps(k=3, eps=0.1) <= 0.2"),
         # comparison edited, statement left: what the reader reads is no longer what is checked
-        lambda x: x["claim"].update(comparison={"kind": "at_most", "value": {"given": "1", "type": "str", "exact": "1"}}),
+        lambda x: x["claim"].update(comparison={"kind": "at_most", "value": one}),
         lambda x: x["claim"].update(expected="REFUTED", statement="anything"),
     ):
         assert _refused(_forge(tmp_path, cert, mutate))

@@ -21,9 +21,7 @@ from dpcert.errors import CertificateError, InvalidParameter
 
 # composition.drv.eps at k = 2, eps = 0.1, delta' = 0.5, rounded up at 100 significant digits (an mpmath-free
 # check: the value is sqrt(4 ln 2)/10 + 2 (e^0.1 - 1)/10, and this bound is above it by less than 1e-100)
-BOUND_100 = (
-    "0.1875451058466690762329744942770895431710272094003918895919384813350094803889917880276282653224845885"
-)
+BOUND_100 = "0.1875451058466690762329744942770895431710272094003918895919384813350094803889917880276282653224845885"
 DRV = {"k": 2, "eps": "0.1", "delta_prime": "0.5"}
 
 
