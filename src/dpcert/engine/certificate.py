@@ -271,8 +271,8 @@ def _check_shape(cert: dict[str, Any], p: Path) -> None:
         if isinstance(claim.get("id"), str):
             try:
                 check_claim_id(claim["id"])
-            except InvalidParameter as exc:
-                problems.append(str(exc))
+            except InvalidParameter:
+                problems.append(f"claim.id {claim['id'][:60]!r} is not a claim id <paper>.<theorem>.<name>")
         if claim.get("expected") not in _EXPECTED:
             problems.append(f"claim.expected {str(claim.get('expected'))[:20]!r} is not one of {', '.join(_EXPECTED)}")
         if not isinstance(claim.get("erratum", ""), str):
