@@ -439,7 +439,11 @@ class Claim:
         raise NotImplementedError
 
     def check(self, *, max_prec: int = MAX_PREC, expected: Verdict | None = None) -> ClaimResult:
-        """Check the claim. Never raises for a failed check: errors become an ERROR verdict."""
+        """Check the claim. Never raises for a failed check: errors become an ERROR verdict.
+
+        Raises:
+            InvalidParameter: for ``expected`` ERROR (a failed check is never as expected).
+        """
         t0 = time.perf_counter()
         exp = self.expected if expected is None else Verdict.parse(expected, "expected")
         try:
