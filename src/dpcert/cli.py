@@ -103,12 +103,24 @@ def _cmd_verify(a: argparse.Namespace) -> int:
     from dpcert.engine.verify import verify
 
     progress = None if a.quiet else sys.stderr
-    report = verify(a.manifest, a.select, full=a.full, max_prec=a.max_prec, progress=progress)
-    if a.certificates:
-        for r in report.results:
-            write_certificate(r, a.certificates)
+    written: list[str] = []
+
+    def keep(result: Any) -> None:  # each certificate as its claim finishes: an interrupted run keeps them
+        written.append(str(write_certificate(result, a.certificates)))
+
+    try:
+        report = verify(
+            a.manifest, a.select, full=a.full, max_prec=a.max_prec, progress=progress,
+            on_result=keep if a.certificates else None,
+        )  # fmt: skip
+    finally:
+        if a.certificates and not a.json:
+            sys.stderr.write(f"dpcert verify: wrote {len(written)} certificate(s) into {a.certificates}\n")
     if a.json:
-        _print_json(report.to_json())
+        out = report.to_json()
+        if a.certificates:
+            out["certificates_written"] = written
+        _print_json(out)
         return report.exit_code
     rows = []
     for r in report.results:
@@ -143,18 +155,35 @@ def _cmd_check(a: argparse.Namespace) -> int:
     paths: list[Path] = []
     for given in a.certificates:  # a directory means every certificate in it
         p = Path(given)
-        paths += sorted(p.glob("*.json")) if p.is_dir() else [p]
-    reports = [recheck(p) for p in paths]
-    if a.markdown and all(r.ok for r in reports):
+        if p.is_dir():
+            found = sorted(p.glob("*.json"))
+            if not found:
+                raise InvalidParameter("certificates", given, "a directory holding certificates (*.json); it has none")
+            paths += found
+        else:
+            paths.append(p)
+    reports = []
+    unreadable: list[tuple[Path, str]] = []
+    for p in paths:  # one unreadable certificate is reported and does not stop the others
+        try:
+            reports.append(recheck(p))
+        except DpcertError as exc:
+            unreadable.append((p, _one_line(exc)))
+            sys.stderr.write(f"dpcert: error: {_one_line(exc)}\n")
+    every_ok = not unreadable and all(r.ok for r in reports)
+    if a.markdown and every_ok:
+        from dpcert.core.files import atomic_write_text
         from dpcert.engine.results import results_markdown
 
-        Path(a.markdown).write_text(results_markdown(paths), encoding="utf-8")
+        atomic_write_text(a.markdown, results_markdown(reports))
     if a.json:
-        _print_json([r.to_json() for r in reports])
+        _print_json([r.to_json() for r in reports] + [{"path": str(p), "ok": False, "error": e} for p, e in unreadable])
     else:
         for r in reports:
             print(f"{'OK' if r.ok else 'MISMATCH'}  {r.claim_id}: {r.detail}  ({r.path})")
-    return 0 if all(r.ok for r in reports) else 1
+    if unreadable:
+        return EXIT_USAGE
+    return 0 if every_ok else 1
 
 
 def _cmd_list(a: argparse.Namespace) -> int:
@@ -253,7 +282,7 @@ def _cmd_eval(a: argparse.Namespace) -> int:
 def _cmd_claim(a: argparse.Namespace) -> int:
     from dpcert.core.claim import AtLeast, AtMost, QuantityClaim, Rounds, Truncates
     from dpcert.engine import registry
-    from dpcert.engine.certificate import write_certificate
+    from dpcert.engine.certificate import default_claim_id, derived_statement, write_certificate
 
     q = registry.quantity(a.quantity)
     inputs = _kv(a.inputs)
@@ -268,14 +297,23 @@ def _cmd_claim(a: argparse.Namespace) -> int:
         cmp = AtMost.of(a.at_most)
     else:
         cmp = AtLeast.of(a.at_least)
-    claim = QuantityClaim(a.id, a.reference, f"{q.name} {cmp.describe()}", quantity=q, inputs=inputs, comparison=cmp)
+    if a.id is not None and a.id in registry.claims():
+        raise InvalidParameter("--id", a.id, "an id that is not a registered claim's (see `dpcert list`)")
+    draft = QuantityClaim("user.claim", a.reference, "", quantity=q, inputs=inputs, comparison=cmp)
+    # an id derived from what is checked: two different claims never share a certificate's file name
+    cid = a.id if a.id is not None else default_claim_id(draft.spec_json(), q.name)
+    claim = QuantityClaim(cid, a.reference, derived_statement(draft), quantity=q, inputs=inputs, comparison=cmp)
     result = claim.check(max_prec=a.max_prec)
-    if a.certificate:
-        write_certificate(result, a.certificate)
+    written = str(write_certificate(result, a.certificate)) if a.certificate else None
     if a.json:
-        _print_json(result.to_json())
+        out = result.to_json()
+        if written:
+            out["certificate"] = written
+        _print_json(out)
     else:
         print(f"{result.verdict.value}: {result.evidence.detail or result.error}")
+        if written:
+            print(f"  certificate: {written}")
     return {"CERTIFIED": 0, "REFUTED": 1}.get(result.verdict.value, 2)
 
 
@@ -359,7 +397,9 @@ def _parser() -> argparse.ArgumentParser:
     cl.add_argument(
         "--figures", type=_int_option("--figures", 1, 1000), help="with --rounds-to: significant figures printed"
     )
-    cl.add_argument("--id", default="user.claim", help="claim id for the certificate")
+    cl.add_argument(
+        "--id", default=None, help="claim id for the certificate (default: user.<quantity>.<hash of the claim>)"
+    )
     cl.add_argument("--reference", default="user claim")
     cl.add_argument("--certificate", metavar="DIR", help="write the certificate into DIR")
     cl.add_argument("--max-prec", type=max_prec, default=MAX_PREC, help="maximum ball precision in bits")

@@ -46,8 +46,23 @@ def test_function_claim_certificates_are_self_contained(tmp_path):
         forged["sha256"] = content_hash(forged)
         path = tmp_path / "forged.json"
         path.write_text(json.dumps(forged))
+        _assert_refused(path, "function")
+        # as an unregistered claim, the named function is resolved (and refused) before anything runs
+        forged["claim"]["id"] = "user.forged.fn"
+        forged["sha256"] = content_hash(forged)
+        path.write_text(json.dumps(forged))
         with pytest.raises(CertificateError, match="function"):
             recheck(path)
+
+
+def _assert_refused(path, needle):
+    """Refused: a malformed certificate raises; a registered claim's certificate that differs is a MISMATCH."""
+    try:
+        report = recheck(path)
+    except CertificateError as exc:
+        assert needle in str(exc)
+        return
+    assert not report.ok and needle in report.detail, report.detail
 
 
 def _rehash(path, mutate):
@@ -81,14 +96,18 @@ def test_an_edited_given_with_the_old_exact_is_refused(cert_path):
         c["claim"]["inputs"]["eps"]["given"] = "0.3"
 
     _rehash(cert_path, edit)
+    _assert_refused(cert_path, "inputs")  # a registered claim: its inputs must be the registry's
+    _rehash(cert_path, lambda c: c["claim"].update(id="user.edited.given"))
     with pytest.raises(CertificateError, match="given"):
         recheck(cert_path)
 
 
-def test_the_detail_is_regenerated_not_trusted(cert_path):
+def test_an_edited_detail_is_refused_and_the_shown_detail_is_regenerated(cert_path):
+    report = recheck(cert_path)
+    assert report.ok and "satisfies" in report.detail
     _rehash(cert_path, lambda c: c["evidence"].update(detail="trust me"))
     report = recheck(cert_path)
-    assert report.ok and "trust me" not in report.detail and "satisfies" in report.detail
+    assert not report.ok and "evidence.detail" in report.detail
 
 
 @pytest.mark.parametrize(
@@ -106,8 +125,12 @@ def test_the_detail_is_regenerated_not_trusted(cert_path):
 )
 def test_a_malformed_rehashed_certificate_is_a_certificate_error(cert_path, mutate):
     _rehash(cert_path, mutate)
-    with pytest.raises(CertificateError):
-        recheck(cert_path)
+    try:
+        report = recheck(cert_path)
+    except CertificateError:
+        return
+    # a well-formed record that is not the registered claim's is refused as a MISMATCH
+    assert not report.ok and "registered claim" in report.detail
 
 
 @pytest.mark.parametrize("bad_id", ["../x", "/tmp/abs", "a/b.c", "..", "x", "a..b", "a.b/../c", "a.b c"])

@@ -11,6 +11,7 @@ References:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -228,6 +229,40 @@ def fraction_of(a: arb) -> Fraction:
     return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2 ** (-e))
 
 
+#: Bounds on an enclosure end read from text (a certificate): significant digits and decimal exponent. Checked
+#: before any big integer is built, so "1e-999999999" is refused at once instead of computing 10^999999999.
+_END_DIGITS = 10_000
+_END_EXPONENT = 100_000
+_END = re.compile(r"([+-]?)([0-9]+)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?|([+-]?[0-9]+)/([0-9]+)")
+
+
+def _enclosure_end(text: str) -> Fraction:
+    """An enclosure end as written by :meth:`Enclosure.to_json` (a decimal or a fraction, ASCII digits), parsed
+    with its size bounded before any work.
+
+    Raises:
+        ValueError: for anything else, or more than 10,000 digits, or a decimal exponent beyond ±100,000.
+    """
+    m = _END.fullmatch(text) if len(text) <= 2 * _END_DIGITS + 10 else None
+    if m is None:
+        raise ValueError(f"an enclosure end must be a decimal or fraction string, got {text[:40]!r}")
+    if m.group(5) is not None:
+        if len(m.group(5)) > _END_DIGITS or len(m.group(6)) > _END_DIGITS:
+            raise ValueError(f"an enclosure end of at most {_END_DIGITS} digits, got {text[:40]!r}…")
+        num, den = int(m.group(5)), int(m.group(6))
+        if den == 0:
+            raise ValueError(f"an enclosure end with a zero denominator: {text[:40]!r}")
+        return Fraction(num, den)
+    sign, whole, frac, exp = m.group(1), m.group(2), m.group(3) or "", m.group(4)
+    if len(whole) + len(frac) > _END_DIGITS:
+        raise ValueError(f"an enclosure end of at most {_END_DIGITS} digits, got {text[:40]!r}…")
+    e = (0 if exp is None else int(exp) if len(exp) <= 12 else 10 * _END_EXPONENT) - len(frac)
+    if abs(e) > _END_EXPONENT:
+        raise ValueError(f"an enclosure end with a decimal exponent within ±{_END_EXPONENT}, got {text[:40]!r}")
+    value = Fraction(int(whole + frac)) * Fraction(10) ** e
+    return -value if sign == "-" else value
+
+
 @dataclass(frozen=True)
 class Enclosure:
     """A rigorous enclosure [lo, hi] of a real number, with exact rational endpoints.
@@ -341,8 +376,8 @@ class Enclosure:
 
         def end(text: object, infinite: str) -> Fraction | None:
             if not isinstance(text, str):
-                raise ValueError(f"an enclosure end must be a string, got {text!r}")
-            return None if text == infinite else Fraction(text)
+                raise ValueError(f"an enclosure end must be a string, got {str(text)[:40]!r}")
+            return None if text == infinite else _enclosure_end(text)
 
         lo, hi = end(data["lo"], "-inf"), end(data["hi"], "inf")
         if lo is not None and hi is not None and lo > hi:

@@ -43,6 +43,8 @@ __all__ = [
     "QuantityClaim",
     "FunctionClaim",
     "check_function",
+    "input_validator",
+    "EXECUTION_SETTINGS",
     "resolve_check",
     "comparison_from_json",
     "check_claim_id",
@@ -359,6 +361,9 @@ class ClaimResult:
     seconds: float
     expected: Verdict
     error: str | None = None
+    #: the maximum ball precision the check was allowed (a certificate records it: UNDECIDED means "undecided
+    #: within max_prec bits", and the re-check runs with the same allowance)
+    max_prec: int = MAX_PREC
 
     @property
     def ok(self) -> bool:
@@ -424,6 +429,8 @@ class Claim:
 
     def __post_init__(self) -> None:
         check_claim_id(self.id)
+        # ERROR marks a check that failed; expecting it would make a crash "as expected"
+        object.__setattr__(self, "expected", Verdict.parse(self.expected, "expected"))
 
     def spec_json(self) -> dict[str, Any]:
         return {}
@@ -432,9 +439,13 @@ class Claim:
         raise NotImplementedError
 
     def check(self, *, max_prec: int = MAX_PREC, expected: Verdict | None = None) -> ClaimResult:
-        """Check the claim. Never raises for a failed check: errors become an ERROR verdict."""
+        """Check the claim. Never raises for a failed check: errors become an ERROR verdict.
+
+        Raises:
+            InvalidParameter: for ``expected`` ERROR (a failed check is never as expected).
+        """
         t0 = time.perf_counter()
-        exp = expected or self.expected
+        exp = self.expected if expected is None else Verdict.parse(expected, "expected")
         try:
             verdict, evidence = self._run(max_prec)
             err = None
@@ -448,7 +459,7 @@ class Claim:
             verdict, evidence, err = Verdict.ERROR, Evidence(detail=str(exc)), f"{type(exc).__name__}: {exc}"
         except Exception as exc:  # a bug in a check must not abort a whole verify run
             verdict, evidence, err = Verdict.ERROR, Evidence(detail=str(exc)), f"{type(exc).__name__}: {exc}"
-        return ClaimResult(self, verdict, evidence, time.perf_counter() - t0, exp, err)
+        return ClaimResult(self, verdict, evidence, time.perf_counter() - t0, exp, err, max_prec)
 
 
 @dataclass(frozen=True)
@@ -489,18 +500,45 @@ class QuantityClaim(Claim):
 
 #: Attribute set by :func:`check_function` on the functions a :class:`FunctionClaim` may name.
 _CHECK_MARK = "__dpcert_check__"
+#: Attribute holding a check function's input validator (see :func:`check_function`).
+_VALIDATE_MARK = "__dpcert_validate__"
+
+#: Keyword arguments of check functions that say how to run, not what is claimed (the number of processes). They
+#: are never recorded in a certificate, so a certificate cannot choose them (see ``FunctionClaim.settings``).
+EXECUTION_SETTINGS = frozenset({"workers"})
 
 
-def check_function(fn: Callable[..., tuple[Verdict, Evidence]]) -> Callable[..., tuple[Verdict, Evidence]]:
+def check_function(
+    fn: Callable[..., tuple[Verdict, Evidence]] | None = None,
+    *,
+    validate: Callable[..., None] | None = None,
+) -> Any:
     """Mark a module-level function as a claim check ``fn(max_prec, **inputs) -> (Verdict, Evidence)``.
 
     Re-checking a certificate resolves only marked functions inside the ``dpcert`` package
     (:func:`resolve_check`), so an untrusted certificate can never call anything else.
+
+    Args:
+        fn: the check (``@check_function``), or None to decorate with options (``@check_function(validate=v)``).
+        validate: ``validate(**inputs)`` raises :class:`~dpcert.errors.InvalidParameter` for inputs the check
+            must not run on, with the bounds its command line applies. A certificate of a claim that is not
+            registered is re-checked with inputs read from the file only when its function has a validator.
     """
-    if "<locals>" in fn.__qualname__ or "<lambda>" in fn.__qualname__:
-        raise TypeError(f"a claim check must be a module-level function, not {fn.__qualname__}")
-    setattr(fn, _CHECK_MARK, True)
-    return fn
+
+    def mark(f: Callable[..., tuple[Verdict, Evidence]]) -> Callable[..., tuple[Verdict, Evidence]]:
+        if "<locals>" in f.__qualname__ or "<lambda>" in f.__qualname__:
+            raise TypeError(f"a claim check must be a module-level function, not {f.__qualname__}")
+        setattr(f, _CHECK_MARK, True)
+        if validate is not None:
+            setattr(f, _VALIDATE_MARK, validate)
+        return f
+
+    return mark if fn is None else mark(fn)
+
+
+def input_validator(fn: Callable[..., Any]) -> Callable[..., None] | None:
+    """The validator a check function was marked with (:func:`check_function`), or None."""
+    return getattr(fn, _VALIDATE_MARK, None)
 
 
 def _json_input(name: str, value: Any) -> Any:
@@ -554,13 +592,22 @@ class FunctionClaim(Claim):
 
     fn: Callable[..., tuple[Verdict, Evidence]] | None = None
     inputs: Mapping[str, Any] = field(default_factory=dict)
+    #: how to run (``{"workers": 4}``): passed to ``fn`` but never recorded, so a certificate cannot set them
+    settings: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.fn is None or not getattr(self.fn, _CHECK_MARK, False):
             raise TypeError(f"FunctionClaim {self.id}: fn must be a function marked with @check_function")
         for k, v in self.inputs.items():
+            if k in EXECUTION_SETTINGS:
+                raise InvalidParameter(
+                    f"inputs.{k}", v, "no execution setting among a claim's inputs (give it in settings)"
+                )
             _json_input(k, v)
+        for k in self.settings:
+            if k not in EXECUTION_SETTINGS:
+                raise InvalidParameter("settings", k, f"one of the execution settings {sorted(EXECUTION_SETTINGS)}")
 
     @property
     def function_name(self) -> str:
@@ -582,4 +629,4 @@ class FunctionClaim(Claim):
 
     def _run(self, max_prec: int) -> tuple[Verdict, Evidence]:
         assert self.fn is not None
-        return self.fn(max_prec, **self.inputs)
+        return self.fn(max_prec, **self.inputs, **self.settings)

@@ -41,6 +41,9 @@ def add_commands(sub: Any) -> None:
     c.add_argument("--iid", action="store_true", help="identical mechanisms only (Theorem 4.1's setting)")
     c.add_argument("--workers", type=int, default=1, help="processes (results identical for any number)")
     c.add_argument("--certificate", metavar="DIR", help="write a certificate into DIR")
+    c.add_argument(
+        "--id", default=None, help="claim id for the certificate (default: user.darrm.certify.<hash of the claim>)"
+    )
     c.add_argument("--max-prec", type=int, default=None, help="maximum ball precision in bits")
     c.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     c.add_argument("--json", action="store_true", help="machine-readable output (top-level 'verdict')")
@@ -93,21 +96,29 @@ def _cmd_certify(a: argparse.Namespace) -> int:
     kw["K"] = parse_int(inputs["K"], "K")
     # a γ file is read once, here: the claim (and its certificate) holds the table itself, never the path
     kw["gamma"] = _gamma_input(inputs["gamma"])
+    settings: dict[str, Any] = {}
     if a.for_all_eps:
         fn, mode = pc.check_private_all_eps, "for every eps > 0"
     elif a.iid:
         fn, mode = pc.check_private_iid, "i.i.d. mechanisms"
     else:
         fn, mode = pc.check_private, "all corner multisets"
-        kw["workers"] = a.workers
+        settings["workers"] = a.workers  # how to run, never recorded in the certificate
     _validate_early(kw)
+    from dpcert.engine import registry
+    from dpcert.engine.certificate import default_claim_id, derived_statement
+
+    if a.id is not None and a.id in registry.claims():
+        raise InvalidParameter("--id", a.id, "an id that is not a registered claim's (see `dpcert list`)")
+    reference = "Jiang–Zhang–Joshi, DaRRM (TMLR), Lemma 3.4 and Lemma 5.1"
+    draft = FunctionClaim("user.darrm.certify", reference, "", fn=fn, inputs=kw)
     claim = FunctionClaim(
-        "user.darrm.certify",
-        "Jiang–Zhang–Joshi, DaRRM (TMLR), Lemma 3.4 and Lemma 5.1",
-        f"DaRRM_gamma is private ({mode}) for "
-        + ", ".join(_describe(k, v, inputs) for k, v in kw.items() if k != "workers"),
+        a.id if a.id is not None else default_claim_id(draft.spec_json(), "darrm.certify"),
+        reference,
+        derived_statement(draft),
         fn=fn,
         inputs=kw,
+        settings=settings,
     )
     t0 = time.perf_counter()
     if not a.quiet:
@@ -119,10 +130,11 @@ def _cmd_certify(a: argparse.Namespace) -> int:
     seconds = time.perf_counter() - t0
     if result.error:
         raise InvalidParameter("inputs", inputs, result.error)
+    written = None
     if a.certificate:
         from dpcert.engine.certificate import write_certificate
 
-        write_certificate(result, a.certificate)
+        written = str(write_certificate(result, a.certificate))
     ev = result.evidence
     if a.json:
         out = {"verdict": result.verdict.value, "mode": mode, **{k: v for k, v in kw.items()}}
@@ -132,6 +144,8 @@ def _cmd_certify(a: argparse.Namespace) -> int:
         # the labelled numbers, at the top level too (``enclosure`` always encloses the largest margin)
         out.update({k: ev.extra[k] for k in _LABELLED if k in ev.extra})
         out["seconds"] = round(seconds, 4)
+        if written:
+            out["certificate"] = written
         print_json(out)
     else:
         print(f"{result.verdict.value}: {ev.detail}")
@@ -143,6 +157,8 @@ def _cmd_certify(a: argparse.Namespace) -> int:
             if k not in _LABELLED:
                 print(f"  {k}: {v}")
         print(f"  time: {seconds:.3f} s")
+        if written:
+            print(f"  certificate: {written}")
     return _EXIT.get(result.verdict.value, 2)
 
 

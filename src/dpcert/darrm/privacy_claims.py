@@ -12,8 +12,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from dpcert.arith.ball import MAX_PREC
 from dpcert.arith.exact import parse_rational
 from dpcert.core.claim import Evidence, Verdict, check_function
+from dpcert.errors import InvalidParameter
 
 __all__ = ["check_private", "privacy_evidence", "parse_delta", "set_progress"]
 
@@ -79,7 +81,21 @@ def privacy_evidence(res: Any) -> tuple[Verdict, Evidence]:
     )
 
 
-@check_function
+def validate_certify_inputs(gamma: Any, K: Any, m: Any, Delta: Any, delta: Any, eps: Any = "1") -> None:
+    """The inputs of ``dpcert darrm certify`` (and of its certificates), validated as the command line does.
+
+    Raises:
+        InvalidParameter: for anything the privacy question (Problem 1.1) does not allow.
+    """
+    try:
+        _problem(gamma, K, m, eps, Delta, delta, MAX_PREC)
+    except InvalidParameter:
+        raise
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise InvalidParameter("inputs", {"gamma": gamma, "K": K, "m": m}, f"valid DaRRM inputs ({exc})") from None
+
+
+@check_function(validate=validate_certify_inputs)
 def check_private(
     max_prec: int, gamma: str, K: int, m: str, eps: str, Delta: str, delta: str, workers: int = 1
 ) -> tuple[Verdict, Evidence]:
@@ -105,7 +121,7 @@ def _problem(gamma: str, K: int, m: str, eps: str, Delta: str, delta: str, max_p
     return problem(named_gamma(gamma, K, mv, ev, Dv, dv), K, mv, ev, Dv, dv, max_prec=max_prec)
 
 
-@check_function
+@check_function(validate=validate_certify_inputs)
 def check_private_all_eps(
     max_prec: int, gamma: str, K: int, m: str, Delta: str, delta: str
 ) -> tuple[Verdict, Evidence]:
@@ -202,7 +218,7 @@ def _iid(pr: Any) -> tuple[Verdict, Evidence, Any]:
     )
 
 
-@check_function
+@check_function(validate=validate_certify_inputs)
 def check_private_iid(
     max_prec: int, gamma: str, K: int, m: str, eps: str, Delta: str, delta: str
 ) -> tuple[Verdict, Evidence]:

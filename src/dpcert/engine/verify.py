@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -85,9 +85,18 @@ class _SlowNotice:
 
 
 def run_entries(
-    entries: Sequence[Entry], *, full: bool = False, max_prec: int = MAX_PREC, progress: TextIO | None = None
+    entries: Sequence[Entry],
+    *,
+    full: bool = False,
+    max_prec: int = MAX_PREC,
+    progress: TextIO | None = None,
+    on_result: Callable[[ClaimResult], None] | None = None,
 ) -> VerifyReport:
-    """Check each entry (slow ones only when ``full``) and collect the results."""
+    """Check each entry (slow ones only when ``full``) and collect the results.
+
+    ``on_result`` is called with each result as its claim finishes (``dpcert verify --certificates`` writes the
+    certificate there, so an interrupted run keeps every certificate it finished).
+    """
     t0 = time.perf_counter()
     chosen = [e for e in entries if full or not e.full]
     notice = _SlowNotice(progress)
@@ -98,6 +107,8 @@ def run_entries(
             results.append(e.claim.check(max_prec=max_prec, expected=e.expected))
         finally:
             notice.stop()
+        if on_result is not None:
+            on_result(results[-1])
         if progress is not None and results[-1].seconds > 1.0:
             progress.write(
                 f"  [{i}/{len(chosen)}] {e.claim.id}: {results[-1].verdict.value} in {results[-1].seconds:.1f} s\n"
@@ -113,10 +124,12 @@ def verify(
     full: bool = False,
     max_prec: int = MAX_PREC,
     progress: TextIO | None = None,
+    on_result: Callable[[ClaimResult], None] | None = None,
 ) -> VerifyReport:
     """Run manifests and/or claim selectors; with neither, the bundled default manifest.
 
     ``progress``: a stream for progress lines on claims slower than a second (the CLI passes stderr).
+    ``on_result``: called with each result as its claim finishes (see :func:`run_entries`).
 
     >>> report = verify(selectors=["darrm.table2.mnist.q20.*"], progress=None)
     >>> report.exit_code, [r.verdict.value for r in report.results]
@@ -135,4 +148,10 @@ def verify(
         entries = [e for e in entries if any(matches(e.claim.id, sel) for sel in selectors)]
     elif selectors:
         entries = entries_for_selectors(selectors)
-    return run_entries(entries, full=full or bool(selectors and not manifests), max_prec=max_prec, progress=progress)
+    return run_entries(
+        entries,
+        full=full or bool(selectors and not manifests),
+        max_prec=max_prec,
+        progress=progress,
+        on_result=on_result,
+    )
