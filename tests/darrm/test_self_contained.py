@@ -64,6 +64,8 @@ def test_an_edited_recorded_table_is_a_mismatch(elsewhere, capsys):
 
     def widen(c):  # a smaller γ in the middle: still REFUTED, but another maximum margin
         c["claim"]["inputs"]["gamma"] = ["1", "0.5", "0.1", "0.1", "0.5", "1"]
+        # the statement a reader sees is derived from the content, so a forger rewrites it consistently too
+        c["claim"]["statement"] = c["claim"]["statement"].replace("0.2, 0.2", "0.1, 0.1")
 
     _rewrite(cert, widen)
     rep = recheck(cert)

@@ -224,16 +224,6 @@ def _gamma_input(value: str) -> Any:
     return gamma_param().parse(value)
 
 
-def _describe(name: str, value: Any, given: dict[str, str]) -> str:
-    """``name=value`` for a statement; a γ table shows its values (and, for information, the file it came from)."""
-    if name == "gamma" and isinstance(value, tuple):
-        vals = ", ".join(value) if len(value) <= 12 else ", ".join(value[:6]) + ", ..., " + ", ".join(value[-6:])
-        from pathlib import Path
-
-        return f"gamma=table ({vals}) read from {Path(given['gamma']).name}"
-    return f"{name}={value}"
-
-
 class _Progress:
     """Progress lines on stderr, only once a run has taken more than a second."""
 
