@@ -19,8 +19,31 @@ __all__ = ["add_commands"]
 _EXIT = {"CERTIFIED": 0, "REFUTED": 1}
 
 
+#: Largest K ``darrm certify`` takes: the float kernel's error analysis covers K <= 201 (kernel.MAX_K) and the
+#: benchmarks run K = 101 (Δ = 0) and K = 41 (Δ > 0); checked when K is parsed, before any γ is built.
+CERTIFY_MAX_K = 201
+#: Largest K ``darrm error`` takes: the exact error is a sum of K + 1 rationals of O(K) digits (K = 1001: 0.2 s;
+#: K = 10001: 42 s and a 40,000-digit result).
+ERROR_MAX_K = 1001
+#: Most worker processes ``--workers`` starts.
+MAX_WORKERS = 256
+
+
+def _parse_k(text: Any, cap: int, why: str) -> int:
+    """K, an odd integer in [1, cap], refused before any work (the message says why the cap)."""
+    from dpcert.core.params import integer
+    from dpcert.errors import InvalidParameter
+
+    try:
+        return int(integer("K", 1, cap, odd=True).parse(text))
+    except InvalidParameter:
+        raise InvalidParameter("K", text, f"an odd integer with 1 <= K <= {cap} ({why})") from None
+
+
 def add_commands(sub: Any) -> None:
     """Add the ``darrm`` command and its subcommands to dpcert's subparsers."""
+    from dpcert.cli import int_option, max_prec_option
+
     p = sub.add_parser("darrm", help="DaRRM: certify a noise function gamma's privacy; its error")
     dsub = p.add_subparsers(dest="darrm_command", parser_class=type(p))
     c = dsub.add_parser(
@@ -31,9 +54,14 @@ def add_commands(sub: Any) -> None:
     c.add_argument("inputs", nargs="*", metavar="name=value", help="gamma, K, m, eps, Delta, delta")
     c.add_argument("--for-all-eps", action="store_true", help="certify for every eps > 0 at once (eps not needed)")
     c.add_argument("--iid", action="store_true", help="identical mechanisms only (Theorem 4.1's setting)")
-    c.add_argument("--workers", type=int, default=1, help="processes (results identical for any number)")
+    c.add_argument(
+        "--workers",
+        type=int_option("--workers", 1, MAX_WORKERS),
+        default=1,
+        help=f"processes, 1 to {MAX_WORKERS} (results identical for any number)",
+    )
     c.add_argument("--certificate", metavar="DIR", help="write a certificate into DIR")
-    c.add_argument("--max-prec", type=int, default=None, help="maximum ball precision in bits")
+    c.add_argument("--max-prec", type=max_prec_option(), default=None, help="maximum ball precision in bits")
     c.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     c.add_argument("--json", action="store_true", help="machine-readable output (top-level 'verdict')")
     c.set_defaults(fn=_cmd_certify)
@@ -79,10 +107,8 @@ def _cmd_certify(a: argparse.Namespace) -> int:
 
         real("eps", 0, lo_open=True).parse(inputs.pop("eps"))
     _need(inputs, names)
-    from dpcert.arith.exact import parse_int
-
     kw: dict[str, Any] = {k: inputs[k] for k in names}
-    kw["K"] = parse_int(inputs["K"], "K")
+    kw["K"] = _parse_k(inputs["K"], CERTIFY_MAX_K, "darrm certify: the float kernel's error analysis")
     if a.for_all_eps:
         fn, mode = pc.check_private_all_eps, "for every eps > 0"
     elif a.iid:
@@ -134,7 +160,7 @@ def _cmd_certify(a: argparse.Namespace) -> int:
 
 
 def _cmd_error(a: argparse.Namespace) -> int:
-    from dpcert.arith.exact import fraction_to_decimal, parse_int, parse_rational
+    from dpcert.arith.exact import fraction_to_decimal, parse_rational
     from dpcert.cli import parse_kv, print_json
     from dpcert.darrm import utility
     from dpcert.errors import InvalidParameter
@@ -142,7 +168,9 @@ def _cmd_error(a: argparse.Namespace) -> int:
     inputs = parse_kv(a.inputs)
     which = "p" if "p" in inputs else "mu"
     _need(inputs, ["gamma", "K", "m", which])
-    K = parse_int(inputs["K"], "K")
+    K = _parse_k(inputs["K"], ERROR_MAX_K, "darrm error: an exact sum of K + 1 terms of O(K) digits")
+    if which == "p" and inputs["p"].count(",") + 1 != K:  # counted on the text, before any item is parsed
+        raise InvalidParameter("p", inputs["p"], f"K = {K} comma-separated probabilities")
     g = utility._gamma(inputs["gamma"], K, parse_rational(inputs["m"], "m"))
     if which == "mu":
         mu = parse_rational(inputs["mu"], "mu").value

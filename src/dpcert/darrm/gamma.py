@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
@@ -295,22 +294,19 @@ def load_table(path: str | Path, K: int | None = None) -> Gamma:
     Raises:
         InvalidParameter: unreadable file, malformed rows, wrong length, values outside [0, 1], not symmetric.
     """
+    from dpcert.core import files
+
     p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as exc:
-        raise InvalidParameter("gamma", str(path), f"a readable table file ({exc.strerror})") from None
+    text = files.read_text(p, what="gamma")
     if p.suffix.lower() == ".json" or text.lstrip().startswith("["):
-        try:
-            data = json.loads(text, parse_float=str, parse_int=str)
-        except json.JSONDecodeError as exc:
-            raise InvalidParameter(
-                "gamma", str(path), f"a JSON list of values ({exc.msg} at line {exc.lineno})"
-            ) from None
+        data = files.loads_json(text, where=str(path), what="gamma", parse_float=str, parse_int=str)
         if not isinstance(data, list):
             raise InvalidParameter("gamma", str(path), "a JSON list of K + 1 values")
         return validate_table([str(v) for v in data], K, name=p.name)
-    rows = list(csv.reader(io.StringIO(text)))
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:  # a field over the csv module's limit (128 KiB)
+        raise InvalidParameter("gamma", str(path), f"a well-formed CSV table ({exc})") from None
     rows = [r for r in rows if r and any(c.strip() for c in r)]
     if not rows or [c.strip().lower() for c in rows[0]] != ["l", "gamma"]:
         raise InvalidParameter("gamma", str(path), "a CSV file whose header is 'l,gamma' (or a JSON list)")
