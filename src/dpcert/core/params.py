@@ -97,7 +97,7 @@ class Param:
     def parse(self, value: Any) -> Value:
         """Parse and range-check one value (a list of reals: each element; a choice: the name or file path)."""
         if self.kind == "choice":
-            if isinstance(value, str) and (value in self.choices or (self.files and value and Path(value).is_file())):
+            if isinstance(value, str) and (value in self.choices or (self.files and _is_file(value))):
                 return value
             raise InvalidParameter(self.name, value, self.allowed())
         if self.kind == "reals":
@@ -130,6 +130,16 @@ class Param:
         if bad:
             raise InvalidParameter(self.name, value, self.allowed())
         return v
+
+
+def _is_file(value: str) -> bool:
+    """Whether ``value`` names a regular file (a name too long, a NUL or a loop is simply not one)."""
+    if not value or len(value) > 4096 or "\x00" in value:
+        return False
+    try:
+        return Path(value).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _exact(bound: Any) -> Fraction | None:

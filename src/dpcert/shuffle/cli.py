@@ -78,8 +78,12 @@ def _cmd_rdp(a: argparse.Namespace) -> int:
         raise InvalidParameter("n", n, "n <= 10^6 with --reduction (U_red is evaluated exactly)")
     show_pair = a.pair or n <= 10**6
     rows, records = [], []
-    for lam_text in _orders(kv["lam"]):
-        lam = QUANTITIES["shuffle.rdp.thm2"].parse({"n": n, "eps0": kv["eps0"], "lam": lam_text})["lam"]
+    # every order is parsed before the first is computed: a bad one is refused before any work
+    orders = [
+        (lam_text, QUANTITIES["shuffle.rdp.thm2"].parse({"n": n, "eps0": kv["eps0"], "lam": lam_text})["lam"])
+        for lam_text in _orders(kv["lam"])
+    ]
+    for lam_text, lam in orders:
         integer = lam.value.denominator == 1
         inputs = {"n": n, "eps0": kv["eps0"], "lam": lam_text}
         rec: dict[str, Any] = {"lam": lam.to_json()}
