@@ -391,6 +391,14 @@ def test_odd_k_has_a_stated_cap_checked_before_work():
     assert "K <= 201" in err
     err = assert_refused(["darrm", "error", "gamma=sub", "K=1000001", "m=3", "mu=0.5"], 5)
     assert "K <= 1001" in err
+    err = assert_refused(["darrm", "error", "gamma=sub", "K=1001", "m=3", "p=" + ",".join(["0.7"] * 1001)], 5)
+    assert "K <= 401" in err  # K different mechanisms: O(K^2) exact terms (K = 1001 took 39 s)
+    # the quantities behind `dpcert eval` take the same caps
+    err = assert_refused(
+        ["eval", "darrm.privacy.margin", "gamma=sub", "K=1000001", "m=3", "eps=1", "Delta=0", "delta=0"], 5
+    )
+    assert "<= 201" in err
+    assert "<= 1001" in assert_refused(["eval", "darrm.error", "gamma=sub", "K=1000001", "m=3", "mu=0.5"], 5)
 
 
 def test_darrm_error_counts_p_before_parsing_it():

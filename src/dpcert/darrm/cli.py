@@ -19,12 +19,6 @@ __all__ = ["add_commands"]
 _EXIT = {"CERTIFIED": 0, "REFUTED": 1}
 
 
-#: Largest K ``darrm certify`` takes: the float kernel's error analysis covers K <= 201 (kernel.MAX_K) and the
-#: benchmarks run K = 101 (Δ = 0) and K = 41 (Δ > 0); checked when K is parsed, before any γ is built.
-CERTIFY_MAX_K = 201
-#: Largest K ``darrm error`` takes: the exact error is a sum of K + 1 rationals of O(K) digits (K = 1001: 0.2 s;
-#: K = 10001: 42 s and a 40,000-digit result).
-ERROR_MAX_K = 1001
 #: Most worker processes ``--workers`` starts.
 MAX_WORKERS = 256
 
@@ -108,7 +102,10 @@ def _cmd_certify(a: argparse.Namespace) -> int:
         real("eps", 0, lo_open=True).parse(inputs.pop("eps"))
     _need(inputs, names)
     kw: dict[str, Any] = {k: inputs[k] for k in names}
-    kw["K"] = _parse_k(inputs["K"], CERTIFY_MAX_K, "darrm certify: the float kernel's error analysis")
+    from dpcert.darrm.kernel import MAX_K
+
+    # the float kernel's error analysis covers K <= MAX_K (201); the benchmarks run K = 101 (Δ = 0), 41 (Δ > 0)
+    kw["K"] = _parse_k(inputs["K"], MAX_K, "darrm certify: the float kernel's error analysis")
     if a.for_all_eps:
         fn, mode = pc.check_private_all_eps, "for every eps > 0"
     elif a.iid:
@@ -168,9 +165,13 @@ def _cmd_error(a: argparse.Namespace) -> int:
     inputs = parse_kv(a.inputs)
     which = "p" if "p" in inputs else "mu"
     _need(inputs, ["gamma", "K", "m", which])
-    K = _parse_k(inputs["K"], ERROR_MAX_K, "darrm error: an exact sum of K + 1 terms of O(K) digits")
-    if which == "p" and inputs["p"].count(",") + 1 != K:  # counted on the text, before any item is parsed
-        raise InvalidParameter("p", inputs["p"], f"K = {K} comma-separated probabilities")
+    if which == "mu":
+        K = _parse_k(inputs["K"], utility.ERROR_MAX_K, "darrm error: an exact sum of K + 1 terms of O(K) digits")
+    else:
+        why = "darrm error with p: an exact Poisson-binomial law, O(K^2) terms of O(K) digits"
+        K = _parse_k(inputs["K"], utility.ERROR_P_MAX_K, why)
+        if inputs["p"].count(",") + 1 != K:  # counted on the text, before any item is parsed
+            raise InvalidParameter("p", inputs["p"], f"K = {K} comma-separated probabilities")
     g = utility._gamma(inputs["gamma"], K, parse_rational(inputs["m"], "m"))
     if which == "mu":
         mu = parse_rational(inputs["mu"], "mu").value
