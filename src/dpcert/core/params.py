@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
 
@@ -78,7 +79,7 @@ class Param:
             return names + (f" (default {self.default})" if self.default is not None else "")
         what = "an odd integer" if self.odd else ("an integer" if self.kind == "int" else "a real number")
         if self.kind == "reals":
-            what = f"a non-empty list of at most {self.max_items} real numbers, each"
+            what = f"a non-empty list of {f'at most {self.max_items} ' if self.max_items else ''}real numbers, each"
         parts = []
         if self.lo is not None:
             parts.append(f"{'>' if self.lo_open else '>='} {self.lo}")
@@ -101,14 +102,18 @@ class Param:
                 return value
             raise InvalidParameter(self.name, value, self.allowed())
         if self.kind == "reals":
+            if isinstance(value, (bytes, bytearray)) or not hasattr(value, "__iter__"):
+                raise InvalidParameter(self.name, value, "a list of real numbers or a comma-separated string")
+            shown = ""
             if isinstance(value, str):
                 count = value.count(",") + 1
-            elif isinstance(value, bytes) or not hasattr(value, "__len__") or not hasattr(value, "__iter__"):
-                raise InvalidParameter(self.name, value, "a list of real numbers or a comma-separated string")
-            else:
+            elif hasattr(value, "__len__"):
                 count = len(value)
+            else:  # an iterator: taken up to one past the cap, never further
+                value = list(islice(value, self.max_items + 1 if self.max_items else None))
+                count, shown = len(value), f"<more than {self.max_items} values>"
             if self.max_items and count > self.max_items:
-                raise InvalidParameter(self.name, f"<{count} values>", self.allowed())
+                raise InvalidParameter(self.name, shown or f"<{count} values>", self.allowed())
             items = value.split(",") if isinstance(value, str) else value
             one = replace(self, kind="real")
             parsed = tuple(one.parse(x) for x in items)
