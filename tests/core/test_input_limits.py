@@ -58,3 +58,11 @@ def test_a_repeated_name_is_refused_not_the_last_taken():
 def test_an_empty_name_is_refused():
     with pytest.raises(InvalidParameter, match="non-empty name"):
         parse_kv(["=1"])
+
+
+def test_an_endless_iterator_is_read_only_up_to_the_cap():
+    import itertools
+
+    with pytest.raises(InvalidParameter, match=f"more than {REALS_MAX_ITEMS} values"):
+        reals("eps_list", 0).parse(itertools.repeat("0.1"))  # before: parsed without end
+    assert len(reals("eps_list", 0).parse(iter(["0.1", "0.2"]))) == 2
