@@ -4,7 +4,8 @@
   certified enclosure (the ε/2-DP optimum is a lower bound on BR OptComp, not a privacy guarantee).
 * ``dpcert br optimum k=10 eps=1 eps_g=0 [--json]``: the certified nonadaptive δ_OPT with its maximising t.
 * ``dpcert br adaptive k=4 eps=1 eps_g=0 [--n N | --seconds T] [--json]``: the certified adaptive bracket (lattice
-  method); with ``--seconds`` the lattice is refined (N doubled) while the time lasts.
+  method); with ``--seconds`` the lattice is refined (N doubled) while the time lasts. ``--n`` is at most 100,000 and
+  ``--seconds`` a finite budget of at most a day, both checked when the command line is parsed.
 
 Only argparse/stdlib at import time (``dpcert --help`` stays fast).
 """
