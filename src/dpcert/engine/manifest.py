@@ -201,7 +201,7 @@ def _load(p: Path, stack: tuple[Path, ...], done: set[Path]) -> list[Entry]:
     except ManifestError:
         raise
     except InvalidParameter as exc:  # not a regular UTF-8 file, too large, not TOML, nested too deep
-        raise ManifestError(_short(p), exc.allowed if exc.name == "manifest" else str(exc)) from None
+        raise ManifestError(_short(p), f"expected {exc.allowed}" if exc.name == "manifest" else str(exc)) from None
     unknown = set(data) - _TOP_KEYS
     if unknown:
         raise ManifestError(str(p), f"unknown top-level key(s) {sorted(unknown)}; allowed: {sorted(_TOP_KEYS)}")
