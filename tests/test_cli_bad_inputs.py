@@ -510,3 +510,31 @@ def test_printed_values_of_a_claim_are_ascii_digits(option):
     """Before: ``--rounds-to ٠.٢`` read as 0.2 (the printed-number pattern used ``\\d``) and the claim was
     CERTIFIED."""
     assert_refused(["claim", "composition.simple.eps", "k=2", "eps=0.1", option, "٠.٢"])
+
+
+def test_darrm_error_refuses_an_exact_error_too_large_to_compute_before_the_work():
+    """Before: K = 1001 with a 100-digit mu ran for minutes (eval and darrm error alike)."""
+    mu = "0." + "3" * 100
+    for argv in (["darrm", "error"], ["eval", "darrm.error"]):
+        err = assert_refused([*argv, "gamma=sub", "K=1001", "m=3", f"mu={mu}"], 5)
+        assert "fewer digits" in err
+
+
+def test_darrm_error_valid_inputs_finish_and_print():
+    """Before: K = 1001 with mu = 0.1234567 was an internal error (the exact value has more than 4300 digits, past
+    Python's int-to-string limit), and K = 401 different 7-digit probabilities took 14 s (a Fraction per cell)."""
+    code, out, err = run(["darrm", "error", "gamma=sub", "K=1001", "m=3", "mu=0.1234567", "--json"], 10)
+    assert code == 0 and err == ""
+    from flint import fmpq, fmpz
+
+    from dpcert.darrm import QUANTITIES
+
+    exact = json.loads(out)["error"]["exact"]
+    assert len(exact) > 4300
+    value = fmpq(*(fmpz(x) for x in exact.split("/")))  # FLINT reads what int() would refuse
+    # the float evaluator (an independent float64 sum) agrees
+    fl = QUANTITIES["darrm.error"].evaluate_float(gamma="sub", K=1001, m=3, mu="0.1234567")
+    assert abs(float(value) - fl) < 1e-12
+    start = time.perf_counter()
+    code, out, _ = run(["darrm", "error", "gamma=sub", "K=401", "m=3", "p=" + ",".join(["0.1234567"] * 401)], 10)
+    assert code == 0 and time.perf_counter() - start < 5
