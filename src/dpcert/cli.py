@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,6 +26,9 @@ EXIT_USAGE = 2
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, not the usage block
+        message = " ".join(message.split())  # an argument holding a newline still makes one line
+        if len(message) > 300:
+            message = message[:280] + f"… ({len(message)} characters)"
         sys.stderr.write(
             f"dpcert: error: {message} (see `dpcert {self.prog.split()[-1]} --help`)\n"
             if " " in self.prog
@@ -48,14 +52,21 @@ def table(rows: list[list[str]], header: list[str]) -> str:
     return _table(rows, header)
 
 
+def int_option(name: str, lo: int, hi: int) -> Any:
+    """The argparse type of an integer option in [lo, hi] (ASCII digits); paper commands use it for theirs."""
+    return _int_option(name, lo, hi)
+
+
 def _int_option(name: str, lo: int, hi: int) -> Any:
-    """An argparse type: an integer option in [lo, hi], refused with one line naming it otherwise."""
+    """An argparse type: an integer option in [lo, hi] (ASCII digits), refused with one line naming it otherwise."""
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer in [{lo}, {hi}], got {text!r}") from None
+        t = text.strip()
+        if not re.fullmatch(r"[+-]?[0-9]{1,40}", t):
+            raise argparse.ArgumentTypeError(
+                f"{name} must be an integer in [{lo}, {hi}] (ASCII digits), got {_quote(text)}"
+            )
+        value = int(t)
         if not lo <= value <= hi:
             raise argparse.ArgumentTypeError(f"{name} must be an integer in [{lo}, {hi}], got {value}")
         return value
@@ -64,27 +75,67 @@ def _int_option(name: str, lo: int, hi: int) -> Any:
 
 
 def _seconds_option(name: str, hi: float = 86400.0) -> Any:
-    """An argparse type: a time budget in (0, hi] seconds (a finite number), refused with one line otherwise."""
+    """An argparse type: a time budget in (0, hi] seconds, parsed like every number (ASCII digits; inf and nan
+    refused), refused with one line otherwise."""
+    return real_option(name, 0, int(hi), lo_open=True)
+
+
+def _quote(text: str, limit: int = 80) -> str:
+    """``repr(text)`` cut to about ``limit`` characters (an error message never echoes a whole bad input)."""
+    r = repr(text)
+    return r if len(r) <= limit else r[: limit - 20] + f"… ({len(text)} characters)"
+
+
+def real_option(name: str, lo: Any, hi: Any, *, lo_open: bool = False) -> Any:
+    """An argparse type: a finite real option in [lo, hi] (or (lo, hi] with ``lo_open``), parsed exactly
+    (ASCII digits; ``inf`` and ``nan`` are refused), returned as a float."""
+    from fractions import Fraction
+
+    lo_f, hi_f = Fraction(lo), Fraction(hi)
+    what = f"a number in {'(' if lo_open else '['}{lo}, {hi}]"
 
     def parse(text: str) -> float:
+        from dpcert.arith.exact import parse_rational
+
         try:
-            value = float(text)
-        except ValueError:
-            value = float("nan")
-        if not 0 < value <= hi:  # also refuses nan and inf
-            raise argparse.ArgumentTypeError(f"{name} must be a number of seconds in (0, {hi:g}], got {text!r}")
-        return value
+            value = parse_rational(text, name).value
+        except InvalidParameter:
+            raise argparse.ArgumentTypeError(f"{name} must be {what}, got {_quote(text)}") from None
+        if not (lo_f < value if lo_open else lo_f <= value) or value > hi_f:
+            raise argparse.ArgumentTypeError(f"{name} must be {what}, got {_quote(text)}")
+        return float(value)
 
     return parse
 
 
+def max_prec_option() -> Any:
+    """The argparse type of every command's ``--max-prec``: an integer number of bits in [START_PREC, 2^20]."""
+    from dpcert.arith.ball import START_PREC
+
+    return _int_option("--max-prec", START_PREC, MAX_PREC_LIMIT)
+
+
+#: The largest ``--max-prec`` any command accepts (bits); a ball of 2^20 bits already costs seconds per operation.
+MAX_PREC_LIMIT = 1 << 20
+#: The most ``name=value`` inputs a command takes (every quantity has a handful of parameters).
+MAX_INPUTS = 64
+
+
 def _kv(items: Sequence[str]) -> dict[str, str]:
-    out = {}
+    if len(items) > MAX_INPUTS:
+        raise InvalidParameter("inputs", f"<{len(items)} items>", f"at most {MAX_INPUTS} name=value inputs")
+    out: dict[str, str] = {}
     for it in items:
         if "=" not in it:
             raise InvalidParameter("input", it, "name=value")
         k, v = it.split("=", 1)
-        out[k.strip()] = v.strip()
+        k = k.strip()
+        if not k:
+            raise InvalidParameter("input", it, "name=value with a non-empty name")
+        if k in out:
+            first = _quote(out[k], 40)
+            raise InvalidParameter(k, v.strip(), f"one value for {_quote(k)} (it is given twice, {first} first)")
+        out[k] = v.strip()
     return out
 
 
@@ -321,9 +372,9 @@ def _cmd_claim(a: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from dpcert.arith.ball import MAX_PREC, START_PREC
+    from dpcert.arith.ball import MAX_PREC
 
-    max_prec = _int_option("--max-prec", START_PREC, 1 << 20)
+    max_prec = max_prec_option()
     digits = _int_option("--digits", 1, 1000)
     p = _Parser(
         prog="dpcert",

@@ -46,12 +46,33 @@ def _restore(cls: type[DpcertError], message: str, state: dict[str, Any]) -> Dpc
     return obj
 
 
+#: The most characters of a bad input an error message quotes (a 10 MB value is cut, not echoed).
+MAX_QUOTED = 80
+
+
+def _repr(value: Any) -> str:
+    try:
+        return repr(value)
+    except Exception:  # noqa: BLE001 - a value whose repr fails (or exceeds an int-string limit) is still shown
+        return f"<{type(value).__name__}>"
+
+
+def _clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how long it was."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    tail = f"… ({len(text)} characters)"
+    return text[: max(limit - len(tail), 20)] + tail
+
+
 class InvalidParameter(DpcertError, ValueError):
     """A parameter is outside its domain, of the wrong type, or malformed.
 
     Args:
         name: the parameter's name as the caller knows it (``"eps"``, ``"k"``, ``"delta"``).
-        value: the value received (shown with ``repr``).
+        value: the value received (shown with ``repr``, cut to :data:`MAX_QUOTED` characters in the message;
+            the attribute keeps it whole).
         allowed: what would have been accepted, in words (``"an integer >= 1"``).
     """
 
@@ -59,7 +80,7 @@ class InvalidParameter(DpcertError, ValueError):
         self.name = name
         self.value = value
         self.allowed = allowed
-        super().__init__(f"invalid {name}={value!r}: expected {allowed}")
+        super().__init__(f"invalid {_clip(name, 80)}={_clip(_repr(value), MAX_QUOTED)}: expected {allowed}")
 
 
 class UnknownClaim(InvalidParameter):

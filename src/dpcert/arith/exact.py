@@ -42,7 +42,10 @@ Source = Literal["str", "int", "fraction", "decimal", "float"]
 #: building a ten-million-digit integer.
 MAX_DIGITS = 4000
 _MAX_BITS = int(MAX_DIGITS * 3.3219280948873626) + 1
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|[+-]?\d+/\d+")
+#: A decimal: sign, integer digits, fraction digits, exponent (ASCII digits only: ``\\d`` would admit "١٢").
+_DECIMAL = re.compile(r"([+-]?)(?:([0-9]+)(?:\.([0-9]*))?|\.([0-9]+))(?:[eE]([+-]?[0-9]+))?")
+#: A fraction p/q of ASCII integers.
+_FRACTION = re.compile(r"([+-]?)([0-9]+)/([0-9]+)")
 _TOO_BIG = f"at most {MAX_DIGITS} digits in its numerator, denominator and decimal exponent"
 
 
@@ -63,19 +66,52 @@ def _short(value: Any) -> Any:
 
 
 def _parse_text(text: str, value: Any, name: str) -> Fraction:
-    """A decimal or fraction string, with its size checked before any big integer is built."""
+    """A decimal or fraction string of ASCII digits, its size checked before any big integer is built.
+
+    Every digit string is cut to its significant digits and measured before ``int()`` sees it, so no input
+    reaches Python's limit on integer-string conversion (4300 digits), and the value is built exactly from the
+    digits (never through ``float``).
+    """
     allowed = "a finite decimal or fraction string such as '0.1', '1e-6' or '1/3' (ASCII digits)"
+    too_big = "a number with " + _TOO_BIG
     if len(text) > 2 * MAX_DIGITS + 10:
-        raise InvalidParameter(name, _short(value), "a number with " + _TOO_BIG)
-    if not _NUMBER.fullmatch(text):
+        raise InvalidParameter(name, _short(value), too_big)
+    m = _FRACTION.fullmatch(text)
+    if m:
+        sign, p, q = m.group(1), m.group(2).lstrip("0") or "0", m.group(3).lstrip("0") or "0"
+        if len(p) > MAX_DIGITS or len(q) > MAX_DIGITS:
+            raise InvalidParameter(name, _short(value), too_big)
+        if q == "0":
+            raise InvalidParameter(name, _short(value), allowed + " with a non-zero denominator")
+        frac = Fraction(int(p), int(q))
+        return _check_size(name, value, -frac if sign == "-" else frac)
+    m = _DECIMAL.fullmatch(text)
+    if not m:
         raise InvalidParameter(name, _short(value), allowed)
-    mantissa, _, exponent = text.lower().partition("e")
-    if exponent and abs(int(exponent)) > MAX_DIGITS:
-        raise InvalidParameter(name, _short(value), "a number with " + _TOO_BIG)
-    try:
-        return _check_size(name, value, Fraction(text))
-    except ZeroDivisionError:
-        raise InvalidParameter(name, value, allowed + " with a non-zero denominator") from None
+    sign, whole, part, only_part, exponent = m.groups()
+    part = (part or "") if only_part is None else only_part
+    exp = 0
+    if exponent is not None:
+        exp_digits = exponent.lstrip("+-").lstrip("0")
+        if len(exp_digits) > len(str(MAX_DIGITS)) or int(exp_digits or "0") > MAX_DIGITS:
+            raise InvalidParameter(name, _short(value), too_big)
+        exp = -int(exp_digits or "0") if exponent.startswith("-") else int(exp_digits or "0")
+    digits = ((whole or "") + part).lstrip("0")
+    significant = digits.rstrip("0")
+    if not significant:
+        return Fraction(0)
+    if len(significant) > MAX_DIGITS:
+        raise InvalidParameter(name, _short(value), too_big)
+    scale = exp - len(part) + (len(digits) - len(significant))
+    frac = Fraction(int(significant)) * (Fraction(10) ** scale)
+    return _check_size(name, value, -frac if sign == "-" else frac)
+
+
+def _ascii_decimal(text: str, name: str) -> str:
+    """``text`` if it is a decimal of ASCII digits (what ``Decimal()`` and ``float()`` accept beyond: refused)."""
+    if not isinstance(text, str) or len(text) > 2 * MAX_DIGITS + 10 or not _DECIMAL.fullmatch(text):
+        raise InvalidParameter(name, _short(text), "a decimal number written with ASCII digits")
+    return text
 
 
 RationalLike = Union[str, int, Fraction, decimal.Decimal, float, "Exact"]
@@ -118,8 +154,8 @@ class Exact:
             "str": lambda g: g,
             "int": lambda g: parse_int(g, name),
             "fraction": lambda g: Fraction(_parse_text(g, g, name)),
-            "decimal": decimal.Decimal,
-            "float": float,
+            "decimal": lambda g: decimal.Decimal(_ascii_decimal(g, name)),
+            "float": lambda g: float(_ascii_decimal(g, name)),
         }
         if source not in readers:
             raise InvalidParameter(f"{name}.type", source, f"one of {sorted(readers)}")

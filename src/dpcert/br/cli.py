@@ -4,7 +4,8 @@
   certified enclosure (the ε/2-DP optimum is a lower bound on BR OptComp, not a privacy guarantee).
 * ``dpcert br optimum k=10 eps=1 eps_g=0 [--json]``: the certified nonadaptive δ_OPT with its maximising t.
 * ``dpcert br adaptive k=4 eps=1 eps_g=0 [--n N | --seconds T] [--json]``: the certified adaptive bracket (lattice
-  method); with ``--seconds`` the lattice is refined (N doubled) while the time lasts.
+  method); with ``--seconds`` the lattice is refined (N doubled) while the time lasts. ``--n`` is at most 100,000 and
+  ``--seconds`` a finite budget of at most a day, both checked when the command line is parsed.
 
 Only argparse/stdlib at import time (``dpcert --help`` stays fast).
 """
@@ -30,8 +31,17 @@ _CURVES: tuple[tuple[str, str, bool, str], ...] = (
 )
 
 
+#: Largest lattice resolution ``--n`` accepted: the lattice costs O(k² N²) time and O(k N) memory (N = 27,314 at
+#: k = 20 took 207 s, benchmarks/README.md); N = 10^9 would take gigabytes before the first step.
+MAX_N = 100_000
+#: Largest ``--seconds`` budget accepted (one day): a budget is finite, or the refinement never stops.
+MAX_SECONDS = 86_400
+
+
 def add_commands(sub: Any) -> None:
     """Add ``dpcert br {compare, optimum}`` to dpcert's subparsers."""
+    from dpcert.cli import int_option, real_option
+
     p = sub.add_parser("br", help="bounded-range (exponential mechanism) composition, Dong–Durfee–Rogers")
     bsub = p.add_subparsers(dest="br_command")
     c = bsub.add_parser("compare", help="every eps_g(delta) bound of Figure 1, certified, side by side")
@@ -44,8 +54,18 @@ def add_commands(sub: Any) -> None:
     o.set_defaults(fn=_optimum)
     a = bsub.add_parser("adaptive", help="certified bracket of the adaptive optimum (lattice method)")
     a.add_argument("inputs", nargs="+", help="k=<int> eps=<real> eps_g=<real>")
-    a.add_argument("--n", type=int, default=None, help="lattice resolution N (h = eps/N)")
-    a.add_argument("--seconds", type=float, default=None, help="refine (double N from 100) while time remains")
+    a.add_argument(
+        "--n",
+        type=int_option("--n", 1, MAX_N),
+        default=None,
+        help=f"lattice resolution N (h = eps/N), 1 to {MAX_N}",
+    )
+    a.add_argument(
+        "--seconds",
+        type=real_option("--seconds", 0, MAX_SECONDS, lo_open=True),
+        default=None,
+        help=f"refine (double N from 100) while time remains; more than 0, at most {MAX_SECONDS}",
+    )
     a.add_argument("--json", action="store_true", help="print JSON")
     a.set_defaults(fn=_adaptive)
     p.set_defaults(fn=lambda args: (p.print_help(), 2)[1])

@@ -145,7 +145,7 @@ class AtLeast(_Bound):
         return f">= {self.value.given}"
 
 
-_PRINTED = re.compile(r"([+-]?)(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?")
+_PRINTED = re.compile(r"([+-]?)([0-9]+)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?")  # ASCII digits only
 
 
 def _printed(text: str, name: str = "printed") -> tuple[Fraction, int, bool]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from itertools import islice
 from typing import Any, Literal
 
 from dpcert.arith.exact import Exact, parse_int, parse_rational
@@ -27,6 +28,7 @@ __all__ = [
     "choice",
     "REAL_MAX_ABS",
     "INT_MAX_ABS",
+    "REALS_MAX_ITEMS",
 ]
 
 Value = int | Exact | tuple[Exact, ...] | str | tuple[str, ...]
@@ -55,6 +57,8 @@ class Param:
             certificate holds the table itself and re-checking it reads no file.
         default: ``"choice"`` only; the value taken when the input is not given (``None``: required). It is parsed
             like a given value and recorded in certificates and JSON output like one.
+        max_items: ``"reals"`` only; the most values the list may hold, counted on the raw input (the commas of a
+            string, the length of a sequence) before any item is parsed.
     """
 
     name: str
@@ -70,6 +74,7 @@ class Param:
     files: str = ""
     default: str | None = None
     table: Callable[[Any], tuple[str, ...]] | None = None
+    max_items: int = 0
 
     def allowed(self) -> str:
         if self.kind == "choice":
@@ -78,7 +83,7 @@ class Param:
             return names + (f" (default {self.default})" if self.default is not None else "")
         what = "an odd integer" if self.odd else ("an integer" if self.kind == "int" else "a real number")
         if self.kind == "reals":
-            what = "a non-empty list of real numbers, each"
+            what = f"a non-empty list of {f'at most {self.max_items} ' if self.max_items else ''}real numbers, each"
         parts = []
         if self.lo is not None:
             parts.append(f"{'>' if self.lo_open else '>='} {self.lo}")
@@ -112,9 +117,19 @@ class Param:
                 return self.table(value)  # a path is read here, once
             raise InvalidParameter(self.name, value, self.allowed())
         if self.kind == "reals":
-            items = value.split(",") if isinstance(value, str) else value
-            if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+            if isinstance(value, (bytes, bytearray)) or not hasattr(value, "__iter__"):
                 raise InvalidParameter(self.name, value, "a list of real numbers or a comma-separated string")
+            shown = ""
+            if isinstance(value, str):
+                count = value.count(",") + 1
+            elif hasattr(value, "__len__"):
+                count = len(value)
+            else:  # an iterator: taken up to one past the cap, never further
+                value = list(islice(value, self.max_items + 1 if self.max_items else None))
+                count, shown = len(value), f"<more than {self.max_items} values>"
+            if self.max_items and count > self.max_items:
+                raise InvalidParameter(self.name, shown or f"<{count} values>", self.allowed())
+            items = value.split(",") if isinstance(value, str) else value
             one = replace(self, kind="real")
             parsed = tuple(one.parse(x) for x in items)
             if not parsed:
@@ -145,6 +160,8 @@ def _exact(bound: Any) -> Fraction | None:
 REAL_MAX_ABS = 10**5
 #: Default largest magnitude of an integer parameter.
 INT_MAX_ABS = 10**12
+#: Default most values of a list parameter.
+REALS_MAX_ITEMS = 1000
 
 
 def real(
@@ -183,9 +200,15 @@ def reals(
     hi_open: bool = False,
     doc: str = "",
     max_abs: Any = REAL_MAX_ABS,
+    max_items: int = REALS_MAX_ITEMS,
 ) -> Param:
-    """A non-empty list of reals, each on [lo, hi] with |value| <= ``max_abs`` (a list, or a comma-separated string)."""
-    return Param(name, "reals", _exact(lo), _exact(hi), lo_open, hi_open, False, doc, _exact(max_abs))
+    """A non-empty list of at most ``max_items`` reals, each on [lo, hi] with |value| <= ``max_abs`` (a list, or a
+    comma-separated string; the count is checked before any item is parsed)."""
+    if isinstance(max_items, bool) or not isinstance(max_items, int) or max_items < 1:
+        raise ValueError(f"max_items of list parameter {name!r} must be a positive integer, got {max_items!r}")
+    return Param(
+        name, "reals", _exact(lo), _exact(hi), lo_open, hi_open, False, doc, _exact(max_abs), max_items=max_items
+    )
 
 
 def choice(

@@ -27,8 +27,25 @@ __all__ = ["add_commands"]
 _EXIT = {"CERTIFIED": 0, "REFUTED": 1}
 
 
+#: Most worker processes ``--workers`` starts.
+MAX_WORKERS = 256
+
+
+def _parse_k(text: Any, cap: int, why: str) -> int:
+    """K, an odd integer in [1, cap], refused before any work (the message says why the cap)."""
+    from dpcert.core.params import integer
+    from dpcert.errors import InvalidParameter
+
+    try:
+        return int(integer("K", 1, cap, odd=True).parse(text))
+    except InvalidParameter:
+        raise InvalidParameter("K", text, f"an odd integer with 1 <= K <= {cap} ({why})") from None
+
+
 def add_commands(sub: Any) -> None:
     """Add the ``darrm`` command and its subcommands to dpcert's subparsers."""
+    from dpcert.cli import int_option, max_prec_option
+
     p = sub.add_parser("darrm", help="DaRRM: certify a noise function gamma's privacy; its error")
     dsub = p.add_subparsers(dest="darrm_command", parser_class=type(p))
     c = dsub.add_parser(
@@ -39,12 +56,17 @@ def add_commands(sub: Any) -> None:
     c.add_argument("inputs", nargs="*", metavar="name=value", help="gamma, K, m, eps, Delta, delta")
     c.add_argument("--for-all-eps", action="store_true", help="certify for every eps > 0 at once (eps not needed)")
     c.add_argument("--iid", action="store_true", help="identical mechanisms only (Theorem 4.1's setting)")
-    c.add_argument("--workers", type=int, default=1, help="processes (results identical for any number)")
+    c.add_argument(
+        "--workers",
+        type=int_option("--workers", 1, MAX_WORKERS),
+        default=1,
+        help=f"processes, 1 to {MAX_WORKERS} (results identical for any number)",
+    )
     c.add_argument("--certificate", metavar="DIR", help="write a certificate into DIR")
     c.add_argument(
         "--id", default=None, help="claim id for the certificate (default: user.darrm.certify.<hash of the claim>)"
     )
-    c.add_argument("--max-prec", type=int, default=None, help="maximum ball precision in bits")
+    c.add_argument("--max-prec", type=max_prec_option(), default=None, help="maximum ball precision in bits")
     c.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     c.add_argument("--json", action="store_true", help="machine-readable output (top-level 'verdict')")
     c.set_defaults(fn=_cmd_certify)
@@ -90,10 +112,11 @@ def _cmd_certify(a: argparse.Namespace) -> int:
 
         real("eps", 0, lo_open=True).parse(inputs.pop("eps"))
     _need(inputs, names)
-    from dpcert.arith.exact import parse_int
-
     kw: dict[str, Any] = {k: inputs[k] for k in names}
-    kw["K"] = parse_int(inputs["K"], "K")
+    from dpcert.darrm.kernel import MAX_K
+
+    # the float kernel's error analysis covers K <= MAX_K (201); the benchmarks run K = 101 (Δ = 0), 41 (Δ > 0)
+    kw["K"] = _parse_k(inputs["K"], MAX_K, "darrm certify: the float kernel's error analysis")
     # a γ file is read once, here: the claim (and its certificate) holds the table itself, never the path
     kw["gamma"] = _gamma_input(inputs["gamma"])
     settings: dict[str, Any] = {}
@@ -163,7 +186,7 @@ def _cmd_certify(a: argparse.Namespace) -> int:
 
 
 def _cmd_error(a: argparse.Namespace) -> int:
-    from dpcert.arith.exact import fraction_to_decimal, parse_int, parse_rational
+    from dpcert.arith.exact import fraction_to_decimal, parse_rational
     from dpcert.cli import parse_kv, print_json
     from dpcert.darrm import utility
     from dpcert.errors import InvalidParameter
@@ -171,7 +194,9 @@ def _cmd_error(a: argparse.Namespace) -> int:
     inputs = parse_kv(a.inputs)
     which = "p" if "p" in inputs else "mu"
     _need(inputs, ["gamma", "K", "m", which])
-    K = parse_int(inputs["K"], "K")
+    K = _parse_k(inputs["K"], utility.ERROR_MAX_K, "darrm error: an exact sum of K + 1 terms of O(K) digits")
+    if which == "p" and inputs["p"].count(",") + 1 != K:  # counted on the text, before any item is parsed
+        raise InvalidParameter("p", inputs["p"], f"K = {K} comma-separated probabilities")
     g = utility._gamma(_gamma_input(inputs["gamma"]), K, parse_rational(inputs["m"], "m"))
     if which == "mu":
         mu = parse_rational(inputs["mu"], "mu").value
@@ -183,9 +208,9 @@ def _cmd_error(a: argparse.Namespace) -> int:
         val = utility.error(g, ps)
     dec = fraction_to_decimal(val, 15, "nearest")
     if a.json:
-        print_json({"verdict": "CERTIFIED", "error": {"exact": str(val), "decimal": dec}, **inputs})
+        print_json({"verdict": "CERTIFIED", "error": {"exact": _exact_text(val), "decimal": dec}, **inputs})
     else:
-        print(f"E(DaRRM_{inputs['gamma']}) = {dec}  (exact: {val})")
+        print(f"E(DaRRM_{inputs['gamma']}) = {dec}  (exact: {_exact_text(val)})")
     return 0
 
 
@@ -222,6 +247,13 @@ def _gamma_input(value: str) -> Any:
     from dpcert.darrm.params import gamma_param
 
     return gamma_param().parse(value)
+
+
+def _exact_text(value: Any) -> str:
+    """A rational written in full, also past Python's 4300-digit limit on int-to-string conversion (through FLINT)."""
+    from flint import fmpq
+
+    return str(fmpq(value.numerator, value.denominator))
 
 
 class _Progress:

@@ -311,7 +311,10 @@ def _read_values(path: str | Path) -> tuple[list[str], str]:
         if not isinstance(data, list):
             raise InvalidParameter("gamma", str(path), "a JSON list of K + 1 values")
         return [v if isinstance(v, str) else json.dumps(v) for v in data], p.name
-    rows = list(csv.reader(io.StringIO(text)))
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:  # a field over the csv module's limit (128 KiB)
+        raise InvalidParameter("gamma", str(path), f"a well-formed CSV table ({exc})") from None
     rows = [r for r in rows if r and any(c.strip() for c in r)]
     if not rows or [c.strip().lower() for c in rows[0]] != ["l", "gamma"]:
         raise InvalidParameter("gamma", str(path), "a CSV file whose header is 'l,gamma' (or a JSON list)")

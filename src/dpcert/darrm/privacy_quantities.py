@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dpcert.core.params import integer, probability, real
 from dpcert.core.quantity import Quantity
+from dpcert.darrm.kernel import MAX_K
 from dpcert.darrm.params import gamma_param
 
 __all__ = ["QUANTITIES"]
@@ -27,7 +28,7 @@ MARGIN = Quantity(
     "darrm.privacy.margin",
     (
         gamma_param(doc="sub, dsub, max, const, one, or a γ table file (recorded as its values)"),
-        integer("K", 1, odd=True, doc="number of mechanisms"),
+        integer("K", 1, MAX_K, odd=True, doc="number of mechanisms (the float kernel's error analysis: K <= 201)"),
         real("m", 1, doc="privacy allowance, 1 <= m <= K"),
         real("eps", 0, doc="each mechanism's eps"),
         probability("Delta", doc="each mechanism's Delta"),

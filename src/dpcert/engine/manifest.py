@@ -31,20 +31,15 @@ the certificate says so.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from dpcert.core import files
 from dpcert.core.claim import AtLeast, AtMost, Claim, Comparison, QuantityClaim, Rounds, Truncates, Verdict
 from dpcert.engine import registry
 from dpcert.errors import InvalidParameter, ManifestError, UnknownClaim
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 __all__ = ["Entry", "load_manifest", "bundled_dir", "default_manifest", "entries_for_selectors"]
 
@@ -165,23 +160,48 @@ def _entries(raw: dict[str, Any], where: str) -> list[Entry]:
     raise ManifestError(where, "each [[claims]] entry needs select or quantity")
 
 
-def load_manifest(path: str | Path, _seen: frozenset[Path] = frozenset()) -> list[Entry]:
+#: The most manifest files one ``load_manifest`` reads (itself and every include, each read once).
+MAX_MANIFEST_FILES = 1000
+
+
+def load_manifest(path: str | Path) -> list[Entry]:
     """Read a manifest (and its includes) into entries; duplicate ids keep their first occurrence.
 
+    Each file is read once: an include reached a second time (a diamond, ``a`` and ``b`` both including ``c``)
+    adds nothing more, an include of a file that is still being read (a cycle) is refused, and so is a manifest
+    from which no claim results (an empty manifest would otherwise "verify" nothing and succeed).
+
     Raises:
-        ManifestError: for unreadable TOML, unknown keys, bad values or include cycles.
+        ManifestError: for unreadable TOML, unknown keys, bad values, include cycles or no claims at all.
         UnknownClaim / InvalidParameter: for unknown claim ids, quantities or bad inputs.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise ManifestError(str(p), "no such file")
-    rp = p.resolve()
-    if rp in _seen:
-        raise ManifestError(str(p), "include cycle")
+    done: set[Path] = set()
+    out = _load(Path(path), (), done)
+    if not out:
+        raise ManifestError(str(path), "no claims: a manifest (with its includes) must name at least one claim")
+    return _dedupe(out)
+
+
+def _load(p: Path, stack: tuple[Path, ...], done: set[Path]) -> list[Entry]:
+    """The entries of ``p`` and its includes; ``stack`` holds the files being read, ``done`` those already read."""
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ManifestError(str(p), f"not valid TOML ({exc})") from None
+        rp = p.resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop
+        raise ManifestError(_short(p), f"an unreadable path ({exc})") from None
+    if rp in stack:
+        chain = " -> ".join(q.name for q in (*stack[stack.index(rp) :], rp))
+        raise ManifestError(_short(p), f"include cycle ({_clip(chain)})")
+    if rp in done:
+        return []
+    if len(done) >= MAX_MANIFEST_FILES:
+        raise ManifestError(_short(p), f"at most {MAX_MANIFEST_FILES} manifest files (with includes)")
+    done.add(rp)
+    try:
+        data = files.load_toml(p, what="manifest")
+    except ManifestError:
+        raise
+    except InvalidParameter as exc:  # not a regular UTF-8 file, too large, not TOML, nested too deep
+        raise ManifestError(_short(p), f"expected {exc.allowed}" if exc.name == "manifest" else str(exc)) from None
     unknown = set(data) - _TOP_KEYS
     if unknown:
         raise ManifestError(str(p), f"unknown top-level key(s) {sorted(unknown)}; allowed: {sorted(_TOP_KEYS)}")
@@ -192,7 +212,7 @@ def load_manifest(path: str | Path, _seen: frozenset[Path] = frozenset()) -> lis
     if not isinstance(includes, list) or not all(isinstance(i, str) for i in includes):
         raise ManifestError(str(p), "include must be a list of file names")
     for inc in includes:
-        out += load_manifest(p.parent / inc, _seen | {rp})
+        out += _load(p.parent / inc, (*stack, rp), done)
     raw_claims = data.get("claims", [])
     if not isinstance(raw_claims, list) or not all(isinstance(c, dict) for c in raw_claims):
         raise ManifestError(str(p), "claims must be an array of tables ([[claims]])")
@@ -205,6 +225,14 @@ def load_manifest(path: str | Path, _seen: frozenset[Path] = frozenset()) -> lis
         except InvalidParameter as exc:  # a bad id, input or selector: say where in the manifest it is
             raise ManifestError(where, str(exc)) from None
     return _dedupe(out)
+
+
+def _clip(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _short(p: Path) -> str:
+    return _clip(str(p), 120)
 
 
 def _dedupe(entries: Iterable[Entry]) -> list[Entry]:

@@ -19,25 +19,45 @@ from typing import Any
 __all__ = ["add_commands"]
 
 
+#: The most orders one ``dpcert shuffle rdp`` table shows (each order evaluates up to nine certified bounds).
+MAX_ORDERS = 10_000
+
+
 def _orders(text: str) -> list[str]:
-    """``"2..4,7.5"`` -> ``["2", "3", "4", "7.5"]``: a comma list of values and integer ranges a..b."""
+    """``"2..4,7.5"`` -> ``["2", "3", "4", "7.5"]``: a comma list of values and integer ranges a..b.
+
+    The number of orders is counted from the text (ranges by their ends) and refused above :data:`MAX_ORDERS`
+    before any list is built; an empty list is refused too.
+    """
+    from dpcert.arith.exact import parse_int
     from dpcert.errors import InvalidParameter
 
-    out: list[str] = []
+    allowed = f"values and integer ranges a..b, comma-separated, at most {MAX_ORDERS} orders in all"
+    if text.count(",") >= MAX_ORDERS:
+        raise InvalidParameter("lam", text, allowed)
+    ranges: list[tuple[int, int] | str] = []
+    count = 0
     for item in (t.strip() for t in text.split(",")):
         if ".." in item:
             a, _, b = item.partition("..")
             try:
-                lo, hi = int(a), int(b)
-            except ValueError:
-                raise InvalidParameter("lam", text, "values and integer ranges a..b, comma-separated") from None
+                lo, hi = parse_int(a, "lam"), parse_int(b, "lam")
+            except InvalidParameter:
+                raise InvalidParameter("lam", text, allowed) from None
             if lo > hi:
                 raise InvalidParameter("lam", text, "ranges a..b with a <= b")
-            out += [str(v) for v in range(lo, hi + 1)]
+            count += hi - lo + 1
+            ranges.append((lo, hi))
         elif item:
-            out.append(item)
-        if len(out) > 100_000:
-            raise InvalidParameter("lam", text, "at most 100000 orders")
+            count += 1
+            ranges.append(item)
+        if count > MAX_ORDERS:
+            raise InvalidParameter("lam", text, allowed)
+    if not ranges:
+        raise InvalidParameter("lam", text, "at least one order (a value, a list or a range a..b)")
+    out: list[str] = []
+    for r in ranges:
+        out += [str(v) for v in range(r[0], r[1] + 1)] if isinstance(r, tuple) else [r]
     return out
 
 
@@ -58,8 +78,12 @@ def _cmd_rdp(a: argparse.Namespace) -> int:
         raise InvalidParameter("n", n, "n <= 10^6 with --reduction (U_red is evaluated exactly)")
     show_pair = a.pair or n <= 10**6
     rows, records = [], []
-    for lam_text in _orders(kv["lam"]):
-        lam = QUANTITIES["shuffle.rdp.thm2"].parse({"n": n, "eps0": kv["eps0"], "lam": lam_text})["lam"]
+    # every order is parsed before the first is computed: a bad one is refused before any work
+    orders = [
+        (lam_text, QUANTITIES["shuffle.rdp.thm2"].parse({"n": n, "eps0": kv["eps0"], "lam": lam_text})["lam"])
+        for lam_text in _orders(kv["lam"])
+    ]
+    for lam_text, lam in orders:
         integer = lam.value.denominator == 1
         inputs = {"n": n, "eps0": kv["eps0"], "lam": lam_text}
         rec: dict[str, Any] = {"lam": lam.to_json()}

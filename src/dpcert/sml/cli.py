@@ -53,6 +53,8 @@ def _cmd_mechanism(a: argparse.Namespace) -> int:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``dpcert sml`` and its subcommands on the top-level subparsers."""
+    from dpcert.cli import int_option
+
     p = sub.add_parser("sml", help="statistic maximal leakage (Wang–Lin–Fanti)")
     inner = p.add_subparsers(dest="sml_command", parser_class=type(p))
     m = inner.add_parser(
@@ -62,7 +64,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "and bits, and the maximising selection. File format: see `python -m pydoc dpcert.sml.fileformat`.",
     )
     m.add_argument("file", metavar="FILE", help="mechanism file (.json or .csv)")
-    m.add_argument("--node-limit", type=int, default=None, help="stop the branch and bound after N nodes (exit 2)")
+    m.add_argument(
+        "--node-limit",
+        type=int_option("--node-limit", 0, 10**12),
+        default=None,
+        help="stop the branch and bound after N nodes (exit 2)",
+    )
     m.add_argument("--json", action="store_true", help="machine-readable output")
     m.set_defaults(fn=_cmd_mechanism)
     p.set_defaults(fn=lambda a: (p.print_help(), 2)[1])

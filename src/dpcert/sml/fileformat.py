@@ -16,8 +16,10 @@ must be nonnegative and sum to exactly 1.
       ]
     }
 
-``input`` is optional (default: the row number). A JSON number that is not an integer (``0.1``) is taken at its
-binary value, so such a row does not sum to 1; write decimals as strings.
+``input`` is optional (default: the row number). Labels (``secret``, ``input``, the declared ``secrets`` and the
+``outputs``) are JSON strings: a number or ``null`` is refused rather than turned into text, so that a secret ``1``
+and a secret ``"1"`` can never silently become one secret. A JSON number that is not an integer (``0.1``) is taken at
+its binary value, so such a row does not sum to 1; write decimals as strings.
 
 **CSV** (``#`` starts a comment line; blank lines are ignored)::
 
@@ -30,7 +32,9 @@ binary value, so such a row does not sum to 1; write decimals as strings.
 When secret values are declared, a row naming another secret is rejected, and so is a declared secret that no
 row attains (its Θ_g would be empty, and Proposition IV.1 takes one θ per *attained* secret value; notes §6.10).
 
-Errors raise :class:`~dpcert.errors.InvalidParameter` naming the row (``row[2] (c)``) or the field.
+Errors raise :class:`~dpcert.errors.InvalidParameter` naming the row (``row[2] (c)``) or the field. The file is read
+through :mod:`dpcert.core.files` (a regular UTF-8 file of bounded size; duplicate JSON keys refused), and a CSV
+field longer than the csv module's limit (128 KiB) is refused in the same way.
 
 References:
     Wang–Lin–Fanti, §III (mechanism ℳ = P_{Θ'|Θ}, secret function 𝔤), Proposition IV.1.
@@ -40,15 +44,18 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dpcert.core import files
 from dpcert.errors import InvalidParameter
 from dpcert.sml.mechanism import FiniteMechanism
 
 __all__ = ["read_mechanism", "parse_json", "parse_csv"]
+
+
+_LABEL = 'a label written as a JSON string (e.g. "1", not 1 or null)'
 
 
 def _check_secrets(declared: Sequence[str] | None, secrets: Sequence[str], inputs: Sequence[str]) -> None:
@@ -85,18 +92,27 @@ def parse_json(data: Any) -> FiniteMechanism:
             raise InvalidParameter(f"row[{i}]", row, "an object with 'secret' and 'p' (and optionally 'input')")
         if not isinstance(row["p"], list):
             raise InvalidParameter(f"row[{i}].p", row["p"], "a list of exact probabilities")
+        if not isinstance(row["secret"], str):
+            raise InvalidParameter(f"row[{i}].secret", row["secret"], _LABEL)
+        if "input" in row and not isinstance(row["input"], str):
+            raise InvalidParameter(f"row[{i}].input", row["input"], _LABEL)
         matrix.append(row["p"])
-        secrets.append(str(row["secret"]))
-        inputs.append(str(row.get("input", i)))
+        secrets.append(row["secret"])
+        inputs.append(row.get("input", str(i)))
     declared = data.get("secrets")
     if declared is not None:
         if not isinstance(declared, list):
             raise InvalidParameter("secrets", declared, "a list of secret labels")
-        declared = [str(g) for g in declared]
+        for j, g in enumerate(declared):
+            if not isinstance(g, str):
+                raise InvalidParameter(f"secrets[{j}]", g, _LABEL)
     _check_secrets(declared, secrets, inputs)
     outputs = data.get("outputs")
     if outputs is not None and not isinstance(outputs, list):
         raise InvalidParameter("outputs", outputs, "a list of column labels")
+    for j, o in enumerate(outputs or []):
+        if not isinstance(o, str):
+            raise InvalidParameter(f"outputs[{j}]", o, _LABEL)
     return FiniteMechanism.from_rows(matrix, secrets, inputs=inputs, outputs=outputs)
 
 
@@ -106,7 +122,10 @@ def parse_csv(text: str) -> FiniteMechanism:
     Raises:
         InvalidParameter: naming the line or row at fault.
     """
-    lines = [r for r in csv.reader(io.StringIO(text)) if r and any(c.strip() for c in r)]
+    try:
+        lines = [r for r in csv.reader(io.StringIO(text)) if r and any(c.strip() for c in r)]
+    except csv.Error as exc:  # a field over the csv module's limit (128 KiB), a NUL, ...
+        raise InvalidParameter("FILE", "<CSV text>", f"well-formed CSV ({exc})") from None
     lines = [[c.strip() for c in r] for r in lines if not r[0].strip().startswith("#")]
     declared = None
     if lines and lines[0][0] == "secrets":
@@ -136,15 +155,8 @@ def read_mechanism(path: str | Path) -> FiniteMechanism:
         InvalidParameter: for an unreadable file or malformed content.
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidParameter("FILE", str(path), f"a readable file ({exc.strerror})") from None
+    text = files.read_text(p, what="FILE")
     is_json = p.suffix.lower() == ".json" or (p.suffix.lower() != ".csv" and text.lstrip().startswith("{"))
     if is_json:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InvalidParameter("FILE", str(path), f"valid JSON ({exc.msg} at line {exc.lineno})") from None
-        return parse_json(data)
+        return parse_json(files.loads_json(text, where=str(path), what="FILE"))
     return parse_csv(text)
