@@ -199,7 +199,7 @@ def _cmd_eval(a: argparse.Namespace) -> int:
     inputs = _kv(a.inputs)
     parsed = q.parse(inputs)
     enc = q.enclose(inputs, rel_tol=10.0 ** (-a.digits), max_prec=a.max_prec)
-    fl = q.evaluate_float(inputs) if q.float is not None else None
+    fl, fl_missing = q.float_evidence(inputs) if q.float is not None else (None, None)
     if a.json:
         _print_json(
             {
@@ -207,6 +207,7 @@ def _cmd_eval(a: argparse.Namespace) -> int:
                 "inputs": inputs_to_json(parsed),
                 "enclosure": enc.to_json(a.digits + 5),
                 "float64": fl,
+                **({"float64_unavailable": fl_missing} if fl_missing else {}),
                 "reference": q.reference,
             }
         )
@@ -216,6 +217,8 @@ def _cmd_eval(a: argparse.Namespace) -> int:
         print(f"  certified enclosure: [{lo}, {hi}]")
         if fl is not None:
             print(f"  float64 (evidence):  {fl!r}")
+        elif fl_missing:
+            print(f"  float64 (evidence):  unavailable ({fl_missing})")
         print(f"  reference: {q.reference}")
     return 0
 
