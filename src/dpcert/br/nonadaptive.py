@@ -705,7 +705,7 @@ def _eps_bracket(
 
 
 def nonadaptive_eps(
-    k: Any, eps: Any, delta: Any, *, tol: Any = Fraction(1, 10**12), max_prec: int = MAX_PREC
+    k: Any, eps: Any, delta: Any, *, rel_tol: Any = Fraction(1, 10**12), max_prec: int = MAX_PREC
 ) -> Enclosure:
     """Certified bracket of the least ε_g >= 0 with δ_OPT(k, ε, ε_g) <= δ (nonadaptive BR composition).
 
@@ -713,7 +713,7 @@ def nonadaptive_eps(
         k: number of mechanisms, an integer in [1, :data:`BR_MAX_K`].
         eps: per-mechanism ε > 0.
         delta: target δ in (0, 1).
-        tol: relative width of the bracket.
+        rel_tol: relative width of the bracket (relative to max(1, |ends|)).
         max_prec: the largest precision (bits).
 
     Returns:
@@ -730,9 +730,9 @@ def nonadaptive_eps(
     ('2.246026', '2.246027')
     """
     parsed = EPS.parse({"k": k, "eps": eps, "delta": delta})
-    t = parse_rational(tol, "tol").value
+    t = parse_rational(rel_tol, "rel_tol").value
     if t <= 0:
-        raise InvalidParameter("tol", tol, "a positive real number")
+        raise InvalidParameter("rel_tol", rel_tol, "a positive real number")
     lo, hi = _eps_bracket(parsed["k"], parsed["eps"].value, parsed["delta"].value, t, START_PREC, max_prec)  # type: ignore[union-attr,arg-type]
     return Enclosure(lo, hi)
 

@@ -321,8 +321,8 @@ def closed_kov_eps_ball(ctx: Any, n: int, eps0: Exact, T: int, delta: Exact) -> 
     enc = Enclosure.exact(step) if isinstance(step, Fraction) else Enclosure.from_ball(step)
     assert enc.lo is not None and enc.hi is not None
     tol = Fraction(1, 2 ** (ctx.prec // 2))
-    lo = kov.kov_eps(T, enc.lo, rest, tol=tol).lo
-    hi = kov.kov_eps(T, enc.hi, rest, tol=tol).hi
+    lo = kov.kov_eps(T, enc.lo, rest, rel_tol=tol).lo
+    hi = kov.kov_eps(T, enc.hi, rest, rel_tol=tol).hi
     assert lo is not None and hi is not None
     return Enclosure(lo, hi).ball()
 
