@@ -181,6 +181,11 @@ def _stop(pool: ProcessPoolExecutor, procs: list[Any]) -> None:
             p.terminate()
     for p in procs:
         p.join(5)
+    # let the pool's manager thread finish its own cleanup now: at interpreter exit CPython 3.11 otherwise races
+    # it on the wake-up pipe ("Exception ignored ... Bad file descriptor" on stderr)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(5)
 
 
 def _death_signal(procs: list[Any]) -> int | None:
