@@ -76,3 +76,12 @@ def test_mgf_at_tiny_eps_is_the_small_eps_limit():
     tiny = Q["br.mgf.eps"].enclose(k=150, eps="1e-3999", delta="0.5", abs_tol=0).mid * 10**3999
     small = Q["br.mgf.eps"].enclose(k=150, eps="1e-5", delta="0.5").mid * 10**5
     assert abs(float(tiny / small) - 1) < 1e-4
+
+
+def test_query_count_at_a_delta_below_float64():
+    # at δ = 1e-400 every curve is capped at kε (the sqrt(ln 1/δ) terms exceed it), so each allows
+    # floor(budget/ε) = 10 queries; the DR19 search used to take log(0.0)
+    from dpcert.br.queries import query_count
+
+    for curve in ("dr19", "mgf", "br"):
+        assert query_count(curve, "0.1", "1", "1e-400", 4096) == (10, 10), curve
