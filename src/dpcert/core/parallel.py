@@ -39,6 +39,8 @@ def _die_with_parent(parent: int) -> None:
     """Pool initializer: make this worker end when ``parent`` ends, and leave SIGINT to the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):  # blocked by the parent while it started us (see _run_pool)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STARTUP_BLOCKED)
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -57,6 +59,10 @@ def _die_with_parent(parent: int) -> None:
                 os._exit(1)
 
     threading.Thread(target=watch, name="dpcert-parent-watchdog", daemon=True).start()
+
+
+#: signals the parent blocks while it starts workers, so that none reaches a worker before its handlers are set
+_STARTUP_BLOCKED = {signal.SIGINT, signal.SIGTERM}
 
 
 class _Terminated(BaseException):
@@ -152,9 +158,16 @@ def _run_pool(fn: Callable[[C], Summary], chunks: list[C], n: int) -> list[Summa
         old_term = signal.signal(signal.SIGTERM, on_term)
     pool = ProcessPoolExecutor(max_workers=n, initializer=_die_with_parent, initargs=(os.getpid(),))
     procs: list[Any] = []
+    block = main and hasattr(signal, "pthread_sigmask")
     try:
-        futures = [pool.submit(fn, c) for c in chunks]
-        procs = list(getattr(pool, "_processes", {}).values())  # started by submit; kept to report and terminate
+        # workers inherit the blocked mask and unblock once their handlers are set; a Ctrl-C meanwhile waits
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STARTUP_BLOCKED) if block else None
+        try:
+            futures = [pool.submit(fn, c) for c in chunks]
+            procs = list(getattr(pool, "_processes", {}).values())  # started by submit: kept to report, terminate
+        finally:
+            if mask is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         parts = [f.result() for f in futures]
     except BrokenProcessPool:
         _stop(pool, procs)
