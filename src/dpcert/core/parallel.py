@@ -150,16 +150,17 @@ def _run_pool(fn: Callable[[C], Summary], chunks: list[C], n: int) -> list[Summa
     """
     main = threading.current_thread() is threading.main_thread()
     old_term: Any = None
-    if main:  # a signal handler can only be set in the main thread
+    installed = False
 
-        def on_term(signum: int, frame: Any) -> None:
-            raise _Terminated
+    def on_term(signum: int, frame: Any) -> None:
+        raise _Terminated
 
-        old_term = signal.signal(signal.SIGTERM, on_term)
     pool = ProcessPoolExecutor(max_workers=n, initializer=_die_with_parent, initargs=(os.getpid(),))
     procs: list[Any] = []
     block = main and hasattr(signal, "pthread_sigmask")
     try:
+        if main:  # a signal handler can only be set in the main thread
+            old_term, installed = signal.signal(signal.SIGTERM, on_term), True
         # workers inherit the blocked mask and unblock once their handlers are set; a Ctrl-C meanwhile waits
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STARTUP_BLOCKED) if block else None
         try:
@@ -181,7 +182,7 @@ def _run_pool(fn: Callable[[C], Summary], chunks: list[C], n: int) -> list[Summa
         _stop(pool, procs)
         raise
     finally:
-        if main:
+        if installed:
             signal.signal(signal.SIGTERM, old_term if old_term is not None else signal.SIG_DFL)
     pool.shutdown(wait=True)
     return parts
