@@ -179,6 +179,11 @@ def _value_float(k: int, ef: float, gf: float, ell: int) -> float:
     return math.exp(math.log(s) + shift) if s > 0 else 0.0
 
 
+def _short(x: Fraction) -> str:
+    """A rational for a message: exact when short, else 17 significant digits (1e-3999 has 4000 digits)."""
+    return str(x) if x.numerator.bit_length() + x.denominator.bit_length() <= 128 else Enclosure.exact(x).short(17)
+
+
 def _hint_scale(e: Fraction) -> Fraction:
     """A power of two S with εS inside float64's comfortable range (1 unless ε < 2^-900).
 
@@ -552,7 +557,7 @@ def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -
         equal=equal,
         start_prec=start_prec,
         max_prec=max_prec,
-        what=f"br.nonadaptive(k={k}, eps={e}, eps_g={g})",
+        what=f"br.nonadaptive(k={k}, eps={_short(e)}, eps_g={_short(g)})",
     )
     ells = tuple(int(c) for c in res.maximisers)
     return Optimum(
@@ -699,7 +704,7 @@ def _eps_bracket(
         guess_rel_err=Fraction(1, 2**40),
         start_prec=start_prec,
         max_prec=max_prec,
-        what=f"br.nonadaptive: delta(k={k}, eps={e}, eps_g) <= {d}",
+        what=f"br.nonadaptive: delta(k={k}, eps={_short(e)}, eps_g) <= {_short(d)}",
     )
     return br.lo, br.hi
 
