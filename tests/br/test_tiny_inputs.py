@@ -85,3 +85,19 @@ def test_query_count_at_a_delta_below_float64():
 
     for curve in ("dr19", "mgf", "br"):
         assert query_count(curve, "0.1", "1", "1e-400", 4096) == (10, 10), curve
+
+
+def test_step_signs_decide_at_a_tiny_eps():
+    # the step signs' lobe integrals cancel about log2(1/ε) bits; the guard bits now cover it, so a step far from
+    # the top is signed at the working precision (before: undecided at every precision up to 8192 bits, and
+    # br.nonadaptive.eps k=1000 eps=1e-3999 delta=1e-4000 was UNDECIDED); the signs agree with the summed values
+    from dpcert.arith.ball import workprec
+    from dpcert.br import nonadaptive as na
+
+    k, e, g = 1000, Fraction(1, 10**3999), Fraction(3, 10**3998)
+    best = na._best_hint(k, e, g)
+    with workprec(64 + na._guard_bits(k, e)):
+        signs = na._step_signs(k, e, g, {100: 1, best + 100: -1})
+        v = [na.candidate_value(k, e, g, ell, 64) for ell in (100, 101, best + 100, best + 101)]
+    assert signs == {100: 1, best + 100: -1}
+    assert v[0] < v[1] and v[2] > v[3]
