@@ -43,9 +43,8 @@ def main() -> None:
     target = 3 * floor + 0.15
     print(f"import numpy, flint: {floor:.3f} s (median of {runs})")
     print(f"dpcert eval composition.simple.eps k=2 eps=0.1: {ev:.3f} s (median of {runs})")
-    print(
-        f"ratio eval / floor: {ev / floor:.2f}; target 3 x floor + 0.15 s = {target:.3f} s: {'met' if ev <= target else 'NOT met'}"
-    )
+    verdict = "met" if ev <= target else "NOT met"
+    print(f"ratio eval / floor: {ev / floor:.2f}; target 3 x floor + 0.15 s = {target:.3f} s: {verdict}")
 
 
 if __name__ == "__main__":
