@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -299,7 +300,7 @@ def _cmd_eval(a: argparse.Namespace) -> int:
         enc = br.enclosure
     else:
         enc = q.enclose(inputs, rel_tol=10.0 ** (-a.digits), max_prec=a.max_prec)
-    fl = q.evaluate_float(inputs) if q.float is not None else None
+    fl, fl_missing = q.float_evidence(inputs) if q.float is not None else (None, None)
     if a.json:
         _print_json(
             {
@@ -307,6 +308,7 @@ def _cmd_eval(a: argparse.Namespace) -> int:
                 "inputs": inputs_to_json(parsed),
                 "enclosure": enc.to_json(a.digits + 5),
                 "float64": fl,
+                **({"float64_unavailable": fl_missing} if fl_missing else {}),
                 "reference": q.reference,
                 "bracket": q.bracket,
                 **({"resolution": br.resolution, "seconds": br.seconds, "hint": br.hint} if q.bracket else {}),
@@ -326,6 +328,8 @@ def _cmd_eval(a: argparse.Namespace) -> int:
             print(f"  certified enclosure: [{lo}, {hi}]")
         if fl is not None:
             print(f"  float64 (evidence):  {fl!r}")
+        elif fl_missing:
+            print(f"  float64 (evidence):  unavailable ({fl_missing})")
         print(f"  reference: {q.reference}")
     return 0
 
@@ -472,8 +476,40 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+#: Exit code when stdout is closed early (``dpcert verify | head``): 128 + SIGPIPE, what a shell reports for a
+#: command killed by SIGPIPE, so a pipeline under ``set -o pipefail`` sees that the output was cut.
+EXIT_BROKEN_PIPE = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``dpcert`` console script; returns the exit code."""
+    """Entry point of the ``dpcert`` console script; returns the exit code.
+
+    A reader that closes stdout early (``dpcert verify | head``) ends the command quietly with
+    :data:`EXIT_BROKEN_PIPE`; Ctrl-C prints one line and returns 130.
+    """
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a pipe's buffered output fails here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        sys.stderr.write("dpcert: interrupted\n")
+        return 130
+
+
+def _silence_stdout() -> None:
+    # the interpreter flushes stdout again at exit: point it at /dev/null so that flush cannot fail and print
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # pragma: no cover - stdout without a file descriptor
+        pass
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if not getattr(args, "fn", None):
@@ -484,6 +520,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DpcertError as exc:
         sys.stderr.write(f"dpcert: error: {_one_line(exc)}\n")
         return EXIT_USAGE
+    except BrokenPipeError:
+        raise
     except OSError as exc:  # a file that cannot be read or written
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
         sys.stderr.write(f"dpcert: error:{where} {exc.strerror or exc}\n")

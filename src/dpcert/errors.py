@@ -17,6 +17,7 @@ __all__ = [
     "ManifestError",
     "CertificateError",
     "PrecisionExhausted",
+    "WorkerDied",
 ]
 
 
@@ -120,3 +121,23 @@ class PrecisionExhausted(DpcertError):
         self.max_prec = max_prec
         self.enclosure = enclosure
         super().__init__(f"undecided at the maximum precision of {max_prec} bits: {what}")
+
+
+class WorkerDied(DpcertError):
+    """A worker process died before its chunk finished (killed by a signal, out of memory): the run is incomplete.
+
+    Attributes:
+        signal: the number of the signal that killed it, or ``None`` when unknown.
+    """
+
+    def __init__(self, signum: int | None) -> None:
+        self.signal = signum
+        how = f"signal {signum}" if signum is not None else "cause unknown"
+        try:
+            import signal
+
+            if signum is not None:
+                how = f"signal {signum}, {signal.Signals(signum).name}"
+        except ValueError:
+            pass
+        super().__init__(f"a worker process died ({how}); the run is incomplete (no verdict)")

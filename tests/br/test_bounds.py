@@ -80,7 +80,7 @@ def test_ordering_of_the_curves(k, eps):
     inputs = {"k": k, "eps": eps, "delta": "1e-6"}
     order = ["br.mgf.eps", "br.optkl.eps", "br.zcdp.eps", "br.dr19.eps", "br.drv10.eps"]
     encs = [QUANTITIES[n].enclose(inputs, rel_tol=1e-12) for n in order]
-    br = nonadaptive_eps(k, eps, "1e-6", tol=Fraction(1, 10**9))
+    br = nonadaptive_eps(k, eps, "1e-6", rel_tol=Fraction(1, 10**9))
     half = kov_eps(k, str(Fraction(eps) / 2), "1e-6")
     chain = [half, br, *encs]
     for a, b in zip(chain, chain[1:], strict=False):

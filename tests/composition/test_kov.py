@@ -328,7 +328,7 @@ BAD_INPUTS = [
 @pytest.mark.parametrize("func, args", BAD_INPUTS, ids=[f"{f.__name__}{a!r}"[:60] for f, a in BAD_INPUTS])
 def test_bad_input_raises(func, args):
     if func is kov_eps and len(args) == 4:
-        args, kwargs = args[:3], {"tol": args[3]}
+        args, kwargs = args[:3], {"rel_tol": args[3]}
     else:
         kwargs = {}
     with pytest.raises(InvalidParameter):
@@ -426,12 +426,12 @@ def test_kov_eps_honours_max_prec(monkeypatch):
     monkeypatch.setattr(kov, "_kov_sum", recording)
     # a bracket 1e-40 wide needs probes that 80 bits cannot tell apart
     with pytest.raises(PrecisionExhausted):
-        kov_eps(100, "0.1", "1e-6", tol=Fraction(1, 10**40), max_prec=80)
+        kov_eps(100, "0.1", "1e-6", rel_tol=Fraction(1, 10**40), max_prec=80)
     assert seen and max(seen) <= 80
     seen.clear()
     with pytest.raises(PrecisionExhausted):
         KOV_EPS.enclose(k=100, eps="0.1", delta="1e-6", rel_tol=1e-60, max_prec=128)
     assert seen and max(seen) <= 128
     seen.clear()
-    enc = kov_eps(100, "0.1", "1e-6", tol=Fraction(1, 10**40))
+    enc = kov_eps(100, "0.1", "1e-6", rel_tol=Fraction(1, 10**40))
     assert enc.width <= Fraction(1, 10**40) * enc.hi and max(seen) <= 256

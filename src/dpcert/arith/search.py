@@ -92,6 +92,12 @@ def _fraction(x: Number) -> Fraction:
     return Fraction(x)
 
 
+def _point(x: Fraction) -> str:
+    """A probe point for a message: exact when short, else 17 significant digits (a dyadic point of a tiny root
+    has a denominator of thousands of digits, beyond Python's int-to-string limit)."""
+    return str(x) if x.denominator.bit_length() <= 256 else Enclosure.exact(x).short(17)
+
+
 def certified_root(
     decide: Callable[[Fraction, int], bool | Probe | None],
     lo: Number,
@@ -158,7 +164,7 @@ def certified_root(
                 return None
             return out if isinstance(out, Probe) else Probe(bool(out))
 
-        result, prec = refine(step, what=f"{what} at {x}", start_prec=start_prec, max_prec=max_prec)
+        result, prec = refine(step, what=f"{what} at {_point(x)}", start_prec=start_prec, max_prec=max_prec)
         stats["prec"], stats["probes"] = max(stats["prec"], prec), stats["probes"] + 1
         return result
 
@@ -227,7 +233,10 @@ def certified_root(
             if len(history) >= 2 and history[-1][0] != history[-2][0]:
                 # relative change of the slope per unit x, from the last two probes that reported one
                 (x1, s1), (x2, s2) = history[-2:]
-                curvature = float(abs(s1 - s2) / abs(x1 - x2) / (abs(s1) + abs(s2)))
+                try:  # a hint only: beyond float64's range (roots near 1e-3999) there is none
+                    curvature = float(abs(s1 - s2) / abs(x1 - x2) / (abs(s1) + abs(s2)))
+                except (OverflowError, ZeroDivisionError):
+                    curvature = None
             steps = [(abs(n - x), n) for x, p in results if (n := newton(x, p)) is not None]
             est = min(steps)[1] if steps else None
             if len(results) == 2 and results[0][1].holds == results[1][1].holds:

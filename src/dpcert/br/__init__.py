@@ -10,13 +10,43 @@ adaptive optimum by the lattice method), ``heterogeneous`` (Lemma 3.1: a certifi
 ``QUANTITIES`` maps each quantity's name to its :class:`~dpcert.core.quantity.Quantity`; ``CLAIMS`` lists the
 bundled claims. The registry (:mod:`dpcert.engine.registry`) collects both from here. Both are built on first
 access (PEP 562), so that importing ``dpcert.br.cli`` for ``dpcert --help`` loads nothing heavy.
+
+Public functions (imported on first use): :func:`nonadaptive_delta`, :func:`nonadaptive_eps` and
+:func:`nonadaptive_optimum` (Theorem 3, certified), :func:`adaptive_bracket` (the lattice bracket of the adaptive
+optimum at a lattice size) and :func:`adaptive_bracket_within` (the narrowest bracket within a time budget), an
+:class:`AdaptiveBracket`; :func:`heterogeneous_bracket` (Lemma 3.1); :func:`query_count` (queries within a budget).
 """
 
 from dpcert.core.tables import lazy_tables
 
-__all__ = ["QUANTITIES", "CLAIMS"]
+__all__ = [
+    "QUANTITIES",
+    "CLAIMS",
+    "nonadaptive_delta",
+    "nonadaptive_eps",
+    "nonadaptive_optimum",
+    "adaptive_bracket",
+    "adaptive_bracket_within",
+    "AdaptiveBracket",
+    "heterogeneous_bracket",
+    "query_count",
+]
+
+_EXPORTS = {
+    "nonadaptive_delta": "nonadaptive",
+    "nonadaptive_eps": "nonadaptive",
+    "nonadaptive_optimum": "nonadaptive",
+    "adaptive_bracket": "adaptive",
+    "adaptive_bracket_within": "adaptive",
+    "AdaptiveBracket": "adaptive",
+    "heterogeneous_bracket": "heterogeneous",
+    "query_count": "queries",
+}
 
 # built on first access, so that importing the package (or its cli) loads none of its mathematics
 __getattr__ = lazy_tables(
-    __name__, quantities=("nonadaptive", "bounds", "adaptive"), claims=("claims", "adaptive_claims")
+    __name__,
+    quantities=("nonadaptive", "bounds", "adaptive"),
+    claims=("claims", "adaptive_claims"),
+    exports=_EXPORTS,
 )

@@ -78,9 +78,11 @@ def mgf_h(ctx: Any, eps: Any, lam: Any) -> Any:
         # ln(1 + p(e^{−λε} − 1)) = ln((1 − p) + p e^{−λε}): both terms positive, 1 − p from expm1 (notes §8.1.7)
         return lam * (eps - t) + ctx.log(rr.one_minus_p(ctx, eps, t) + rr.p_rr(ctx, eps, t) * ctx.exp(-lam * eps))
 
-    t_star = -ctx.log(s)
     if not getattr(ctx, "rigorous", False):
-        return g(min(max(t_star, 0.0), eps))
+        return g(min(max(-ctx.log(s), 0.0), eps))
+    # t* = −log1p(s − 1) with s − 1 formed without cancellation: λc2 − (1+λ)c1 = λ e^{−λε}(1 − e^{−ε}) − c1
+    # (c2 = 1 − e^{−(λ+1)ε}); −log(s) loses every bit when t* is far below 2^-prec (ε = 1e-3999)
+    t_star = -ctx.log1p((lam * ctx.exp(-lam * eps) * -ctx.expm1(-eps) - c1) / ((1 + lam) * c1))
     zero = ctx.num(0)
     if t_star <= 0:
         return g(zero)
@@ -99,18 +101,42 @@ def mgf_eps_at(ctx: Any, k: int, eps: Any, delta: Any, lam: Any) -> Any:
 
 def mgf_lambda(k: int, eps: float, delta: float) -> float:
     """The λ minimising (k h_ε(λ) + ln(1/δ))/λ, by golden section on ln λ ∈ [−20, 12] (float64)."""
+    return _lambda_search(k, eps, -math.log(delta))
+
+
+def _lambda_search(k: int, eps: float, log_inv_delta: float) -> float:
     from scipy.optimize import minimize_scalar
 
     def f(x: float) -> float:
-        return mgf_eps_at(FLOAT, k, eps, delta, math.exp(x))
+        lam = math.exp(x)
+        return (k * mgf_h(FLOAT, eps, lam) + log_inv_delta) / lam
 
     res = minimize_scalar(f, bounds=(-20.0, 12.0), method="bounded", options={"xatol": 1e-10})
     return math.exp(res.x)
 
 
+#: Below this ε (and δ) float64 cannot carry the λ search directly (1e-400 rounds to 0): see :func:`_lam`.
+_FLOAT_FLOOR = Fraction(1, 2**900)
+
+
+def _log_inv(d: Fraction) -> float:
+    """ln(1/δ) in float64, also for δ below float64's range (math.log of the integers, not of a 0.0)."""
+    return -math.log(d) if d >= _FLOAT_FLOOR else math.log(d.denominator) - math.log(d.numerator)
+
+
 def _lam(k: int, eps: Any, delta: Any) -> Fraction:
-    # the λ at which the bound is certified: the float optimum, taken as its exact binary value
-    return Fraction(mgf_lambda(k, float(eps.value), float(delta.value)))
+    """The λ at which the bound is certified: the float optimum, taken as its exact binary value.
+
+    Any λ > 0 gives a valid bound (Lemma 7.1), so the search only has to be a good choice. Below float64's range
+    (ε = 1e-3999) it runs at εS for a power of two S with εS ≈ 1e-3 and λ is rescaled to λS: the objective
+    depends on λ through λε (up to O(ε²) as ε → 0), so λε is kept; δ enters only through ln(1/δ), which is
+    formed from its integers.
+    """
+    e, d = Fraction(eps.value), Fraction(delta.value)
+    scale = Fraction(1)
+    if e < _FLOAT_FLOOR:
+        scale = Fraction(2 ** max(0, (1 / e).__floor__().bit_length() - 10))
+    return Fraction(_lambda_search(k, float(e * scale), _log_inv(d))) * scale
 
 
 def mgf_eps_ball(ctx: Any, k: int, eps: Any, delta: Any) -> Any:
@@ -121,9 +147,9 @@ def mgf_eps_ball(ctx: Any, k: int, eps: Any, delta: Any) -> Any:
 
 def mgf_eps_float(k: int, eps: Any, delta: Any) -> float:
     """float64 MGF bound: the minimum found by the λ search, capped at kε."""
-    ef, df = float(eps.value), float(delta.value)
-    lam = mgf_lambda(k, ef, df)
-    return min(k * ef, mgf_eps_at(FLOAT, k, ef, df, lam))
+    ef, ld = float(eps.value), _log_inv(Fraction(delta.value))
+    lam = _lambda_search(k, ef, ld)
+    return min(k * ef, (k * mgf_h(FLOAT, ef, lam) + ld) / lam)
 
 
 _REF = "Dong–Durfee–Rogers ICML 2020"

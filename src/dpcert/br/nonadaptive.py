@@ -115,7 +115,12 @@ def _t(k: int, e: Fraction, g: Fraction, ell: int) -> Fraction:
 
 def _guard_bits(k: int, e: Fraction) -> int:
     # masses carry exponents of size ~k·(|log q| + |log(1 − q)| + log 2); each costs relative error |x|·2^-prec
-    return 3 * k.bit_length() + (math.ceil(e) + 1).bit_length() + 16
+    bits = 3 * k.bit_length() + (math.ceil(e) + 1).bit_length() + 16
+    # below 2^-60 the step signs' lobe integrals (differences of terms of size h, their difference of relative
+    # size about ε) cancel about log2(1/ε) bits: 13,000 at ε = 1e-3999
+    if e < Fraction(1, 2**60):
+        bits += (1 / e).__floor__().bit_length()
+    return bits
 
 
 # --------------------------------------------------------------------------------------------- float path
@@ -177,6 +182,30 @@ def _value_float(k: int, ef: float, gf: float, ell: int) -> float:
 
     (s,) = log_concave_sum_float(envelope, ratio, 0, ell, weights=[weight], peak=peak)
     return math.exp(math.log(s) + shift) if s > 0 else 0.0
+
+
+def _short(x: Fraction) -> str:
+    """A rational for a message: exact when short, else 17 significant digits (1e-3999 has 4000 digits)."""
+    return str(x) if x.numerator.bit_length() + x.denominator.bit_length() <= 128 else Enclosure.exact(x).short(17)
+
+
+def _hint_scale(e: Fraction) -> Fraction:
+    """A power of two S with εS inside float64's comfortable range (1 unless ε < 2^-900).
+
+    The ball path takes float64 *hints* (the likely best candidate, a Chernoff λ); at ε far below float64's
+    range (1e-3999) they would divide by an underflowed zero. As ε → 0 the candidate values scale like
+    ε·W_ℓ(ε_g/ε) and the optimal λε is a function of ratios only, so the hints are taken at (εS, ε_gS) and λ
+    rescaled by S. Hints only: any answer is valid, a poor one costs time.
+    """
+    if e >= Fraction(1, 2**900):
+        return Fraction(1)
+    return Fraction(2 ** max(0, (1 / e).__floor__().bit_length() - 20))
+
+
+def _best_hint(k: int, e: Fraction, g: Fraction) -> int:
+    """The float estimate of the maximising candidate ℓ (a hint for the ball path), at a float-safe scale."""
+    s = _hint_scale(e)
+    return _float_best(k, e * s, g * s)[1]
 
 
 def _float_best(k: int, e: Fraction, g: Fraction) -> tuple[float, int]:
@@ -295,6 +324,8 @@ def candidate_value(
 def _chernoff_lambda(k: int, ef: float, a: float, t: float) -> float | None:
     """The λ > 0 minimising λa + k log(q + (1 − q)e^{−λε}) (a = kt − ε_g), or None when no λ > 0 helps."""
     den = math.expm1(-ef)
+    if den == 0:  # ε below float64's range (e.g. 1e-3999): no hint; the block is then summed, not bounded
+        return None
     q = math.expm1(t - ef) / den
     omq = math.exp(t - ef) * math.expm1(-t) / den
     r = a / (k * ef)
@@ -327,7 +358,8 @@ def _survivors(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int) -
 
     Blocks of fewer than 32 candidates are kept whole (the step signs of :func:`_undominated` are cheaper).
     """
-    ef, gf = float(e), float(g)
+    sc = _hint_scale(e)  # λ hints are taken at (εS, ε_gS) and rescaled: λε depends on ratios only as ε → 0
+    ef, gf = float(e * sc), float(g * sc)
     out: list[int] = []
     stack = [(lo, hi)]
     blocks = 0
@@ -337,11 +369,11 @@ def _survivors(k: int, e: Fraction, g: Fraction, level: arb, lo: int, hi: int) -
             out.extend(range(a, b + 1))
             continue
         mid = (a + b) // 2
-        tm = float(_t(k, e, g, mid))
+        tm = float(_t(k, e, g, mid) * sc)
         lam = _chernoff_lambda(k, ef, k * tm - gf, tm)
         if lam is not None:
             blocks += 1
-            bound = _chernoff_block(k, e, g, a, b, Fraction(lam))
+            bound = _chernoff_block(k, e, g, a, b, Fraction(lam) * sc)
             if bound < level:
                 continue
         stack += [(mid + 1, b), (a, mid)]
@@ -384,7 +416,7 @@ def _step_signs(k: int, e: Fraction, g: Fraction, wanted: dict[int, int]) -> dic
         if key not in pts:
             a = -(t - eb).expm1()  # 1 − e^{t−ε} > 0
             b = -(-t).expm1()  # 1 − e^{−t} > 0
-            pts[key] = (a.log() - t, b.log(), -1 / a, 1 / ((t).exp() - 1))
+            pts[key] = (a.log() - t, b.log(), -1 / a, 1 / t.expm1())  # expm1: no cancellation at tiny t
         return pts[key]
 
     out: dict[int, int] = {}
@@ -508,7 +540,7 @@ def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -
     if g < 0:
         return _mirrored(k, e, g, start_prec, max_prec)
     lo, hi = candidates(k, e, g)
-    _, best = _float_best(k, e, g)
+    best = _best_hint(k, e, g)
     prec0 = max(start_prec, 64)
     with workprec(prec0):
         level = candidate_value(k, e, g, best, prec0)
@@ -530,7 +562,7 @@ def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -
         equal=equal,
         start_prec=start_prec,
         max_prec=max_prec,
-        what=f"br.nonadaptive(k={k}, eps={e}, eps_g={g})",
+        what=f"br.nonadaptive(k={k}, eps={_short(e)}, eps_g={_short(g)})",
     )
     ells = tuple(int(c) for c in res.maximisers)
     return Optimum(
@@ -654,7 +686,7 @@ def _eps_bracket(
     k: int, e: Fraction, d: Fraction, tol: Fraction, start_prec: int, max_prec: int
 ) -> tuple[Fraction, Fraction]:
     def decide(g: Fraction, prec: int) -> Probe | None:
-        best = _float_best(k, e, g)[1] if -k * e < g < k * e else 0
+        best = _best_hint(k, e, g) if -k * e < g < k * e else 0
         holds = _below(k, e, g, d, prec, best)
         if holds is None or not -k * e < g < k * e:
             return None if holds is None else Probe(holds)
@@ -677,13 +709,13 @@ def _eps_bracket(
         guess_rel_err=Fraction(1, 2**40),
         start_prec=start_prec,
         max_prec=max_prec,
-        what=f"br.nonadaptive: delta(k={k}, eps={e}, eps_g) <= {d}",
+        what=f"br.nonadaptive: delta(k={k}, eps={_short(e)}, eps_g) <= {_short(d)}",
     )
     return br.lo, br.hi
 
 
 def nonadaptive_eps(
-    k: Any, eps: Any, delta: Any, *, tol: Any = Fraction(1, 10**12), max_prec: int = MAX_PREC
+    k: Any, eps: Any, delta: Any, *, rel_tol: Any = Fraction(1, 10**12), max_prec: int = MAX_PREC
 ) -> Enclosure:
     """Certified bracket of the least ε_g >= 0 with δ_OPT(k, ε, ε_g) <= δ (nonadaptive BR composition).
 
@@ -691,7 +723,7 @@ def nonadaptive_eps(
         k: number of mechanisms, an integer in [1, :data:`BR_MAX_K`].
         eps: per-mechanism ε > 0.
         delta: target δ in (0, 1).
-        tol: relative width of the bracket.
+        rel_tol: relative width of the bracket (relative to max(1, |ends|)).
         max_prec: the largest precision (bits).
 
     Returns:
@@ -708,9 +740,9 @@ def nonadaptive_eps(
     ('2.246026', '2.246027')
     """
     parsed = EPS.parse({"k": k, "eps": eps, "delta": delta})
-    t = parse_rational(tol, "tol").value
+    t = parse_rational(rel_tol, "rel_tol").value
     if t <= 0:
-        raise InvalidParameter("tol", tol, "a positive real number")
+        raise InvalidParameter("rel_tol", rel_tol, "a positive real number")
     lo, hi = _eps_bracket(parsed["k"], parsed["eps"].value, parsed["delta"].value, t, START_PREC, max_prec)  # type: ignore[union-attr,arg-type]
     return Enclosure(lo, hi)
 
@@ -724,7 +756,10 @@ def nonadaptive_eps_ball(ctx: Any, k: int, eps: Exact | Fraction, delta: Exact |
     k = _K.parse(k)
     e, d = _exact(_EPS, eps), _exact(_DELTA, delta)
     cap = getattr(ctx, "max_prec", MAX_PREC)
-    lo, hi = _eps_bracket(k, e, d, Fraction(1, 2 ** (ctx.prec // 2)), min(ctx.prec, cap), cap)
+    # certified_root's relative width is relative to max(1, |ends|): below 1 scale it by the search interval
+    # [0, kε], so that a tiny ε (1e-3999) still gets a bracket narrow relative to its size
+    tol = Fraction(1, 2 ** (ctx.prec // 2)) * min(Fraction(1), k * e)
+    lo, hi = _eps_bracket(k, e, d, tol, min(ctx.prec, cap), cap)
     with workprec(ctx.prec):
         return Enclosure(lo, hi).ball()
 

@@ -52,6 +52,16 @@ def _eps_quantity(name: str) -> Quantity:
     return next(q for q in bounds.QUANTITIES if q.name == name)
 
 
+def _guide(q: Quantity, **inputs: object) -> float | Fraction:
+    """A value to steer the search by: the float twin, or a coarse certified value where no float can be formed
+    (δ = 1e-400 has no float64); the certified checks decide, whatever the guide says."""
+    value, _ = q.float_evidence(inputs)
+    if value is not None:
+        return value
+    mid = q.enclose(inputs, rel_tol=1e-6).mid
+    return mid if mid is not None else Fraction(0)
+
+
 def query_count(curve: str, eps: str, budget: str, delta: str, max_prec: int) -> tuple[int, int]:
     """Certified [lo, hi] of the number of ε-BR queries the curve allows within (budget, δ).
 
@@ -78,13 +88,13 @@ def query_count(curve: str, eps: str, budget: str, delta: str, max_prec: int) ->
         return k, k
     if curve == "dr19":
         q = _eps_quantity("br.dr19.eps")
-        k = _largest(lambda k: k >= 1 and q.evaluate_float(k=k, eps=e, delta=d) <= float(g))
+        k = _largest(lambda k: k >= 1 and _guide(q, k=k, eps=e, delta=d) <= g)
         if not (q.enclose(k=k, eps=e, delta=d, max_prec=max_prec).hi <= g < q.enclose(k=k + 1, eps=e, delta=d).lo):
             raise RuntimeError(f"query count of dr19: the certified check disagrees at k={k}")
         return k, k
     if curve == "mgf":
         q = _eps_quantity("br.mgf.eps")
-        k = _largest(lambda k: k >= 1 and q.evaluate_float(k=k, eps=e, delta=d) <= float(g))
+        k = _largest(lambda k: k >= 1 and _guide(q, k=k, eps=e, delta=d) <= g)
         while k > 0 and not q.enclose(k=k, eps=e, delta=d, max_prec=max_prec).hi <= g:
             k -= 1
         return k, query_count("br", eps, budget, delta, max_prec)[1]

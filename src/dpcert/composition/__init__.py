@@ -6,13 +6,31 @@ and ε_g(δ)), ``mv`` (optimal heterogeneous δ), ``identities`` (exact identiti
 
 ``QUANTITIES`` maps each quantity's name to its :class:`~dpcert.core.quantity.Quantity`; ``CLAIMS`` lists the
 bundled claims. The registry (:mod:`dpcert.engine.registry`) collects both from here.
+
+Public functions (imported on first use): :func:`kov_delta` and :func:`kov_eps` (the optimal homogeneous
+composition, δ(ε_g) and its inverse ε_g(δ), certified), :func:`mv_delta` (the optimal heterogeneous δ).
 """
 
 from dpcert.core.tables import lazy_tables
 
-__all__ = ["QUANTITIES", "CLAIMS"]
+__all__ = [
+    "QUANTITIES",
+    "CLAIMS",
+    "kov_delta",
+    "kov_eps",
+    "mv_delta",
+]
+
+_EXPORTS = {
+    "kov_delta": "optimal",
+    "kov_eps": "optimal",
+    "mv_delta": "optimal",
+}
 
 # built on first access, so that importing the package (or its cli) loads none of its mathematics
 __getattr__ = lazy_tables(
-    __name__, quantities=("basic", "general", "kov", "mv", "rdp"), claims=("identities", "kov", "mv", "claims")
+    __name__,
+    quantities=("basic", "general", "kov", "mv", "rdp"),
+    claims=("identities", "kov", "mv", "claims"),
+    exports=_EXPORTS,
 )

@@ -407,16 +407,15 @@ def _eps_bracket(
     return bracket.lo, bracket.hi
 
 
-def kov_eps(
-    k: Any, eps: Any, delta: Any, *, tol: Fraction = Fraction(1, 10**12), max_prec: int = MAX_PREC
-) -> Enclosure:
+def kov_eps(k: Any, eps: Any, delta: Any, *, rel_tol: Any = Fraction(1, 10**12), max_prec: int = MAX_PREC) -> Enclosure:
     """Certified bracket of the optimal ε_g(δ) of the k-fold composition of ε-DP mechanisms.
 
     Args:
         k: number of mechanisms, an integer in [1, :data:`KOV_MAX_K`].
         eps: per-mechanism ε in [0, :data:`KOV_MAX_EPS`] (decimals as strings to mean them exactly).
         delta: target δ in [0, 1). δ = 0 gives exactly kε; δ >= δ(0) gives exactly 0.
-        tol: the bracket's width is at most ``tol·max(1, hi)``.
+        rel_tol: the bracket's width is at most ``rel_tol·max(1, hi)`` (an exact rational, a decimal string or a
+            float; the keyword every dpcert function uses for a relative accuracy).
         max_prec: the largest precision (bits) any comparison may use.
 
     Returns:
@@ -424,7 +423,7 @@ def kov_eps(
         or lo = 0. The least valid ε_g lies in [lo, hi].
 
     Raises:
-        InvalidParameter: for bad k, ε, δ, a non-positive tol or max_prec < 1.
+        InvalidParameter: for bad k, ε, δ, a non-positive rel_tol or max_prec < 1.
         PrecisionExhausted: if a comparison is still undecided at ``max_prec``.
 
     References:
@@ -434,9 +433,9 @@ def kov_eps(
     ('4.7745675', '4.7745676')
     """
     parsed = KOV_EPS.parse({"k": k, "eps": eps, "delta": delta})
-    t = parse_rational(tol, "tol").value
+    t = parse_rational(rel_tol, "rel_tol").value
     if t <= 0:
-        raise InvalidParameter("tol", tol, "a positive real number")
+        raise InvalidParameter("rel_tol", rel_tol, "a positive real number")
     if isinstance(max_prec, bool) or not isinstance(max_prec, int) or max_prec < 1:
         raise InvalidParameter("max_prec", max_prec, "a positive integer (bits)")
     e, d = parsed["eps"].value, parsed["delta"].value  # type: ignore[union-attr]

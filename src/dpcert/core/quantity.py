@@ -14,6 +14,8 @@ something, a table row names a quantity, a regression vector stores a quantity's
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -218,6 +220,31 @@ class Quantity:
         if self.float is None:
             raise InvalidParameter("arithmetic", "float64", f"one that {self.name} supports (it is ball-only)")
         return self.float(**self.parse({**(inputs or {}), **kw}))
+
+    def float_evidence(self, inputs: Mapping[str, Any] | None = None, **kw: Any) -> tuple[float | None, str | None]:
+        """The float64 value as evidence next to a certified result, or why there is none: ``(value, None)`` or
+        ``(None, reason)``.
+
+        The float twin is evidence only, so it must never discard a certified result: a float evaluator that
+        raises (an overflow, a division by an underflowed zero, a domain error) or returns a non-finite number at
+        inputs the ball path handles is reported as unavailable rather than raised. Bad inputs are still refused.
+
+        Raises:
+            InvalidParameter: for inputs the quantity does not accept (the same refusal as :meth:`parse`).
+        """
+        parsed = self.parse({**(inputs or {}), **kw})
+        if self.float is None:
+            return None, f"{self.name} has no float64 evaluator (ball only)"
+        with warnings.catch_warnings(record=True) as caught:  # numpy's overflow/invalid warnings: judged below
+            warnings.simplefilter("always")
+            try:
+                value = float(self.float(**parsed))
+            except Exception as exc:  # noqa: BLE001 - any failure of the evidence path makes it unavailable
+                return None, f"{type(exc).__name__}: {' '.join(str(exc).split())[:80]}"
+        if not math.isfinite(value):
+            why = "; ".join(dict.fromkeys(str(w.message) for w in caught))[:80]
+            return None, f"float64 gives {value}" + (f" ({why})" if why else "")
+        return value, None
 
 
 def _fmt(parsed: Mapping[str, Value]) -> str:

@@ -4,22 +4,33 @@ Every paper package exports ``QUANTITIES`` (name -> :class:`~dpcert.core.quantit
 list of claims) for the registry. Building them imports the package's mathematics (numpy, scipy, flint), so the
 package's ``__init__`` defers it (PEP 562) and importing ``<package>.cli`` for ``dpcert --help`` stays cheap::
 
-    __getattr__ = lazy_tables(__name__, quantities=("gamma", "privacy"), claims=("claims",))
+    __getattr__ = lazy_tables(__name__, quantities=("gamma", "privacy"), claims=("claims",),
+                              exports={"certify": "privacy"})
+
+``exports`` names the package's public functions (its ``__all__`` besides the tables) and the submodule each
+lives in; they too are imported on first access.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 __all__ = ["lazy_tables"]
 
 
-def lazy_tables(package: str, *, quantities: Sequence[str], claims: Sequence[str]) -> Callable[[str], Any]:
+def lazy_tables(
+    package: str,
+    *,
+    quantities: Sequence[str],
+    claims: Sequence[str],
+    exports: Mapping[str, str] | None = None,
+) -> Callable[[str], Any]:
     """A module ``__getattr__`` building ``QUANTITIES`` from the ``QUANTITIES`` lists of the ``quantities``
-    submodules and ``CLAIMS`` from the ``CLAIMS`` lists of the ``claims`` submodules, once, in that order.
+    submodules and ``CLAIMS`` from the ``CLAIMS`` lists of the ``claims`` submodules, once, in that order; and
+    resolving each public name of ``exports`` (name -> submodule) from its submodule.
 
     Raises:
         RuntimeError: when two submodules define a quantity of the same name.
@@ -36,6 +47,8 @@ def lazy_tables(package: str, *, quantities: Sequence[str], claims: Sequence[str
             return table
         if name == "CLAIMS":
             return [c for sub in claims for c in importlib.import_module(f"{package}.{sub}").CLAIMS]
+        if exports and name in exports:
+            return getattr(importlib.import_module(f"{package}.{exports[name]}"), name)
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
     def __getattr__(name: str) -> Any:

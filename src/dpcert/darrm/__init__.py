@@ -8,15 +8,60 @@ The privacy pillar: the γ functions (:mod:`~dpcert.darrm.gamma`), the corners a
 certifier of Lemma 3.4's condition (:mod:`~dpcert.darrm.privacy`), for every ε at once and the safe rescaling
 (:mod:`~dpcert.darrm.all_eps`), Theorem 4.1's i.i.d. setting (:mod:`~dpcert.darrm.iid`), the error of DaRRM_γ
 (:mod:`~dpcert.darrm.utility`), and their claims (:mod:`~dpcert.darrm.privacy_claims`).
+
+Public functions (imported on first use): :func:`problem` states a privacy question (γ, K, m, ε, Δ, δ) and
+:func:`certify` decides it over every corner multiset (:class:`PrivacyResult`), :func:`certify_iid` for identical
+mechanisms (Theorem 4.1), :func:`certify_all_eps` for every ε > 0 at once; :func:`error` and :func:`error_iid`
+give the error of DaRRM_γ exactly; γ comes from :func:`named_gamma` (``sub``, ``dsub``, ``max``, ``const``,
+``one`` or a table file), the constructors ``gamma_*`` or :func:`load_table`.
 """
 
 from dpcert.core.tables import lazy_tables
 
-__all__ = ["QUANTITIES", "CLAIMS"]
+__all__ = [
+    "QUANTITIES",
+    "CLAIMS",
+    "problem",
+    "certify",
+    "Problem",
+    "PrivacyResult",
+    "certify_iid",
+    "certify_all_eps",
+    "error",
+    "error_iid",
+    "Gamma",
+    "named_gamma",
+    "gamma_sub",
+    "gamma_dsub",
+    "gamma_max",
+    "gamma_one",
+    "gamma_const",
+    "load_table",
+]
+
+_EXPORTS = {
+    "problem": "privacy",
+    "certify": "privacy",
+    "Problem": "privacy",
+    "PrivacyResult": "privacy",
+    "certify_iid": "iid",
+    "certify_all_eps": "all_eps",
+    "error": "utility",
+    "error_iid": "utility",
+    "Gamma": "gamma",
+    "named_gamma": "gamma",
+    "gamma_sub": "gamma",
+    "gamma_dsub": "gamma",
+    "gamma_max": "gamma",
+    "gamma_one": "gamma",
+    "gamma_const": "gamma",
+    "load_table": "gamma",
+}
 
 # built on first access, so that importing the package (or its cli) loads none of its mathematics
 __getattr__ = lazy_tables(
     __name__,
     quantities=("accounting", "gnmax", "privacy_quantities", "utility"),
     claims=("claims", "privacy_claim_list"),
+    exports=_EXPORTS,
 )

@@ -233,6 +233,10 @@ def gamma_const(
         raise InvalidParameter("tau", tau, f"a real in [1, K = {K}]")
     pc = p_const(Fraction(m), tau, Fraction(lam), Fraction(delta))
     ones = gamma_one(K).table
+    if eps is not None and Fraction(eps) == 0 and pc.den(1) == 0:
+        # at ε = 0 with λ = 0 Lemma A.1's condition p·den ≤ num reads p·0 ≤ 2δ: every p satisfies it, p_const
+        # is unbounded and γ ≡ min(1, p_const) = 1 (the quotient num/den itself is 2δ/0)
+        return Gamma("const", ones)
     if eps is not None and sign_at_exp(pc - 1, eps) >= 0:
         return Gamma("const", ones)
     return Gamma("const", ones, pc)

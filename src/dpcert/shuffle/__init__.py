@@ -12,11 +12,56 @@
 * :mod:`dpcert.shuffle.subsampling`: the Zhu–Wang Poisson-subsampled RDP bound over Theorem 1;
 * :mod:`dpcert.shuffle.claims`: claims and errata of the notes (§5, §7);
 * :mod:`dpcert.shuffle.figure_claims`: the figures' statements (Figures 3–5, the 8× and 11× savings, the peer).
+
+Public functions (imported on first use): the bounds on the RDP of the shuffled mechanism at order λ, each as a
+rigorous ``*_ball(ctx, n, eps0, lam)`` (run it inside ``dpcert.arith.context.BallContext(prec)``; or ask
+``dpcert.enclose("shuffle.rdp.thm1", n=..., eps0=..., lam=...)`` for an enclosure to a given accuracy) and a
+vectorised ``*_float(n, eps0, lam)``: :func:`thm1_ball` / :func:`thm1_float` (Theorem 1), :func:`thm2_ball` /
+:func:`thm2_float` (Theorem 2), :func:`thm3_ball` (Theorem 3, the lower bound), :func:`cor1_ball`,
+:func:`cor2_ball`, :func:`upper_ball` / :func:`upper_float` (the default certified upper bound); and the DP
+conversion over T rounds, :func:`dp_eps_ball` / :func:`dp_eps_float` and :func:`dp_delta_ball` /
+:func:`dp_delta_float`; :func:`nbar` (n̄ of Theorem 1, exact).
 """
 
 from dpcert.core.tables import lazy_tables
 
-__all__ = ["QUANTITIES", "CLAIMS"]
+__all__ = [
+    "QUANTITIES",
+    "CLAIMS",
+    "thm1_ball",
+    "thm1_float",
+    "thm2_ball",
+    "thm2_float",
+    "thm3_ball",
+    "cor1_ball",
+    "cor2_ball",
+    "nbar",
+    "upper_ball",
+    "upper_float",
+    "dp_eps_ball",
+    "dp_eps_float",
+    "dp_delta_ball",
+    "dp_delta_float",
+]
+
+_EXPORTS = {
+    "thm1_ball": "bounds",
+    "thm1_float": "bounds",
+    "thm2_ball": "bounds",
+    "thm2_float": "bounds",
+    "thm3_ball": "bounds",
+    "cor1_ball": "bounds",
+    "cor2_ball": "bounds",
+    "nbar": "bounds",
+    "upper_ball": "conversion",
+    "upper_float": "conversion",
+    "dp_eps_ball": "conversion",
+    "dp_eps_float": "conversion",
+    "dp_delta_ball": "conversion",
+    "dp_delta_float": "conversion",
+}
 
 # built on first access, so that importing the package (or its cli) loads none of its mathematics
-__getattr__ = lazy_tables(__name__, quantities=("quantities", "figure_claims"), claims=("claims", "figure_claims"))
+__getattr__ = lazy_tables(
+    __name__, quantities=("quantities", "figure_claims"), claims=("claims", "figure_claims"), exports=_EXPORTS
+)

@@ -48,7 +48,6 @@ from typing import Any
 
 import numpy as np
 from flint import arb
-from scipy import optimize, stats
 
 from dpcert.arith.ball import Enclosure, ball, le, refine
 from dpcert.arith.context import FLOAT, BallContext
@@ -143,6 +142,8 @@ def closed_form_float(n: int, eps0: Any, delta: Any) -> float:
 
 @lru_cache(maxsize=64)
 def _clone_weights(n: int, eps0: float) -> tuple[np.ndarray, np.ndarray, float]:
+    from scipy import stats  # imported on use: scipy.stats costs ~1 s at start-up
+
     q = math.exp(-eps0)
     m = n - 1
     mu, sd = m * q, math.sqrt(max(m * q * (1 - q), 1.0))
@@ -184,6 +185,8 @@ def clone_delta_float(n: int, eps0: Any, eps: Any) -> float:
     num = alpha - x * (1 - alpha)  # > 0 since ε < ε0
     beta = num / ((1 + x) * (2 * alpha - 1))
     cut = np.floor(beta * (c + 1))  # A <= cut: likelihood ratio P/Q >= e^ε
+    from scipy import stats
+
     f0 = stats.binom.cdf(cut, c, 0.5)
     f1 = stats.binom.cdf(cut - 1, c, 0.5)
     p_mass = alpha * f0 + (1 - alpha) * f1
@@ -206,6 +209,8 @@ def clone_eps_float(n: int, eps0: Any, delta: Any) -> float:
         raise InvalidParameter("delta", delta, "a real number in (0, 1)")
     if clone_delta_float(n, e0, 0.0) <= d:
         return 0.0
+    from scipy import optimize
+
     return float(optimize.brentq(lambda e: clone_delta_float(n, e0, e) - d, 0.0, e0, xtol=1e-14, rtol=1e-13))
 
 
@@ -316,8 +321,8 @@ def closed_kov_eps_ball(ctx: Any, n: int, eps0: Exact, T: int, delta: Exact) -> 
     enc = Enclosure.exact(step) if isinstance(step, Fraction) else Enclosure.from_ball(step)
     assert enc.lo is not None and enc.hi is not None
     tol = Fraction(1, 2 ** (ctx.prec // 2))
-    lo = kov.kov_eps(T, enc.lo, rest, tol=tol).lo
-    hi = kov.kov_eps(T, enc.hi, rest, tol=tol).hi
+    lo = kov.kov_eps(T, enc.lo, rest, rel_tol=tol).lo
+    hi = kov.kov_eps(T, enc.hi, rest, rel_tol=tol).hi
     assert lo is not None and hi is not None
     return Enclosure(lo, hi).ball()
 

@@ -10,11 +10,33 @@
   V.4), with the corrected QM distortion.
 * :mod:`dpcert.sml.fileformat`: the channel-matrix file read by ``dpcert sml mechanism``.
 * :mod:`dpcert.sml.claims`: the claims C1–C18 of the notes, errata as expected-REFUTED claims.
+
+Public functions (imported on first use): :func:`sml` (exact SML of a :class:`FiniteMechanism`, with the
+maximising selection, an :class:`SMLResult`), :func:`sml_bounds` (the sandwich of Property IV.1),
+:func:`read_mechanism` (a mechanism file), :func:`sml_at_exp` (entries that are rational functions of e^ε).
 """
 
 from dpcert.core.tables import lazy_tables
 
-__all__ = ["QUANTITIES", "CLAIMS"]
+__all__ = [
+    "QUANTITIES",
+    "CLAIMS",
+    "FiniteMechanism",
+    "SMLResult",
+    "sml",
+    "sml_bounds",
+    "read_mechanism",
+    "sml_at_exp",
+]
+
+_EXPORTS = {
+    "FiniteMechanism": "mechanism",
+    "SMLResult": "mechanism",
+    "sml": "mechanism",
+    "sml_bounds": "mechanism",
+    "read_mechanism": "fileformat",
+    "sml_at_exp": "parametric",
+}
 
 # built on first access, so that importing the package (or its cli) loads none of its mathematics
-__getattr__ = lazy_tables(__name__, quantities=("quantities",), claims=("claims",))
+__getattr__ = lazy_tables(__name__, quantities=("quantities",), claims=("claims",), exports=_EXPORTS)

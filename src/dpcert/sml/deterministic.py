@@ -27,9 +27,6 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from dpcert.errors import InvalidParameter
 from dpcert.sml.mechanism import FiniteMechanism, SMLResult
@@ -80,6 +77,9 @@ def matching_sml_exp(
         raise InvalidParameter("secret_of", f"no parameter has secret {missing}", "every secret value attained")
     key = sec * m + out
     uniq, first = np.unique(key, return_index=True)
+    from scipy.sparse import coo_matrix  # imported on use (start-up time)
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
     graph = coo_matrix((np.ones(uniq.size, dtype=np.int8), (uniq // m, uniq % m)), shape=(s, m)).tocsr()
     match = maximum_bipartite_matching(graph, perm_type="column")
     matched = match >= 0
@@ -137,6 +137,8 @@ def algorithm1_min_cost(mech: FiniteMechanism) -> float:
         if v is not None:
             a[v, e] += 1
     cost = np.array([c for _, _, c in edges])
+    from scipy.optimize import linprog
+
     res = linprog(cost, A_eq=a, b_eq=np.zeros(s + n + m), bounds=(0, 1), method="highs")
     if res.status != 0:  # pragma: no cover - the zero flow is always feasible
         raise RuntimeError(f"Algorithm 1 LP failed: {res.message}")

@@ -1,0 +1,146 @@
+"""Workers of a parallel run never outlive it, and a run's faults are reported as faults (issue 18, section 3).
+
+Each test starts a real parallel run in a subprocess (a slow chunk function that records its worker's pid, then
+sleeps), acts on it with a signal, and looks at /proc.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc (Linux)")
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+#: a parallel run of 4 slow chunks on 2 workers; each worker writes its pid into DIR first
+RUN = textwrap.dedent(
+    """
+    import os, sys, time
+    from dpcert.core.parallel import Summary, map_chunks
+
+    def slow(chunk):
+        open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
+        time.sleep(60)
+        return Summary()
+
+    map_chunks(slow, range(4), workers=2)
+    """
+)
+
+#: the same slow chunks under the real CLI (`dpcert darrm certify --workers 2`), its chunk function swapped
+CLI_RUN = textwrap.dedent(
+    """
+    import os, sys, time
+    import dpcert.darrm.privacy as privacy
+    from dpcert.cli import main
+    from dpcert.core.parallel import Summary
+
+    def slow(chunk):
+        open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
+        time.sleep(60)
+        return Summary()
+
+    privacy._chunk = slow
+    sys.exit(main(["darrm", "certify", "gamma=sub", "K=11", "m=3", "eps=0.1", "Delta=0", "delta=0", "--workers",
+                   "2", "--quiet"]))
+    """
+)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+def _start(code: str, tmp_path: Path) -> tuple[subprocess.Popen, list[int]]:
+    env = {**os.environ, "PYTHONPATH": SRC}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(tmp_path)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a shell job would be
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        pids = [int(p.name) for p in tmp_path.iterdir()]
+        if len(pids) == 2:
+            return proc, pids
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    proc.kill()
+    raise AssertionError(f"the workers did not start: {proc.communicate()}")
+
+
+def _gone_within(pids: list[int], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(_alive(p) for p in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _cleanup(pids: list[int]) -> None:
+    for p in pids:
+        if _alive(p):
+            os.kill(p, signal.SIGKILL)
+
+
+def test_sigkill_of_the_parent_leaves_no_worker(tmp_path):
+    proc, workers = _start(RUN, tmp_path)
+    try:
+        proc.kill()
+        proc.wait(5)
+        assert _gone_within(workers, 3), "workers orphaned after SIGKILL of the parent"
+    finally:
+        _cleanup(workers)
+
+
+def test_sigterm_of_the_parent_terminates_the_workers_and_the_parent(tmp_path):
+    proc, workers = _start(RUN, tmp_path)
+    try:
+        proc.terminate()
+        assert proc.wait(5) == -signal.SIGTERM  # dies of SIGTERM, as it would by default, after cleaning up
+        assert _gone_within(workers, 3)
+    finally:
+        _cleanup(workers)
+
+
+def test_a_killed_worker_is_a_fault_of_the_run(tmp_path):
+    proc, workers = _start(CLI_RUN, tmp_path)
+    try:
+        os.kill(workers[0], signal.SIGKILL)
+        _, err = proc.communicate(timeout=10)
+        assert proc.returncode == 2
+        assert err.strip().splitlines() == [
+            "dpcert: error: a worker process died (signal 9, SIGKILL); the run is incomplete (no verdict)"
+        ]
+        assert _gone_within(workers, 3)
+    finally:
+        _cleanup(workers)
+
+
+def test_ctrl_c_to_the_process_group_prints_one_line(tmp_path):
+    proc, workers = _start(CLI_RUN, tmp_path)
+    try:
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: every process of the group
+        _, err = proc.communicate(timeout=10)
+        assert proc.returncode == 130
+        assert err.strip().splitlines() == ["dpcert: interrupted"]
+        assert _gone_within(workers, 3)
+    finally:
+        _cleanup(workers)
