@@ -58,7 +58,7 @@ def _guide(q: Quantity, **inputs: object) -> float | Fraction:
     value, _ = q.float_evidence(inputs)
     if value is not None:
         return value
-    mid = q.enclose(inputs, rel_tol=1e-6).mid
+    mid = q.enclose(inputs, rel_tol=1e-6).mid()
     return mid if mid is not None else Fraction(0)
 
 
