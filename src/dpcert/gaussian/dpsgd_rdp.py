@@ -198,7 +198,7 @@ def dpsgd_rdp_eps(
 
     >>> r = dpsgd_rdp_eps("0.01", "1", 1000, "1e-5")
     >>> r.order, r.enclosure.short(8)
-    (10, '[2.3052632, 2.3052633]')
+    (8, '[2.107753, 2.1077531]')
     """
     parsed = DPSGD_RDP_EPS.parse(
         {"q": q, "sigma": sigma, "steps": steps, "delta": delta, "conversion": conversion, "max_order": max_order}

@@ -153,19 +153,45 @@ def delta_ball(ctx: Any, q: Exact, sigma: Exact, eps: Exact) -> arb:
 
 
 def delta_float(q: Any, sigma: Any, eps: Any) -> float:
-    """float64 max(δ_rem, δ_add) from the same closed form with scipy's normal tails (evidence)."""
-    from scipy import special
+    """float64 max(δ_rem, δ_add) by quadrature of the positive integrals ∫_0^∞ e^{−t} S(ε + t) dt (evidence).
+
+    S(l) is the probability that the privacy loss exceeds l: for the remove pair, with x(l) the point where the
+    loss is l, S(l) = (1−q)Φ̄(x(l)/σ) + qΦ̄((x(l)−1)/σ); for the add pair S(l) = Φ(x′(l)/σ), zero from
+    l = −log(1−q) on. Integration by parts of E[(1 − e^{ε−L})₊]; no cancellation, unlike the closed form.
+    """
+    import warnings
+
+    import numpy as np
+    from scipy import integrate, special
 
     qf, s, e = float(_frac(q)), float(_frac(sigma)), float(_frac(eps))
-    x = math.exp(e)
-    xs = s * s * math.log((math.expm1(e) + qf) / qf) + 0.5
-    rem = qf * special.ndtr(-(xs - 1) / s) - (math.expm1(e) + qf) * special.ndtr(-xs / s)
-    gap = -math.expm1(e + math.log1p(-qf)) if qf < 1 else 1.0
+    log_q, log_1q = math.log(qf), (math.log1p(-qf) if qf < 1 else -math.inf)
+
+    def log_s_rem(lv: float) -> float:
+        # e^l − (1 − q) = expm1(l) + q > 0 for l >= 0
+        log_gap = lv + math.log1p((qf - 1) * math.exp(-lv)) if lv > 30 else math.log(math.expm1(lv) + qf)
+        x = s * s * (log_gap - log_q) + 0.5
+        return float(np.logaddexp(log_1q + special.log_ndtr(-x / s), log_q + special.log_ndtr(-(x - 1) / s)))
+
+    def log_s_add(lv: float) -> float:
+        gap = -math.expm1(lv + log_1q) if qf < 1 else 1.0  # 1 − e^l(1 − q) > 0
+        x = s * s * (math.log(gap) - lv - log_q) + 0.5
+        return float(special.log_ndtr(x / s))
+
+    def integral(log_s: Any, upper: float) -> float:
+        base = log_s(e)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value, _ = integrate.quad(
+                lambda t: math.exp(-t + log_s(e + t) - base), 0, upper, epsabs=0.0, epsrel=1.2e-14, limit=200
+            )
+        return math.exp(base + math.log(value)) if value > 0 else 0.0
+
+    rem = integral(log_s_rem, math.inf)
     add = 0.0
-    if gap > 0:
-        xa = s * s * math.log(gap / (x * qf)) + 0.5
-        add = gap * special.ndtr(xa / s) - x * qf * special.ndtr((xa - 1) / s)
-    return float(max(rem, add))
+    if qf < 1 and e < -log_1q:
+        add = integral(log_s_add, -log_1q - e)
+    return max(rem, add)
 
 
 SGM_RDP = Quantity(
