@@ -59,6 +59,14 @@ def test_rdp_matches_the_binomial_sum_in_mpmath_at_50_digits(q, sigma, alpha):
     assert inside(enc, mp_rdp_sum(q, sigma, alpha), Fraction(1, 10**48))
 
 
+@pytest.mark.parametrize("q,sigma,alpha", [("0.001", "50", 1200), ("0.3", "0.7", 1000), ("0.5", "4", 700)])
+def test_large_orders_summed_over_a_window_with_bounded_rest_match_mpmath(q, sigma, alpha):
+    # above alpha = 512 only a window of terms is summed; the rest enters as a proved radius (Chernoff bounds)
+    enc = SGM_RDP.enclose(q=q, sigma=sigma, alpha=alpha, rel_tol=1e-40, abs_tol=0)
+    assert enc.rel_width() <= 1e-40
+    assert inside(enc, mp_rdp_sum(q, sigma, alpha), Fraction(1, 10**45))
+
+
 def test_rdp_matches_quadrature_of_the_defining_expectation():
     for q, sigma, alpha in (("0.1", "1", 3), ("0.05", "2", 8)):
         enc = SGM_RDP.enclose(q=q, sigma=sigma, alpha=alpha)

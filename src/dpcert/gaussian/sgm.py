@@ -69,23 +69,97 @@ def _fmpq(x: Fraction) -> fmpq:
     return fmpq(x.numerator, x.denominator)
 
 
-def a_minus_one_ball(q: Fraction, sigma: Fraction, alpha: int) -> arb:
-    """A_α − 1 = Σ_{j>=2} C(α, j)(1−q)^{α−j} q^j expm1((j²−j)/(2σ²)) at the working precision (q < 1)."""
-    h = _fmpq(1 / (2 * sigma * sigma))
+def _terms_ball(q: Fraction, h: fmpq, alpha: int, lo: int, hi: int) -> arb:
+    """Σ_{j=lo}^{hi} C(α, j)(1−q)^{α−j} q^j expm1(j(j−1)h) at the working precision (2 <= lo <= hi <= α, q < 1)."""
     r = arb(_fmpq(q / (1 - q)))
-    term = arb(fmpz.bin_uiui(alpha, 2)) * arb(_fmpq(1 - q)) ** (alpha - 2) * arb(_fmpq(q)) ** 2
+    term = arb(fmpz.bin_uiui(alpha, lo)) * arb(_fmpq(1 - q)) ** (alpha - lo) * arb(_fmpq(q)) ** lo
     total = arb(0)
-    for j in range(2, alpha + 1):
+    for j in range(lo, hi + 1):
         total += term * arb(h * (j * (j - 1))).expm1()
         term = term * r * fmpq(alpha - j, j + 1)
     return total
+
+
+def _chernoff_log(alpha: int, c: int, q: Fraction) -> arb:
+    """−α·D(c/α ‖ q), D the Bernoulli KL divergence: log of the Chernoff bound on P(X >= c) (c/α >= q) or on
+    P(X <= c) (c/α <= q) for X ~ Bin(α, q) (Hoeffding 1963, Thm 1)."""
+    a = Fraction(c, alpha)
+    d = arb(0)
+    if a > 0:
+        d += arb(_fmpq(a)) * arb(_fmpq(a / q)).log()
+    if a < 1:
+        d += arb(_fmpq(1 - a)) * arb(_fmpq((1 - a) / (1 - q))).log()
+    return -alpha * d
+
+
+#: Orders up to this are summed term by term; above it the sum is taken over a window and the rest bounded.
+_FULL_SUM_MAX_ALPHA = 512
+
+
+def a_minus_one_ball(q: Fraction, sigma: Fraction, alpha: int, prec: int | None = None) -> arb:
+    """A_α − 1 = Σ_{j>=2} C(α, j)(1−q)^{α−j} q^j expm1((j²−j)/(2σ²)) at the working precision (q < 1).
+
+    Up to α = 512 every term is summed. Above, a float guide (log-space terms) picks the window of terms within
+    2^-(prec+64) of the largest; the window is summed in balls and every term outside it is bounded rigorously,
+    chunk by chunk: Σ_{j=c}^{d} b_j expm1(j(j−1)h) <= expm1(d(d−1)h)·P(X >= c) above the window and
+    <= expm1(d(d−1)h)·P(X <= d) below it, X ~ Bin(α, q) with Chernoff's bound; a chunk whose bound is not
+    negligible is split, and summed exactly once short. The bounds enter as the radius of [0, R].
+    """
+    h = _fmpq(1 / (2 * sigma * sigma))
+    if alpha <= _FULL_SUM_MAX_ALPHA:
+        return _terms_ball(q, h, alpha, 2, alpha)
+    import numpy as np
+    from scipy import special
+
+    bits = prec if prec is not None else 64
+    qf, hf = float(q), float(1 / (2 * sigma * sigma))
+    j = np.arange(2, alpha + 1, dtype=float)
+    with np.errstate(all="ignore"):
+        guide = (
+            special.gammaln(alpha + 1.0)
+            - special.gammaln(j + 1)
+            - special.gammaln(alpha - j + 1)
+            + (alpha - j) * math.log1p(-qf)
+            + j * math.log(qf)
+            + _log_expm1(j * (j - 1) * hf)
+        )
+    if not np.all(np.isfinite(guide)):
+        return _terms_ball(q, h, alpha, 2, alpha)
+    keep = np.nonzero(guide >= guide.max() - (bits + 64) * math.log(2))[0]
+    j1, j2 = int(keep[0]) + 2, int(keep[-1]) + 2
+    window = _terms_ball(q, h, alpha, j1, j2)
+    floor = window.lower() * arb(2) ** (-(bits + 40))  # negligible: far below the window's own rounding
+    mean = q * alpha
+    exact = arb(0)
+    slack = arb(0)
+    stack = [(2, j1 - 1), (j2 + 1, alpha)]
+    while stack:
+        c, d = stack.pop()
+        if c > d:
+            continue
+        grow = arb(h * (d * (d - 1))).expm1()
+        if c >= mean:
+            bound = grow * _chernoff_log(alpha, c, q).exp()
+        elif d <= mean:
+            bound = grow * _chernoff_log(alpha, d, q).exp()
+        else:
+            bound = grow
+        if bound < floor:
+            slack += bound
+        elif d - c < 32:
+            exact += _terms_ball(q, h, alpha, c, d)
+        else:
+            m = (c + d) // 2
+            stack += [(c, m), (m + 1, d)]
+    r = slack.upper()
+    return window + exact + arb(0).union(r)
 
 
 def _rdp_at(q: Fraction, sigma: Fraction, alpha: int, prec: int) -> arb | Fraction:
     if q == 1:
         return Fraction(alpha) / (2 * sigma * sigma)  # the Gaussian mechanism's RDP, exactly
     with workprec(prec + 2 * alpha.bit_length() + 10):
-        return a_minus_one_ball(q, sigma, alpha).log1p() / (alpha - 1)
+        return a_minus_one_ball(q, sigma, alpha, prec).log1p() / (alpha - 1)
 
 
 def rdp_ball(ctx: Any, q: Exact, sigma: Exact, alpha: int) -> arb | Fraction:
