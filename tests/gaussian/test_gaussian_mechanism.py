@@ -152,3 +152,23 @@ def test_bad_input_is_refused_naming_the_parameter(name, inputs):
     q = {"gaussian.delta": GAUSSIAN_DELTA, "gaussian.eps": GAUSSIAN_EPS, "gaussian.sigma": GAUSSIAN_SIGMA}[name]
     with pytest.raises(InvalidParameter):
         q.parse(inputs)
+
+
+def test_numeric_defaults_in_core_params():
+    # the smallest general support added to dpcert.core.params for this interface: a number's default is parsed
+    # like a given input (and recorded so), must lie in the domain, and is shown in what is allowed
+    from dpcert.core.params import inputs_to_json, integer, real, validate
+
+    x = real("x", 0, lo_open=True, default="0.5")
+    n = integer("n", 1, default="3")
+    parsed = validate([x, n], {})
+    assert parsed["x"].value == Fraction(1, 2) and parsed["n"] == 3
+    assert inputs_to_json(parsed)["x"] == {"given": "0.5", "type": "str", "exact": "1/2"}
+    assert validate([x, n], {"x": "2"})["x"].value == 2
+    assert "(default 0.5)" in x.allowed() and "(default 3)" in n.allowed()
+    with pytest.raises(ValueError):
+        real("y", 0, 1, default="2")  # outside the domain: a bug of the quantity, refused at definition
+    with pytest.raises(ValueError):
+        integer("m", 1, default=3)  # defaults are exact strings
+    with pytest.raises(InvalidParameter, match="required"):
+        validate([real("z", 0)], {})
