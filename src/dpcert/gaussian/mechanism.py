@@ -236,13 +236,14 @@ def eps_bracket(
 
 
 def eps_ball(ctx: Any, delta: Exact, sigma: Exact, sensitivity: Exact, k: int) -> arb | Fraction:
-    """Rigorous ball of ε(δ), relative width about 2^-(ctx.prec/2), or the exact 0 when δ_μ(0) <= δ."""
+    """Rigorous ball of ε(δ), relative width about 2^-(ctx.prec − 12), or the exact 0 when δ_μ(0) <= δ (probes
+    that need more bits than ctx.prec raise their own precision)."""
     prec = ctx.prec
     cap = getattr(ctx, "max_prec", MAX_PREC)
     br = eps_bracket(
         _frac(delta),
         mu_squared(sigma, sensitivity, k),
-        Fraction(1, 2 ** (prec // 2)),
+        Fraction(1, 2 ** max(8, prec - 12)),
         start_prec=min(prec, cap),
         max_prec=cap,
     )
@@ -363,7 +364,7 @@ def sigma_bracket(
 
 
 def sigma_ball(ctx: Any, eps: Exact, delta: Exact, sensitivity: Exact, k: int) -> arb:
-    """Rigorous ball containing the certified calibration bracket (relative width about 2^-(ctx.prec/2))."""
+    """Rigorous ball containing the certified calibration bracket (relative width about 2^-(ctx.prec − 12))."""
     prec = ctx.prec
     cap = getattr(ctx, "max_prec", MAX_PREC)
     br = sigma_bracket(
@@ -371,7 +372,7 @@ def sigma_ball(ctx: Any, eps: Exact, delta: Exact, sensitivity: Exact, k: int) -
         _frac(delta),
         _frac(sensitivity),
         k,
-        Fraction(1, 2 ** (prec // 2)),
+        Fraction(1, 2 ** max(8, prec - 12)),
         start_prec=min(prec, cap),
         max_prec=cap,
     )
