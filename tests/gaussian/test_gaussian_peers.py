@@ -75,3 +75,20 @@ def test_dp_accounting_default_grid_is_valid_but_misses_the_best_order():
     got = dpsgd_rdp_eps(0.0005, 3.0, 5000, 1e-8)
     assert peer_order == 128 and got.order == 136
     assert Fraction(peer) > got.enclosure.hi * Fraction(105, 100)  # 5 % looser, and not refuted
+
+
+def test_dp_accounting_fractional_orders_are_upper_bounds_loose_near_one_or_missing():
+    import logging
+
+    from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_poisson_subsampled_gaussian as peer
+
+    # its fractional-order series sums |terms| (an upper bound): never below dpcert's certified value, and
+    # 8 % above it at alpha = 1.0001 (q = 0.01, sigma = 1)
+    for q, sigma, alpha, loose in (("0.01", "1", "2.5", "1.0009"), ("0.01", "1", "1.0001", "1.08")):
+        enc = SGM_RDP.enclose(q=float(Fraction(q)), sigma=float(Fraction(sigma)), alpha=float(Fraction(alpha)))
+        v = Fraction(peer(float(Fraction(q)), float(Fraction(sigma)), [float(Fraction(alpha))])[0])
+        assert enc.hi < v and v > enc.hi * Fraction(loose)
+    # and at q = 0.1, sigma = 1, alpha = 1.5 its series does not converge: it returns inf (order dropped)
+    logging.getLogger("absl").setLevel(logging.ERROR)
+    assert peer(0.1, 1.0, [1.5])[0] == float("inf")
+    assert SGM_RDP.enclose(q="0.1", sigma="1", alpha="1.5").short(12) == "[0.0117345921966, 0.0117345921967]"

@@ -73,6 +73,36 @@ def test_rdp_matches_quadrature_of_the_defining_expectation():
         assert inside(enc, mp_rdp_quad(q, sigma, alpha), Fraction(1, 10**20))
 
 
+@pytest.mark.parametrize(
+    "q,sigma,alpha", [("0.1", "1", "1.5"), ("0.01", "1", "2.5"), ("0.2", "3", "10.5"), ("0.5", "1", "20.5")]
+)
+def test_real_orders_match_mpmath_quadrature(q, sigma, alpha):
+    enc = SGM_RDP.enclose(q=q, sigma=sigma, alpha=alpha, rel_tol=1e-20)
+    assert enc.rel_width() <= 1e-20
+    assert inside(enc, mp_rdp_quad(q, sigma, to_mp(alpha)), Fraction(1, 10**20))
+
+
+def test_real_orders_are_stable_as_alpha_tends_to_one():
+    # RDP(α) → KL(P‖Q) as α → 1; KL by mpmath quadrature of E_P[log(P/Q)] (an independent formula)
+    with mp.workdps(40):
+        q, s = mp.mpf("0.01"), mp.mpf(1)
+        ratio = lambda z: (1 - q) + q * mp.exp((2 * z - 1) / (2 * s * s))  # noqa: E731
+        kl = mp.quad(lambda z: mp.npdf(z, 0, s) * ratio(z) * mp.log(ratio(z)), [-mp.inf, -5, 0, 1, 10, mp.inf])
+    enc = SGM_RDP.enclose(q="0.01", sigma="1", alpha="1.000000001", rel_tol=1e-15)
+    assert enc.rel_width() <= 1e-15
+    assert abs(float(enc) / float(kl) - 1) < 1e-8  # the slope in α is about 1e-4 relative per unit
+    # and continuity at an integer: the quadrature just above 3 meets the finite sum at 3
+    at3 = SGM_RDP.enclose(q="0.01", sigma="1", alpha=3)
+    near = SGM_RDP.enclose(q="0.01", sigma="1", alpha="3.000000001")
+    assert at3.hi < near.lo and (near.lo - at3.hi) / at3.hi < Fraction(1, 10**6)
+
+
+def test_real_order_size_caps_are_checked_before_work():
+    with pytest.raises(InvalidParameter, match="alpha"):
+        SGM_RDP.enclose(q="0.3", sigma="0.5", alpha="255.5")  # (α² − α)/(2σ²) = 130,305 > 10^4
+    assert SGM_RDP.enclose(q="0.3", sigma="0.5", alpha=255).lo > 0  # integers have no such cap
+
+
 def test_q_one_is_the_gaussian_rdp_exactly():
     enc = SGM_RDP.enclose(q=1, sigma="2", alpha=5)
     assert enc.is_exact and enc.lo == Fraction(5, 8)
@@ -91,7 +121,7 @@ def test_rdp_is_non_decreasing_in_the_order():
         {"q": "1.5", "sigma": 1, "alpha": 2},
         {"q": "0.1", "sigma": 0, "alpha": 2},
         {"q": "0.1", "sigma": 1, "alpha": 1},
-        {"q": "0.1", "sigma": 1, "alpha": "2.5"},
+        {"q": "0.1", "sigma": 1, "alpha": "0.5"},
     ],
 )
 def test_bad_input_is_refused(inputs):
