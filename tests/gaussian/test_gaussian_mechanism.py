@@ -172,3 +172,14 @@ def test_numeric_defaults_in_core_params():
         integer("m", 1, default=3)  # defaults are exact strings
     with pytest.raises(InvalidParameter, match="required"):
         validate([real("z", 0)], {})
+
+
+def test_delta_below_e_to_the_minus_a_million_is_a_proved_bound_not_a_hang():
+    # sigma = 10^5, eps = 1/2: a = mu/2 − eps/mu = −5·10^4, so delta <= e^{-1.25·10^9}; its exact end points would
+    # take gigabytes, so the enclosure is [0, 2^-1442695] (e^-10^6 > 2^-1442695 > delta), returned at once
+    enc = gaussian_delta("0.5", "100000")
+    assert enc.lo <= 0 < enc.hi <= Fraction(1, 2**1442694)
+    assert GAUSSIAN_DELTA.evaluate_float(eps="0.5", sigma="100000") == 0.0
+    # above the cut the value is enclosed digit by digit (here about e^-45000): mpmath agrees
+    near = GAUSSIAN_DELTA.enclose(eps="300", sigma="1", rel_tol=1e-30, abs_tol=0)  # a^2/2 ≈ 4.5e4
+    assert near.lo > 0 and inside(near, mp_delta("300", "1"), rel=Fraction(1, 10**28))

@@ -96,7 +96,21 @@ def _delta_terms(e: Fraction, mu: arb) -> tuple[arb, arb, arb]:
     return (-a / s2).erfc() / 2 - tail, tail, a
 
 
+#: Below e^{-DELTA_LOG_FLOOR}, δ is enclosed as [0, 2^-DELTA_FLOOR_BITS] (a proved bound, see :func:`delta_ball`).
+DELTA_LOG_FLOOR = 10**6
+DELTA_FLOOR_BITS = 1442695  # 2^-1442695 > e^-(10^6)
+
+
+def _below_floor(e: Fraction, mu2: Fraction) -> bool:
+    """Whether a = μ/2 − ε/μ < 0 with a²/2 = (ε − μ²/2)²/(2μ²) >= 10^6 (exact), so δ <= Φ(a) <= e^{−10^6}/2."""
+    return e > mu2 / 2 and (e - mu2 / 2) ** 2 >= 2 * mu2 * DELTA_LOG_FLOOR
+
+
 def _delta_at(e: Fraction, mu2: Fraction, prec: int) -> arb:
+    if _below_floor(e, mu2):
+        half = arb(2) ** (-DELTA_FLOOR_BITS - 1)
+        # [0, 2^-DELTA_FLOOR_BITS], widened by the radius' upward rounding (its lower end is a hair below 0)
+        return arb(half, half)
     with workprec(prec + _guard(e, mu2)):
         return _delta_terms(e, ball(mu2).sqrt())[0]
 
@@ -109,7 +123,9 @@ def delta_ball(ctx: Any, eps: Exact, sigma: Exact, sensitivity: Exact, k: int) -
         eps: ε, any real (exact). sigma, sensitivity: σ > 0 and Δ > 0 (exact). k: the number of compositions.
 
     Returns:
-        An ``arb`` ball.
+        An ``arb`` ball. Below e^{-10^6} (Φ(a) <= e^{−a²/2}/2 decided exactly on μ² and ε) the ball is
+        about [0, 2^-1442695] (its lower end a hair below 0 by the radius' rounding): a proved upper bound,
+        since such a δ has no useful digit-by-digit enclosure (its exact rational end points would take megabytes).
     """
     return _delta_at(_frac(eps), mu_squared(sigma, sensitivity, k), ctx.prec)
 
@@ -129,25 +145,27 @@ def _log_delta_quad(e: float, mu: float) -> float:
             return math.exp(-u - u * u / (2 * big * big)) * root * float(special.erfcx((c + u / big) / math.sqrt(2)))
 
         value, _ = integrate.quad(f, 0, math.inf, **opts)
+        if not value > 0:
+            return -math.inf
         return math.log(mu) - c * c / 2 - 0.5 * math.log(2 * math.pi) - math.log(big) + math.log(value)
+    # the rest: μ ∫_0^∞ e^{−μs} Φ̄(c + s) ds (μ < 1) or ∫_0^∞ e^{−t} Φ̄(c + t/μ) dt (μ >= 1), split where Φ̄ starts to
+    # fall; past the point where the exponential factor is e^-60 the integral is cut (δ >= 1/2 there, since Φ̄ >= 1/2
+    # up to the split, so the cut changes δ by less than 2e^-60 relative)
     if mu < 1:
-        # μ ∫_0^∞ e^{−μs} Φ̄(c + s) ds, split where Φ̄ starts to fall
-        s0 = -c
+        scale, split, cap = mu, -c, 60 / mu
 
-        def g(s: float) -> float:
-            return math.exp(-mu * s) * float(special.ndtr(-(c + s)))
+        def g(x: float) -> float:
+            return math.exp(-mu * x) * float(special.ndtr(-(c + x)))
+    else:
+        scale, split, cap = 1.0, -c * mu, 60.0
 
-        head = integrate.quad(g, 0, s0, **opts)[0] if s0 > 0 else 0.0
-        tail = integrate.quad(g, max(s0, 0.0), math.inf, **opts)[0]
-        return math.log(mu) + math.log(head + tail)
-    t0 = -c * mu
+        def g(x: float) -> float:
+            return math.exp(-x) * float(special.ndtr(-(c + x / mu)))
 
-    def h(t: float) -> float:
-        return math.exp(-t) * float(special.ndtr(-(c + t / mu)))
-
-    head = integrate.quad(h, 0, t0, **opts)[0] if t0 > 0 else 0.0
-    tail = integrate.quad(h, max(t0, 0.0), math.inf, **opts)[0]
-    return math.log(head + tail)
+    head = integrate.quad(g, 0, min(split, cap), **opts)[0] if split > 0 else 0.0
+    tail = integrate.quad(g, max(split, 0.0), math.inf, **opts)[0] if split < cap else 0.0
+    total = scale * (head + tail)
+    return math.log(total) if total > 0 else -math.inf
 
 
 def _log_delta_direct(e: float, mu: float) -> float:
@@ -390,7 +408,14 @@ def gaussian_delta(eps: Any, sigma: Any, sensitivity: Any = "1", k: Any = 1, *, 
     >>> gaussian_delta("1", "1").short(12)
     '[0.126936737506, 0.126936737507]'
     """
-    return GAUSSIAN_DELTA.enclose(eps=eps, sigma=sigma, sensitivity=sensitivity, k=k, rel_tol=rel_tol, abs_tol=0)
+    return GAUSSIAN_DELTA.enclose(
+        eps=eps,
+        sigma=sigma,
+        sensitivity=sensitivity,
+        k=k,
+        rel_tol=rel_tol,
+        abs_tol=Fraction(1, 2 ** (DELTA_FLOOR_BITS - 1)),
+    )
 
 
 def _tol(tol: Any) -> Fraction:
