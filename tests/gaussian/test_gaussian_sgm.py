@@ -171,3 +171,12 @@ def test_q_one_is_the_gaussian_mechanism():
 def test_docstring_examples(module):
     failures, tried = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert tried > 0 and failures == 0
+
+
+def test_one_step_delta_below_e_to_the_minus_a_million_is_a_proved_bound_not_a_hang():
+    # q = 0.01, sigma = 100, eps = 50: x* = 10^4 log((e^50 − 0.99)/0.01) + 1/2 ≈ 5.5e5, so delta_rem <=
+    # e^{-((x*−1)/σ)²/2} ≈ e^{-1.5e7}; the add direction is 0 (e^eps (1 − q) >= 1)
+    enc = SGM_DELTA.enclose(q="0.01", sigma="100", eps="50")
+    assert enc.lo <= 0 < enc.hi <= Fraction(1, 2**1442694)
+    # above the cut the value is enclosed digit by digit (about 5.7e-13150 here)
+    assert SGM_DELTA.enclose(q="0.01", sigma="10", eps="20").decimal(6) == ("5.68307e-13150", "5.68308e-13150")

@@ -341,20 +341,50 @@ def _phi_bar(x: arb) -> arb:
     return (x / arb(2).sqrt()).erfc() / 2
 
 
-def delta_ball(ctx: Any, q: Exact, sigma: Exact, eps: Exact) -> arb:
-    """Rigorous ball of max(δ_rem(ε), δ_add(ε)) of one Poisson-subsampled Gaussian step (ε >= 0)."""
-    qq, s, e = _frac(q), _frac(sigma), _frac(eps)
-    with workprec(ctx.prec + 16 + math.ceil(1 + 1 / qq + 1 / (s * s) + e).bit_length()):
-        x = ball(e).exp()
+#: Below e^{-10^6} the one-step δ is enclosed as about [0, 2^-1442695] (as gaussian.delta: a proved bound).
+_FLOOR_BITS = 1442695
+
+
+def _delta_terms(qq: Fraction, s: Fraction, e: Fraction) -> tuple[arb, arb, arb, arb | None]:
+    """(δ_rem, x*, 1 − e^ε(1−q), x′ or None) at the working precision."""
+    x = ball(e).exp()
+    sg = ball(s)
+    bq = ball(qq)
+    one_q = ball(1 - qq)
+    # remove: e^ε > 1 − q always (ε >= 0, q > 0)
+    xs = sg * sg * ((x - one_q) / bq).log() + arb(1) / 2
+    rem = bq * _phi_bar((xs - 1) / sg) - (x - one_q) * _phi_bar(xs / sg)
+    gap = 1 - x * one_q  # the add direction is positive iff e^ε(1−q) < 1
+    xa = sg * sg * (gap / (x * bq)).log() + arb(1) / 2 if gap > 0 else None
+    return rem, xs, gap, xa
+
+
+def _below_floor(qq: Fraction, s: Fraction, e: Fraction) -> bool:
+    """Whether both directions are proved below e^{-10^6}: δ_rem <= qΦ̄((x*−1)/σ) and δ_add <= Φ(x′/σ) (or 0),
+    with Φ̄(y) <= e^{−y²/2}/2 for y > 0 (decided in 64-bit balls; undecided means no)."""
+    limit = arb(2 * 10**6).sqrt()
+    with workprec(64):
+        _, xs, gap, xa = _delta_terms(qq, s, e)
         sg = ball(s)
-        bq = ball(qq)
-        one_q = ball(1 - qq)
-        # remove: e^ε > 1 − q always (ε >= 0, q > 0)
-        xs = sg * sg * ((x - one_q) / bq).log() + arb(1) / 2
-        rem = bq * _phi_bar((xs - 1) / sg) - (x - one_q) * _phi_bar(xs / sg)
-        gap = 1 - x * one_q  # add direction is positive iff e^ε(1−q) < 1
-        if gap > 0:
-            xa = sg * sg * (gap / (x * bq)).log() + arb(1) / 2
+        rem_tiny = bool((xs - 1) / sg > limit)
+        add_tiny = bool(gap <= 0) or (xa is not None and bool(-xa / sg > limit))
+    return rem_tiny and add_tiny
+
+
+def delta_ball(ctx: Any, q: Exact, sigma: Exact, eps: Exact) -> arb:
+    """Rigorous ball of max(δ_rem(ε), δ_add(ε)) of one Poisson-subsampled Gaussian step (ε >= 0).
+
+    Below e^{-10^6} (both directions' Gaussian tail bounds decided in balls) the ball is about [0, 2^-1442695]:
+    a proved upper bound, whose exact end points are representable (the value's own would take megabytes).
+    """
+    qq, s, e = _frac(q), _frac(sigma), _frac(eps)
+    if _below_floor(qq, s, e):
+        half = arb(2) ** (-_FLOOR_BITS - 1)
+        return arb(half, half)
+    with workprec(ctx.prec + 16 + math.ceil(1 + 1 / qq + 1 / (s * s) + e).bit_length()):
+        rem, _, gap, xa = _delta_terms(qq, s, e)
+        x, bq, sg = ball(e).exp(), ball(qq), ball(s)
+        if xa is not None:
             add = gap * (1 - _phi_bar(xa / sg)) - x * bq * (1 - _phi_bar((xa - 1) / sg))
         elif gap <= 0:
             add = arb(0)
