@@ -181,3 +181,16 @@ def test_one_step_delta_below_e_to_the_minus_a_million_is_a_proved_bound_not_a_h
     # above the cut the value is enclosed digit by digit (about 5.7e-13150 here): positive and narrow
     near = SGM_DELTA.enclose(q="0.01", sigma="10", eps="20", rel_tol=1e-15, abs_tol=0)
     assert near.lo > 0 and near.rel_width() <= 1e-15 and near.hi < Fraction(1, 10**13000)
+
+
+@pytest.mark.parametrize("q,sigma,alpha", [("0.01", "1", 4), ("0.2", "2", 8), ("0.5", "0.8", 3)])
+def test_remove_direction_dominates_add_at_sample_points(q, sigma, alpha):
+    # sgm.rdp is D_α(P‖Q) (remove); MTZ show it dominates the add direction D_α(Q‖P) (the theorem number is quoted
+    # from memory in the notes). Evidence here, not a proof: B_α = E_P[(Q/P)^α] by mpmath quadrature is below A_α.
+    with mp.workdps(30):
+        qq, s = to_mp(q), to_mp(sigma)
+        p = lambda z: (1 - qq) * mp.npdf(z, 0, s) + qq * mp.npdf(z, 1, s)  # noqa: E731
+        b = mp.quad(lambda z: mp.npdf(z, 0, s) ** alpha * p(z) ** (1 - alpha), [-mp.inf, -10 * s, 0, 1, 10 * s, mp.inf])
+        add = mp.log(b) / (alpha - 1)
+    enc = SGM_RDP.enclose(q=q, sigma=sigma, alpha=alpha)
+    assert Fraction(mp.nstr(add, 30)) < enc.lo
