@@ -55,8 +55,9 @@ class Param:
             checks a table given as a list of exact value strings, and returns the table as a tuple of exact value
             strings. That tuple is the parsed value, recorded in certificates in place of the path, so that a
             certificate holds the table itself and re-checking it reads no file.
-        default: ``"choice"`` only; the value taken when the input is not given (``None``: required). It is parsed
-            like a given value and recorded in certificates and JSON output like one.
+        default: the value taken when the input is not given (``None``: required): a choice name, or a number as
+            an exact string (``"1"``). It is parsed like a given value and recorded in certificates and JSON output
+            like one, so a claim relying on it still states the number.
         max_items: ``"reals"`` only; the most values the list may hold, counted on the raw input (the commas of a
             string, the length of a sequence) before any item is parsed.
     """
@@ -77,6 +78,8 @@ class Param:
     max_items: int = 0
 
     def allowed(self) -> str:
+        if self.kind != "choice" and self.default is not None:
+            return replace(self, default=None).allowed() + f" (default {self.default})"
         if self.kind == "choice":
             names = "one of " + ", ".join(self.choices)
             names = f"{names} or {self.files} (its path, or the table as a list of values)" if self.files else names
@@ -173,9 +176,12 @@ def real(
     hi_open: bool = False,
     doc: str = "",
     max_abs: Any = REAL_MAX_ABS,
+    default: str | None = None,
 ) -> Param:
-    """A real parameter on [lo, hi] (bounds given exactly, e.g. ``0`` or ``"1"``), |value| <= ``max_abs``."""
-    return Param(name, "real", _exact(lo), _exact(hi), lo_open, hi_open, False, doc, _exact(max_abs))
+    """A real parameter on [lo, hi] (bounds given exactly, e.g. ``0`` or ``"1"``), |value| <= ``max_abs``; with a
+    ``default`` (an exact string inside the domain) the input may be left out."""
+    p = Param(name, "real", _exact(lo), _exact(hi), lo_open, hi_open, False, doc, _exact(max_abs), default=default)
+    return _checked_default(p)
 
 
 def integer(
@@ -186,9 +192,20 @@ def integer(
     odd: bool = False,
     doc: str = "",
     max_abs: int | None = INT_MAX_ABS,
+    default: str | None = None,
 ) -> Param:
-    """An integer parameter on [lo, hi], |value| <= ``max_abs``."""
-    return Param(name, "int", _exact(lo), _exact(hi), False, False, odd, doc, _exact(max_abs))
+    """An integer parameter on [lo, hi], |value| <= ``max_abs``; with a ``default`` (an exact string inside the
+    domain) the input may be left out."""
+    p = Param(name, "int", _exact(lo), _exact(hi), False, False, odd, doc, _exact(max_abs), default=default)
+    return _checked_default(p)
+
+
+def _checked_default(p: Param) -> Param:
+    if p.default is not None:
+        if not isinstance(p.default, str):
+            raise ValueError(f"the default of parameter {p.name!r} must be an exact string, got {p.default!r}")
+        replace(p, default=None).parse(p.default)  # a default outside the domain is a bug of the quantity
+    return p
 
 
 def reals(
@@ -225,8 +242,8 @@ def choice(
     A name parses to the string itself; a table (the path of a file, or the list of its values) parses to the tuple
     of its exact value strings returned by ``table``, never to the path: certificates and JSON output record the
     table itself, so that re-checking reads no file and a file changed or moved afterwards changes nothing. With a
-    ``default`` (one of ``choices``) the input may be left out; only choices have defaults, since a number a user
-    did not give is a number a claim did not state.
+    ``default`` (one of ``choices``) the input may be left out (numbers may have defaults too, see :func:`real`;
+    either is recorded in certificates as if given, so a claim still states it).
     """
     if not choices or any(not isinstance(c, str) or not c for c in choices):
         raise ValueError(f"choice parameter {name!r} needs non-empty string choices, got {choices!r}")

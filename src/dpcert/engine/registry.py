@@ -21,6 +21,7 @@ PACKAGES: tuple[str, ...] = (
     "dpcert.sml",
     "dpcert.shuffle",
     "dpcert.br",
+    "dpcert.gaussian",
 )
 
 

@@ -1,0 +1,134 @@
+"""The public cases of Gaussian and DP-SGD accounting as claims (notes gaussian.md §4), each decided by dpcert.
+
+* autodp#39: autodp's analytic-Gaussian calibration returns σ whose δ exceeds the target (its bisection stops on
+  an absolute tolerance 1e-12 on δ): the peer's σ stated as a safe calibration, expected REFUTED; the certified
+  calibration itself, reproducing the notes' mpmath values.
+* dp_accounting's float inverse ε(δ) of the Gaussian mechanism lands a rounding error below the exact ε, so its
+  δ is above the target (notes §2.8): expected REFUTED.
+* tensorflow/privacy#166: ε = 0 at δ = 1e-3 for one step (q = 105/100000, σ = 1) is correct, because one step's
+  exact δ(0) (the total variation distance, both directions) is 4.02e-4 <= 1e-3: expected CERTIFIED.
+* prv_accountant#17: "eps_lower = 3.7" at δ = 1.13e-18 (q = 0.00033, σ = 4, 10^4 steps) cannot be a lower bound:
+  the RDP route already proves ε <= 0.1457. The claim "RDP ε >= 3.7" is REFUTED, and the true ε is at most the
+  RDP ε.
+* TF Privacy's MNIST tutorial (batch 256 of 60,000, 60 epochs of ⌊60000/256⌋ = 234 steps as the tutorial counts
+  them, δ = 1e-5): the README's printed ε = 2.92 at σ = 1.12 (Mironov's conversion) reproduces over integer
+  orders, and the issue's setting σ = 1.1 has the certified RDP ε below (CKS conversion, every order <= 10^4).
+"""
+
+from __future__ import annotations
+
+from dpcert.core.claim import AtLeast, AtMost, QuantityClaim, Rounds, Verdict
+from dpcert.gaussian.dpsgd_rdp import DPSGD_RDP_EPS
+from dpcert.gaussian.mechanism import GAUSSIAN_DELTA, GAUSSIAN_SIGMA
+from dpcert.gaussian.sgm import SGM_DELTA
+
+__all__ = ["CLAIMS"]
+
+_AUTODP = (
+    "yuxiangw/autodp#39 (autodp 0.2.3.1 calibrator_zoo.ana_gaussian_calibrator, from Balle–Wang's reference code); "
+    "values reproduced in notes gaussian.md §4.6"
+)
+_MNIST = (
+    "tensorflow/privacy tutorials/mnist_dpsgd_tutorial.py (batch 256, 60000 examples, 60 epochs, "
+    "steps_per_epoch = 60000 // 256 = 234, delta = 1e-5) and tutorials/README.md"
+)
+
+
+def _autodp(eps: str, delta: str, sigma: str, ratio: str, exact: str) -> QuantityClaim:
+    tag = f"eps{eps}_delta{delta}".replace(".", "p")
+    return QuantityClaim(
+        id=f"gaussian.autodp39.{tag}",
+        reference=_AUTODP,
+        statement=f"autodp's calibrated sigma = {sigma} is (eps, delta) = ({eps}, {delta})-DP, i.e. the Gaussian "
+        f"mechanism's delta({eps}) at that sigma is <= {delta}",
+        quantity=GAUSSIAN_DELTA,
+        inputs={"eps": eps, "sigma": sigma},
+        comparison=AtMost.of(delta),
+        expected=Verdict.REFUTED,
+        erratum=f"delta at autodp's sigma is about {ratio}x the target: the bisection stops when |delta(s) - "
+        f"delta| <= 1e-12, an absolute tolerance that ignores targets below 1e-12; the least safe sigma is "
+        f"{exact} (gaussian.sigma)",
+    )
+
+
+def _sigma(eps: str, delta: str, printed: str) -> QuantityClaim:
+    tag = f"eps{eps}_delta{delta}".replace(".", "p")
+    return QuantityClaim(
+        id=f"gaussian.sigma.{tag}",
+        reference="Balle–Wang ICML 2018 Thm 8 (exact calibration); value from notes gaussian.md §4.6 (mpmath)",
+        statement=f"the least sigma making the Gaussian mechanism ({eps}, {delta})-DP rounds to {printed}",
+        quantity=GAUSSIAN_SIGMA,
+        inputs={"eps": eps, "delta": delta},
+        comparison=Rounds(printed),
+    )
+
+
+CLAIMS = [
+    _autodp("1", "1e-15", "6.99963552107", "41.5", "7.48700946799"),
+    _autodp("2", "1e-14", "3.5348264453", "8.06", "3.67201453487"),
+    _sigma("1", "1e-15", "7.48700946799"),
+    _sigma("2", "1e-14", "3.67201453487"),
+    QuantityClaim(
+        id="gaussian.dp_accounting.eps_sigma1_delta1e-5",
+        reference="dp_accounting 0.6.0 gaussian_mechanism.get_epsilon_gaussian(1, 1e-5) = 4.37717809568114 "
+        "(notes gaussian.md §2.8)",
+        statement="dp_accounting's float eps = 4.37717809568114 for sigma = 1 is valid at delta = 1e-5",
+        quantity=GAUSSIAN_DELTA,
+        inputs={"eps": "4.37717809568114", "sigma": "1"},
+        comparison=AtMost.of("1e-5"),
+        expected=Verdict.REFUTED,
+        erratum="the float root lies 8.5e-14 below the exact eps(1e-5) = 4.37717809568122462...; its delta is "
+        "above 1e-5 by a rounding-level amount (a float inverse is not a safe upper end)",
+    ),
+    QuantityClaim(
+        id="gaussian.tfp166.one_step_eps0_delta1e-3",
+        reference="tensorflow/privacy#166 (q = 105/100000, noise 1, 1 step, delta = 1e-3: eps = 0 reported as a "
+        "bug); notes gaussian.md §4.3",
+        statement="one Poisson-subsampled Gaussian step with q = 105/100000, sigma = 1 is (0, 1e-3)-DP: its exact "
+        "delta(0) (both directions) is <= 1e-3, so eps = 0 is correct",
+        quantity=SGM_DELTA,
+        inputs={"q": "105/100000", "sigma": "1", "eps": "0"},
+        comparison=AtMost.of("1e-3"),
+    ),
+    QuantityClaim(
+        id="gaussian.prv17.eps_lower_3p7",
+        reference="microsoft/prv_accountant#17 (q = 0.00033, noise 4, 10^4 steps: eps_lower = 3.7 at delta = "
+        "1.13e-18); notes gaussian.md §4.1",
+        statement="the RDP epsilon of that run at delta = 1.13e-18 is >= 3.7 (it would have to be, were 3.7 a "
+        "lower bound on the true epsilon, which the RDP epsilon bounds from above)",
+        quantity=DPSGD_RDP_EPS,
+        inputs={"q": "0.00033", "sigma": "4", "steps": 10000, "delta": "1.13e-18"},
+        comparison=AtLeast.of("3.7"),
+        expected=Verdict.REFUTED,
+        erratum="the certified RDP epsilon is 0.14565... (order 256), so the true epsilon is at most that and "
+        "'eps_lower = 3.7' was false by more than 25x",
+    ),
+    QuantityClaim(
+        id="gaussian.tfp_mnist.readme_eps_sigma1p12",
+        reference=_MNIST + ": 'For delta=1e-5, the current epsilon is: 2.92' after 60 epochs at noise 1.12 "
+        "(Mironov's conversion over orders 1.1..10.9 and 12..63)",
+        statement="the tutorial's epsilon at noise 1.12, 14040 steps, delta = 1e-5 (Mironov's conversion) rounds "
+        "to 2.92; here over every integer order <= 10^4",
+        quantity=DPSGD_RDP_EPS,
+        inputs={"q": "256/60000", "sigma": "1.12", "steps": 14040, "delta": "1e-5", "conversion": "mironov"},
+        comparison=Rounds("2.92"),
+    ),
+    QuantityClaim(
+        id="gaussian.tfp_mnist.rdp_eps_sigma1p1",
+        reference=_MNIST + "; the issue's setting (noise multiplier 1.1)",
+        statement="DP-SGD at q = 256/60000, sigma = 1.1, 14040 steps, delta = 1e-5 is (eps, 1e-5)-DP with the RDP "
+        "eps (CKS conversion, minimum over every integer order <= 10^4, attained at order 8) rounding to 2.5948",
+        quantity=DPSGD_RDP_EPS,
+        inputs={"q": "256/60000", "sigma": "1.1", "steps": 14040, "delta": "1e-5"},
+        comparison=Rounds("2.5948"),
+    ),
+    QuantityClaim(
+        id="gaussian.tfp_mnist.rdp_eps_mironov_sigma1p1",
+        reference=_MNIST + "; the issue's setting (noise multiplier 1.1) with the tutorial's Mironov conversion",
+        statement="the same run's RDP eps with Mironov's conversion (over every integer order <= 10^4) rounds to "
+        "3.01, a valid but looser bound than the CKS eps",
+        quantity=DPSGD_RDP_EPS,
+        inputs={"q": "256/60000", "sigma": "1.1", "steps": 14040, "delta": "1e-5", "conversion": "mironov"},
+        comparison=Rounds("3.01"),
+    ),
+]

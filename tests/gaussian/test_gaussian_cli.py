@@ -1,0 +1,52 @@
+"""``dpcert dpsgd eps`` and the bundled Gaussian claims through the engine."""
+
+import json
+from fractions import Fraction
+
+from dpcert.cli import main
+from dpcert.engine.certificate import recheck, write_certificate
+from dpcert.engine.registry import select
+
+
+def test_dpsgd_eps_json_has_the_enclosure_the_method_and_the_order(capsys):
+    assert main(["dpsgd", "eps", "q=0.01", "sigma=1", "steps=1000", "delta=1e-5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["method"] == "rdp" and out["order"] == 8
+    lo, hi = Fraction(out["enclosure"]["lo"]), Fraction(out["enclosure"]["hi"])
+    # dp_accounting 0.6.0's RdpAccountant over orders 2..256 gives 2.1077530754515745 (at order 8), a float
+    # within 1e-14 of the certified value (tests/gaussian/test_gaussian_peers.py checks it live)
+    assert abs(lo - Fraction("2.1077530754515745")) < Fraction(1, 10**14) and hi - lo < Fraction(1, 10**15)
+    assert out["inputs"]["steps"] == 1000 and out["inputs"]["max_order"] == 10000
+
+
+def test_dpsgd_eps_text(capsys):
+    assert main(["dpsgd", "eps", "q=1", "sigma=5", "steps=1", "delta=0.9"]) == 0
+    assert "eps <= 0 " in capsys.readouterr().out
+
+
+def test_bad_input_and_unbuilt_method_are_one_line_exit_2(capsys):
+    cases = [
+        ["dpsgd", "eps", "q=0.01", "sigma=1", "steps=1000", "delta=1e-5", "--method", "pld"],
+        ["dpsgd", "eps", "q=0", "sigma=1", "steps=1000", "delta=1e-5"],
+        ["dpsgd", "eps", "q=0.01", "sigma=0", "steps=1000", "delta=1e-5"],
+        ["dpsgd", "eps", "q=0.01", "sigma=1", "steps=10.5", "delta=1e-5"],
+        ["dpsgd", "eps", "q=0.01", "sigma=1", "steps=10", "delta=1"],
+        ["dpsgd", "eps", "q=0.01", "sigma=1", "steps=10"],
+        ["eval", "sgm.rdp", "q=0.01", "sigma=1", "alpha=1"],
+    ]
+    for argv in cases:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("dpcert: error:")
+    main(cases[0])
+    assert "not built yet" in capsys.readouterr().err
+
+
+def test_bundled_claims_have_their_expected_verdicts_and_certificates_recheck(tmp_path):
+    claims = select("gaussian.*")
+    assert len(claims) == 10
+    for c in claims:
+        r = c.check()
+        assert r.ok, (c.id, r.verdict, r.evidence.detail, r.error)
+        path = write_certificate(r, tmp_path)
+        assert recheck(path).ok
