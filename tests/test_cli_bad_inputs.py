@@ -220,6 +220,7 @@ INPUT_NAMES = {
     ("br", "compare"): {"k": "10", "eps": "0.1", "delta": "1e-6"},
     ("br", "optimum"): {"k": "10", "eps": "1", "eps_g": "0"},
     ("br", "adaptive"): {"k": "4", "eps": "1", "eps_g": "0"},
+    ("dpsgd", "eps"): {"q": "0.01", "sigma": "1", "steps": "1000", "delta": "1e-5"},
 }
 FILE_COMMANDS = {("verify",): "manifest", ("check",): "certificate", ("sml", "mechanism"): "mechanism"}
 OTHER = {("list",), ("quantities",), ("eval",), ("claim",)}

@@ -120,7 +120,8 @@ def test_eval_never_crashes_on_the_float_side_at_extreme_inputs(name, capsys):
     # first few ends only
     start = time.monotonic()
     for p, v in cases:
-        if time.monotonic() - start > 3:
+        elapsed = time.monotonic() - start
+        if (elapsed > 3 and checked) or elapsed > 30:  # on a loaded machine, keep going until one float is seen
             break
         inputs = {**base, p.name: v}
         try:

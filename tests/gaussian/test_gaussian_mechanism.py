@@ -65,7 +65,8 @@ def test_delta_matches_mpmath_at_50_digits(eps, sigma, sens, k):
 def test_delta_matches_an_independent_quadrature():
     for eps, sigma in (("0.3", "2"), ("2", "0.8")):
         enc = gaussian_delta(eps, sigma)
-        assert abs(float(enc) / float(mp_delta_integral(eps, sigma)) - 1) < 1e-20
+        ref = Fraction(mp.nstr(mp_delta_integral(eps, sigma), 30))  # a 30-digit quadrature
+        assert abs(enc.mid() - ref) <= ref * Fraction(1, 10**20)
 
 
 def test_relative_accuracy_is_kept_far_below_1e_300():
@@ -97,8 +98,8 @@ def mp_eps(delta, sigma, start):
 
 @pytest.mark.parametrize("delta,sigma", [("1e-5", "1"), ("1e-300", "1"), ("0.01", "0.5"), ("1e-10", "3")])
 def test_eps_bracket_contains_the_mpmath_root_and_its_upper_end_is_safe(delta, sigma):
-    enc = gaussian_eps(delta, sigma, tol=Fraction(1, 10**30))
-    assert inside(enc, mp_eps(delta, sigma, float(enc) * 1.01), rel=Fraction(1, 10**28))
+    enc = gaussian_eps(delta, sigma, rel_tol=Fraction(1, 10**30))
+    assert inside(enc, mp_eps(delta, sigma, float(enc.mid()) * 1.01), rel=Fraction(1, 10**28))
     d = Fraction(delta)
     assert gaussian_delta(enc.hi, sigma, rel_tol=1e-40).hi <= d < gaussian_delta(enc.lo, sigma, rel_tol=1e-40).lo
 
@@ -122,7 +123,7 @@ def test_eps_is_exactly_zero_when_delta_at_zero_is_below_the_target():
     ],
 )
 def test_sigma_reproduces_the_notes_exact_calibration(eps, delta, printed):
-    enc = gaussian_sigma(eps, delta, tol=Fraction(1, 10**20))
+    enc = gaussian_sigma(eps, delta, rel_tol=Fraction(1, 10**20))
     unit = Fraction(1, 10 ** (len(printed.split(".")[1]))) / 2
     assert Fraction(printed) - unit <= enc.lo and enc.hi <= Fraction(printed) + unit
     # the upper end is a safe calibration, the lower end is not

@@ -216,7 +216,7 @@ def eps_float(delta: Any, sigma: Any, sensitivity: Any, k: int) -> float:
 
 
 def eps_bracket(
-    delta: Fraction, mu2: Fraction, tol: Fraction, *, start_prec: int = START_PREC, max_prec: int = MAX_PREC
+    delta: Fraction, mu2: Fraction, rel_tol: Fraction, *, start_prec: int = START_PREC, max_prec: int = MAX_PREC
 ) -> Bracket:
     """Certified bracket of ε(δ) for μ² = ``mu2``: δ_μ(hi) <= δ is proved, and δ_μ(lo) > δ or lo = hi = 0.
 
@@ -244,7 +244,7 @@ def eps_bracket(
         decide,
         0,
         hi_end,
-        tol=tol,
+        tol=rel_tol,
         guess=guess,
         guess_rel_err=Fraction(1, 2**40),
         start_prec=start_prec,
@@ -312,7 +312,7 @@ def sigma_bracket(
     delta: Fraction,
     sensitivity: Fraction,
     k: int,
-    tol: Fraction,
+    rel_tol: Fraction,
     *,
     start_prec: int = START_PREC,
     max_prec: int = MAX_PREC,
@@ -371,7 +371,7 @@ def sigma_bracket(
         decide,
         lo,
         hi,
-        tol=tol,
+        tol=rel_tol,
         guess=g,
         guess_rel_err=Fraction(1, 2**40),
         check_ends=False,
@@ -413,41 +413,43 @@ def gaussian_delta(eps: Any, sigma: Any, sensitivity: Any = "1", k: Any = 1, *, 
         sigma=sigma,
         sensitivity=sensitivity,
         k=k,
-        rel_tol=rel_tol,
+        tol=rel_tol,
         abs_tol=Fraction(1, 2 ** (DELTA_FLOOR_BITS - 1)),
     )
 
 
-def _tol(tol: Any) -> Fraction:
-    t = parse_rational(tol, "tol").value
+def _tol(rel_tol: Any) -> Fraction:
+    t = parse_rational(rel_tol, "rel_tol").value
     if t <= 0:
-        raise InvalidParameter("tol", tol, "a positive real number")
+        raise InvalidParameter("rel_tol", rel_tol, "a positive real number")
     return t
 
 
 def gaussian_eps(
-    delta: Any, sigma: Any, sensitivity: Any = "1", k: Any = 1, *, tol: Any = Fraction(1, 10**12)
+    delta: Any, sigma: Any, sensitivity: Any = "1", k: Any = 1, *, rel_tol: Any = Fraction(1, 10**12)
 ) -> Enclosure:
     """Certified bracket of ε(δ) of the Gaussian mechanism: δ_μ(hi) <= δ is proved (hi is a safe ε).
 
-    Returns the exact 0 when δ_μ(0) <= δ. The width is at most ``tol·max(1, hi)``.
+    Returns the exact 0 when δ_μ(0) <= δ. The width is at most ``rel_tol·max(1, hi)``.
 
-    >>> gaussian_eps("1e-5", "1", tol=Fraction(1, 10**20)).decimal(17)
+    >>> gaussian_eps("1e-5", "1", rel_tol=Fraction(1, 10**20)).decimal(17)
     ('4.3771780956812246', '4.3771780956812247')
     """
     parsed = GAUSSIAN_EPS.parse({"delta": delta, "sigma": sigma, "sensitivity": sensitivity, "k": k})
-    br = eps_bracket(_frac(parsed["delta"]), mu_squared(parsed["sigma"], parsed["sensitivity"], parsed["k"]), _tol(tol))
+    br = eps_bracket(
+        _frac(parsed["delta"]), mu_squared(parsed["sigma"], parsed["sensitivity"], parsed["k"]), _tol(rel_tol)
+    )
     return Enclosure(br.lo, br.hi)
 
 
 def gaussian_sigma(
-    eps: Any, delta: Any, sensitivity: Any = "1", k: Any = 1, *, tol: Any = Fraction(1, 10**12)
+    eps: Any, delta: Any, sensitivity: Any = "1", k: Any = 1, *, rel_tol: Any = Fraction(1, 10**12)
 ) -> Enclosure:
     """Certified calibration bracket of σ for (ε, δ): δ at σ = hi is proved <= δ (hi is a safe σ); at lo it is
-    proved > δ. The width is at most ``tol·max(1, hi)``."""
+    proved > δ. The width is at most ``rel_tol·max(1, hi)``."""
     parsed = GAUSSIAN_SIGMA.parse({"eps": eps, "delta": delta, "sensitivity": sensitivity, "k": k})
     br = sigma_bracket(
-        _frac(parsed["eps"]), _frac(parsed["delta"]), _frac(parsed["sensitivity"]), parsed["k"], _tol(tol)
+        _frac(parsed["eps"]), _frac(parsed["delta"]), _frac(parsed["sensitivity"]), parsed["k"], _tol(rel_tol)
     )
     return Enclosure(br.lo, br.hi)
 
