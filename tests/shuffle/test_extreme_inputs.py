@@ -173,3 +173,35 @@ def test_poisson_float_at_large_eps0():
     q = _q("shuffle.rdp.poisson")
     enc = q.enclose(n=1, eps0="355", lam=7, gamma="0.001", rel_tol=1e-14)
     assert q.evaluate_float(n=1, eps0="355", lam=7, gamma="0.001") == pytest.approx(float(enc.lo), rel=1e-12)
+
+
+def _relative(rel: float):
+    """A decider asking for a positive lower end and a relative width of at most ``rel`` (no absolute floor)."""
+
+    def decide(enc):
+        if enc.lo is not None and enc.hi is not None and enc.lo > 0 and enc.hi - enc.lo <= Fraction(rel) * enc.lo:
+            return True
+        return None
+
+    return decide
+
+
+@pytest.mark.parametrize(
+    "name,extra,want",
+    [
+        # RR_1(2) = log1p(expm1(2ε)(−expm1(−ε))/(e^ε+1)) = ε² (1 + O(ε)): Theorems 1-2 are ~5.9e-55 here (their
+        # Chernoff term), so the minimum is RR_1
+        ("shuffle.rdp.upper", {}, Fraction(1, 10**7998)),
+        # U_red at λ = 2 in closed form (notes §8): log[1 + (e^ε−1)²(1 − (1−e^{−ε})^n)/n] = ε²/n (1 + O(ε))
+        ("shuffle.rdp.reduction", {}, Fraction(1, 1000 * 10**7998)),
+        ("shuffle.rdp.upper", {"bound": "reduction"}, Fraction(1, 1000 * 10**7998)),
+    ],
+)
+def test_tiny_eps0_keeps_relative_accuracy(name, extra, want):
+    """eval shuffle.rdp.upper n=1000 eps0=1e-3999 lam=2 printed [-2.0e-3999, 2.0e-3999]: no correct digit, and a
+    negative RDP. The ball must narrow relatively (10 digits, lo > 0), decided without any absolute floor."""
+    q = _q(name)
+    parsed = q.parse({"n": 1000, "eps0": "1e-3999", "lam": 2, **extra})
+    _, enc, _ = q.decide(parsed, _relative(1e-10), max_prec=1024)
+    assert enc.lo > 0
+    assert abs(enc.lo - want) <= Fraction(1, 10**10) * want and abs(enc.hi - want) <= Fraction(1, 10**10) * want

@@ -63,13 +63,18 @@ __all__ = [
 def rr1_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
     """RR_1(λ), the tight RDP of an ε0-DP pair (randomized response), in balls; exactly 0 at ε0 = 0.
 
+    The excess inside the log, (e^{ε0λ} + e^{−ε0(λ−1)})/(e^{ε0}+1) − 1 = expm1(ε0λ)·(−expm1(−ε0(λ−1)))/(e^{ε0}+1),
+    is a product of positive factors each computed to full relative accuracy, so the ball narrows relatively
+    at tiny ε0 (about ε0²λ/2; summing the exponentials first would need ~2 log2(1/ε0) bits to see it at all).
+
     References:
         Steinke 2024, "Sharp RDP & zCDP from Pure DP", Theorem 4; notes shuffle_rdp §1.10.
     """
     if to_fraction(eps0) == 0:
         return Fraction(0)
     e0, lam_b = ball(eps0), ball(lam)
-    return (((e0 * lam_b).exp() + (-e0 * (lam_b - 1)).exp()) / (e0.exp() + 1)).log() / (lam_b - 1)
+    excess = (e0 * lam_b).expm1() * -((-e0 * (lam_b - 1)).expm1()) / (e0.exp() + 1)
+    return excess.log1p() / (lam_b - 1)
 
 
 def rr1_float(n: ArrayLike, eps0: ArrayLike, lam: ArrayLike) -> NDArray[np.float64]:

@@ -90,8 +90,9 @@ def _direct_excess(n: int, e: Fraction, lam_f: Fraction, prec: int) -> arb:
     with workprec(prec + guard):
         e0 = ball(e)
         q = (-e0).exp()
-        log_q, log_1q = -e0, (-q).log1p()
-        ratio_q = q / (1 - q)
+        one_q = -((-e0).expm1())  # 1 − q to full relative accuracy (1 − q cancels completely at tiny ε0)
+        log_q, log_1q = -e0, one_q.log()
+        ratio_q = q / one_q
 
         def term(m: int) -> arb:
             lg = arb(n).lgamma() - arb(m + 1).lgamma() - arb(n - m).lgamma() + m * log_q + (n - 1 - m) * log_1q
@@ -165,8 +166,9 @@ def _inverse_moments(n: int, e: Fraction, top: int, wp: int, prec: int) -> tuple
     with workprec(wp):
         e0 = ball(e)
         q = (-e0).exp()
-        log_q, log_1q = -e0, (-q).log1p()
-        odds = q / (1 - q)
+        one_q = -((-e0).expm1())  # 1 − q to full relative accuracy
+        log_q, log_1q = -e0, one_q.log()
+        odds = q / one_q
 
         def direct(big_m: int) -> arb:
             m = big_m - 1
