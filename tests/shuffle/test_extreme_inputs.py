@@ -205,3 +205,26 @@ def test_tiny_eps0_keeps_relative_accuracy(name, extra, want):
     _, enc, _ = q.decide(parsed, _relative(1e-10), max_prec=1024)
     assert enc.lo > 0
     assert abs(enc.lo - want) <= Fraction(1, 10**10) * want and abs(enc.hi - want) <= Fraction(1, 10**10) * want
+
+
+def test_reduction_above_direct_limit_with_few_clones_finishes():
+    """shuffle.rdp.reduction n=10001 eps0=7 lam=512 did not finish in 300 s (the moment expansion cancels with ~9
+    clones); it is now summed directly. Checked against the float64 double sum of the definition (independent code)
+    and the sandwich 2RR pair <= U_red <= RR_1."""
+    import signal
+
+    def _stop(*_a):
+        raise TimeoutError("U_red at n=10001, eps0=7, lam=512 took more than 20 s")
+
+    old = signal.signal(signal.SIGALRM, _stop)
+    signal.alarm(20)
+    try:
+        enc = _q("shuffle.rdp.reduction").enclose(n=10001, eps0="7", lam=512, rel_tol=1e-14)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    from dpcert.shuffle import reduction
+
+    assert float(enc.lo) == pytest.approx(reduction.reduction_float(10001, 7.0, 512.0), rel=1e-9)
+    rr1 = _q("shuffle.rdp.upper").enclose(n=10001, eps0="7", lam=512, rel_tol=1e-14)
+    assert enc.hi <= rr1.hi

@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -82,6 +81,18 @@ LABEL = "derived here (dpcert): Theorem 4 with the special case solved exactly; 
 DIRECT_MAX_N = 10**4
 #: the largest integer λ of the moment expansion (its table costs O(λ³) coefficient products, done in C)
 MOMENT_MAX_LAM = 1024
+
+
+#: the direct double sum is also used above n = 10^4 (integer λ <= 1024) when the mean number of clones
+#: (n−1)e^{−ε0} is at most this: there the moment expansion cancels catastrophically (at n = 10001, ε0 = 7,
+#: λ = 512 it had no correct bit at 64–512 bits and never finished), while the direct sum has few terms (its
+#: inner sums have at most m+1 terms, and m stays within a few hundred of the mean; 0.3 s there)
+DIRECT_MAX_CLONES = 2000
+
+
+def _few_clones(n: int, e: Fraction) -> bool:
+    """Whether the mean clone count (n−1)e^{−ε0} is at most :data:`DIRECT_MAX_CLONES` (planning, float64)."""
+    return math.log(max(n - 1, 1)) - float(e) <= math.log(DIRECT_MAX_CLONES)
 
 
 def _direct_excess(n: int, e: Fraction, lam_f: Fraction, prec: int) -> arb:
@@ -115,8 +126,29 @@ def _direct_excess(n: int, e: Fraction, lam_f: Fraction, prec: int) -> arb:
     return s.values[0]
 
 
-@lru_cache(maxsize=8)
-def _cumulant_powers(e: Fraction, big: int, wp: int) -> tuple[tuple[arb, ...], ...]:
+def _at_least_as_precise(fn: Any) -> Any:
+    """Cache ``fn(*key, wp, prec)`` so that a table computed at a higher working precision (and accuracy target)
+    serves every lower request: the balls of a more precise table are valid enclosures at any precision, and the
+    refinement loop asks for the same tables at rising precision (each O(λ²)–O(λ³) to build)."""
+    store: dict[tuple[Any, ...], tuple[int, int, Any]] = {}
+
+    def cached(*args: Any) -> Any:
+        *key, wp, prec = args
+        hit = store.get(tuple(key))
+        if hit is not None and hit[0] >= wp and hit[1] >= prec:
+            return hit[2]
+        value = fn(*args)
+        if len(store) >= 8:
+            store.pop(next(iter(store)))
+        store[tuple(key)] = (wp, prec, value)
+        return value
+
+    cached.cache_clear = store.clear  # type: ignore[attr-defined]
+    return cached
+
+
+@_at_least_as_precise
+def _cumulant_powers(e: Fraction, big: int, wp: int, _prec: int = 0) -> tuple[tuple[arb, ...], ...]:
     """c[j][i] = [t^i] L(t)^j / j! for j = 1..⌊big/2⌋, i = 0..big, where L(t) = log E e^{t(W−1)}.
 
     W is 2RR's likelihood ratio: e^{ε0} with probability p = 1/(e^{ε0}+1), e^{−ε0} otherwise (mean 1), so
@@ -148,7 +180,7 @@ def _cumulant_powers(e: Fraction, big: int, wp: int) -> tuple[tuple[arb, ...], .
     return tuple(out)
 
 
-@lru_cache(maxsize=8)
+@_at_least_as_precise
 def _inverse_moments(n: int, e: Fraction, top: int, wp: int, prec: int) -> tuple[arb, ...]:
     """ν_t = E[M^{−t}] for M = 1 + Bin(n−1, e^{−ε0}), t = 0..top, as balls with the omitted tails as radius.
 
@@ -245,10 +277,10 @@ def _inverse_moments(n: int, e: Fraction, top: int, wp: int, prec: int) -> tuple
             half *= 2
 
 
-@lru_cache(maxsize=16)
+@_at_least_as_precise
 def _moment_sums(n: int, e: Fraction, big: int, wp: int, prec: int) -> tuple[arb, ...]:
     """D_i = Σ_{j=1}^{⌊i/2⌋} c[j][i] ν_{i−j} for i = 0..big (D_0 = D_1 = 0): E_M[E[X_M^i]/(i! M^i)]."""
-    c = _cumulant_powers(e, big, wp)
+    c = _cumulant_powers(e, big, wp, 0)
     nu = _inverse_moments(n, e, big - 1, wp, prec)
     with workprec(wp):
         out = [arb(0), arb(0)]
@@ -300,11 +332,11 @@ def reduction_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
     lam_f = to_fraction(lam)
     prec = ctx.prec
     integer = lam_f.denominator == 1
-    if integer and lam_f <= MOMENT_MAX_LAM:
+    if integer and lam_f <= MOMENT_MAX_LAM and not _few_clones(n, e):
         excess = _moment_excess(n, e, int(lam_f), prec)
         if n > DIRECT_MAX_N or excess.rel_accuracy_bits() >= prec:
             return excess.log1p() / ball(lam_f - 1)
-    elif n > DIRECT_MAX_N:
+    elif n > DIRECT_MAX_N and not (integer and lam_f <= MOMENT_MAX_LAM):
         raise InvalidParameter(
             "lam", lam.given if isinstance(lam, Exact) else lam, f"an integer <= {MOMENT_MAX_LAM} when n > 10^4"
         )
