@@ -229,22 +229,26 @@ def _inverse_moments(n: int, e: Fraction, top: int, wp: int, prec: int) -> tuple
             for big_m in range(mode - 1, lo - 1, -1):
                 t = t / rho(big_m)
                 masses[big_m] = t
-            acc = [arb(0)] * (top + 1)
-            first: list[arb] = []
-            last: list[arb] = []
-            for big_m in range(lo, hi + 1):
-                x = 1 / arb(big_m)
-                pw = masses[big_m]
-                row = [pw]
-                acc[0] += pw
-                for k in range(1, top + 1):
-                    pw *= x
-                    acc[k] += pw
-                    row.append(pw)
-                if big_m == lo:
-                    first = row
-                if big_m == hi:
-                    last = row
+            # Σ_M w_M M^{−t} for t = 0..top: the power series Σ_M w_M/(1 − z/M), each term's geometric series
+            # formed and added in C (arb_series division by a linear polynomial), not term by term in Python
+            old_cap = flint_ctx.cap
+            flint_ctx.cap = top + 1
+            try:
+                total = arb_series([0], prec=top + 1)
+                rows: dict[int, arb_series] = {}
+                for big_m in range(lo, hi + 1):
+                    row = arb_series([masses[big_m]], prec=top + 1) / arb_series([1, -1 / arb(big_m)], prec=top + 1)
+                    total += row
+                    if big_m in (lo, hi):
+                        rows[big_m] = row
+
+                def coeffs(ser: arb_series) -> list[arb]:
+                    c = list(ser.coeffs())
+                    return c + [arb(0)] * (top + 1 - len(c))
+
+                acc, first, last = coeffs(total), coeffs(rows[lo]), coeffs(rows[hi])
+            finally:
+                flint_ctx.cap = old_cap
             tails = [arb(0)] * (top + 1)
             ok = True
             if hi < n:
@@ -332,11 +336,15 @@ def reduction_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
     lam_f = to_fraction(lam)
     prec = ctx.prec
     integer = lam_f.denominator == 1
-    if integer and lam_f <= MOMENT_MAX_LAM and not _few_clones(n, e):
+    if integer and lam_f <= MOMENT_MAX_LAM:
+        if e >= 1 and _few_clones(n, e):
+            # few clones: the moment expansion would cancel; the direct sum is short (not for ε0 < 1, where
+            # its φ terms lose ~log2(1/ε0) bits and the expansion, whose terms fall like (λε0)^i, is the accurate one)
+            return _direct_excess(n, e, lam_f, prec).log1p() / ball(lam_f - 1)
         excess = _moment_excess(n, e, int(lam_f), prec)
         if n > DIRECT_MAX_N or excess.rel_accuracy_bits() >= prec:
             return excess.log1p() / ball(lam_f - 1)
-    elif n > DIRECT_MAX_N and not (integer and lam_f <= MOMENT_MAX_LAM):
+    elif n > DIRECT_MAX_N:
         raise InvalidParameter(
             "lam", lam.given if isinstance(lam, Exact) else lam, f"an integer <= {MOMENT_MAX_LAM} when n > 10^4"
         )
