@@ -43,8 +43,13 @@ Evaluation. U_red is evaluated exactly (no blocking), by one of two exact formul
   So U_red's excess is Σ_{i=2}^{λ} λ(λ−1)…(λ−i+1) Σ_j [t^i]L^j/j! · E[M^{−(i−j)}]: a finite identity whose only
   infinite ingredients are the inverse moments E[M^{−t}] of M = 1 + Bin(n−1, e^{−ε0}), summed over a window
   with rigorous geometric tail bounds (:func:`_inverse_moments`). Both the cumulant table and the inverse
-  moments are independent of λ and shared by every λ up to the table size. Where the expansion cancels badly
-  (few clones: n e^{−ε0} small against λ) the ball says so, and for n <= 10^4 the direct sum takes over.
+  moments are independent of λ and shared by every λ up to the table size, and cached across the precision steps
+  of a refinement (a table built at a higher precision serves every lower request). Where the expansion cancels
+  badly (few clones: n e^{−ε0} small against λ) the ball says so, and for n <= 10^4 the direct sum takes over.
+* few clones ((n−1)e^{−ε0} <= :data:`DIRECT_MAX_CLONES` and ε0 >= 1, any n <= 10^6, integer λ <= 1024): the
+  direct double sum below, chosen up front. There the expansion cancels catastrophically (at n = 10001, ε0 = 7,
+  λ = 512 its ball had no correct bit at 64–512 bits, and the tables were rebuilt at each precision step for
+  minutes), while the direct sum is short: its inner sums have at most m+1 terms for m clones.
 * real λ (n <= 10^4): the direct double sum Σ_m Bin(m; n−1, q)(S_{m+1}(λ) − 1), a log-concave-mass sum over m
   whose weights are the exact forward sums of the 2RR pair with m+1 clients
   (:func:`dpcert.shuffle.pair.pair_excess_ball`), both with rigorous head and tail bounds.
@@ -320,9 +325,10 @@ def _moment_excess(n: int, e: Fraction, lam: int, prec: int) -> arb:
 def reduction_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
     """U_red(n, ε0, λ) in ball arithmetic (derived here; see the module docstring for the proof).
 
-    Integer λ <= 1024 uses the moment expansion (:func:`_moment_excess`), whose inverse moments and cumulant
-    table are shared across λ; if that loses too many bits to cancellation (few clones: n e^{−ε0} small against
-    λ) and n <= 10^4, or for real λ, the direct double sum over m and k is used.
+    Integer λ <= 1024 uses the direct double sum over m and k when clones are few ((n−1)e^{−ε0} <= 2000 and
+    ε0 >= 1, any n), else the moment expansion (:func:`_moment_excess`), whose inverse moments and cumulant table
+    are shared across λ and precision steps; if that loses too many bits to cancellation and n <= 10^4, or for
+    real λ, the direct double sum is used. Cost: see ``benchmarks/bench_shuffle.py`` (``reduction-grid``).
 
     Raises:
         InvalidParameter: real λ with n > 10^4, or λ > 1024 with n > 10^4 (neither path is practical there).
