@@ -84,6 +84,8 @@ LABEL = "derived here (dpcert): Theorem 4 with the special case solved exactly; 
 
 #: the direct double sum is used up to this n (and for real λ); above it, integer λ only (the moment expansion)
 DIRECT_MAX_N = 10**4
+#: the largest working precision (bits) the moment expansion jumps to when its terms cancel
+MOMENT_MAX_WP = 1 << 14
 #: the largest integer λ of the moment expansion (its table costs O(λ³) coefficient products, done in C)
 MOMENT_MAX_LAM = 1024
 
@@ -314,18 +316,33 @@ def _moment_excess(n: int, e: Fraction, lam: int, prec: int) -> arb:
     = Σ_{i=0}^{λ} C(λ,i) E[X_M^i]/M^i, and E[X_M^i]/i! = [t^i] e^{M L(t)} = Σ_j M^j c[j][i]. Hence
     E_M[S_M(λ)] − 1 = Σ_{i=2}^{λ} λ(λ−1)…(λ−i+1) D_i, with D_i from the inverse moments ν_t = E[M^{−t}], which
     are shared by every λ up to the table size (16, 64, 256 or 1024).
+
+    The expansion's terms can be far larger than the sum (moderately few clones against λ: at n = 10001, ε0 = 1,
+    λ = 1024 about 1500 bits cancel). When the ball is short of ``prec`` bits, the working precision jumps once to
+    what the cancellation needs, estimated from the ball's radius (≈ the largest term × 2^-wp) against a float64
+    estimate of the value, log(S_{M̄}(λ) − 1) at the mean clone count, rather than doubling through every step
+    (each step rebuilds the tables); at most :data:`MOMENT_MAX_WP` bits.
     """
     big = 16
     while big < lam:  # tables of 16, 64, 256, 1024 orders: a sweep over λ rebuilds them few times
         big *= 4
     wp = -(-(prec + 48 + 2 * int(math.log2(n + 1))) // 64) * 64
-    d = _moment_sums(n, e, big, wp, prec)
-    with workprec(wp):
-        total, falling = arb(0), arb(lam)
-        for i in range(2, lam + 1):
-            falling *= lam - i + 1
-            total += falling * d[i]
-    return total
+    while True:
+        d = _moment_sums(n, e, big, wp, prec)
+        with workprec(wp):
+            total, falling = arb(0), arb(lam)
+            for i in range(2, lam + 1):
+                falling *= lam - i + 1
+                total += falling * d[i]
+        if total.rel_accuracy_bits() >= prec or wp >= MOMENT_MAX_WP or not total.rad() > 0:
+            return total
+        m_bar = max(1, round((n - 1) * math.exp(-float(e)))) + 1
+        log2_value = pair_log_excess_float(m_bar, float(e), float(lam)) / math.log(2)
+        log2_rad = float(total.rad().log()) / math.log(2) if total.rad() > 0 else 0.0
+        need = wp + log2_rad - log2_value + prec + 32
+        if not math.isfinite(need):
+            return total
+        wp = min(MOMENT_MAX_WP, max(2 * wp, -(-int(need) // 64) * 64))
 
 
 def reduction_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
