@@ -94,7 +94,11 @@ MOMENT_MAX_LAM = 1024
 #: (n−1)e^{−ε0} is at most this: there the moment expansion cancels catastrophically (at n = 10001, ε0 = 7,
 #: λ = 512 it had no correct bit at 64–512 bits and never finished), while the direct sum has few terms (its
 #: inner sums have at most m+1 terms, and m stays within a few hundred of the mean; 0.3 s there)
-DIRECT_MAX_CLONES = 2000
+#: Measured (one core, cold caches, enclosure to 1e-15): the issue's grid n ∈ {10001, 10^5, 10^6} × ε0 ∈ {0.1, 1,
+#: 7, 10} × λ ∈ {2, 64, 512, 1024} all finish, the slowest n = 10001, ε0 = 1, λ = 1024 in ~17 s; between the two
+#: methods' ranges (a few thousand clones, λ = 1024) it is slower: n = 10^6, ε0 = 6 ~26 s (direct), n = 30000,
+#: ε0 = 2 ~40 s (expansion at ~1700 bits), the slowest points found (``benchmarks/bench_shuffle.py --reduction-grid``)
+DIRECT_MAX_CLONES = 3000
 
 
 def _few_clones(n: int, e: Fraction) -> bool:
@@ -348,7 +352,7 @@ def _moment_excess(n: int, e: Fraction, lam: int, prec: int) -> arb:
 def reduction_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
     """U_red(n, ε0, λ) in ball arithmetic (derived here; see the module docstring for the proof).
 
-    Integer λ <= 1024 uses the direct double sum over m and k when clones are few ((n−1)e^{−ε0} <= 2000 and
+    Integer λ <= 1024 uses the direct double sum over m and k when clones are few ((n−1)e^{−ε0} <= 3000 and
     ε0 >= 1, any n), else the moment expansion (:func:`_moment_excess`), whose inverse moments and cumulant table
     are shared across λ and precision steps; if that loses too many bits to cancellation and n <= 10^4, or for
     real λ, the direct double sum is used. Cost: see ``benchmarks/bench_shuffle.py`` (``reduction-grid``).
