@@ -12,10 +12,13 @@ Times (medians of ``--runs`` runs, time.perf_counter):
 * how the cost grows with n (10^3 … 10^7, ε0 = 1): the cold time of λ = 256 (it builds what λ shares) and the warm
   time per λ over λ = 2, 17, 32, …, 256 (for n = 10^7, past the quantities' n <= 10^6, through their evaluators);
 * RDP → DP with the best λ (float search, certified value), T = 1000, n = 10^6, ε0 = 0.5, δ = 1e-6; target < 2 s.
+* ``--reduction-grid``: only the cold time of one U_red enclosure (relative width 1e-15) at every point of
+  n ∈ {10001, 10^5, 10^6} × ε0 ∈ {0.1, 1, 7, 10} × λ ∈ {2, 64, 512, 1024} (issue 18: the promised domain must
+  finish in bounded time), and the worst point.
 
 Usage::
 
-    python benchmarks/bench_shuffle.py [--json] [--runs N] [--quick]
+    python benchmarks/bench_shuffle.py [--json] [--runs N] [--quick] [--reduction-grid]
 """
 
 from __future__ import annotations
@@ -93,12 +96,32 @@ def dp_best(t: int) -> Any:
     return QUANTITIES["shuffle.dp.eps"].enclose(n=N, eps0="0.5", T=t, delta="0.000001")
 
 
+def reduction_grid() -> int:
+    """Cold time of U_red at each grid point (caches cleared before each), printed as it goes; the worst last."""
+    worst = (0.0, "")
+    for lam in (2, 64, 512, 1024):
+        for eps0 in ("10", "7", "1", "0.1"):
+            for n in (10001, 10**5, 10**6):
+                clear_caches()
+                t0 = time.perf_counter()
+                enc = QUANTITIES["shuffle.rdp.reduction"].enclose(n=n, eps0=eps0, lam=lam)
+                dt = time.perf_counter() - t0
+                where = f"n={n} eps0={eps0} lam={lam}"
+                print(f"{where:<32} {dt:8.2f} s  {enc.short(8)}", flush=True)
+                worst = max(worst, (dt, where))
+    print(f"worst: {worst[1]} {worst[0]:.2f} s")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="growth table up to n = 10^6 only")
+    ap.add_argument("--reduction-grid", action="store_true", help="only the cold U_red grid (n, eps0, lam)")
     a = ap.parse_args()
+    if a.reduction_grid:
+        return reduction_grid()
     rows: list[dict[str, Any]] = []
 
     def row(what: str, seconds: float, target: float | None, note: str = "") -> None:

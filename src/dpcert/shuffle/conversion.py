@@ -38,6 +38,7 @@ from dpcert.arith.ball import ball
 from dpcert.arith.exact import Exact, to_fraction
 from dpcert.errors import InvalidParameter
 from dpcert.shuffle import bounds
+from dpcert.shuffle._floats import log_pos
 
 __all__ = [
     "rr1_ball",
@@ -62,13 +63,18 @@ __all__ = [
 def rr1_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
     """RR_1(λ), the tight RDP of an ε0-DP pair (randomized response), in balls; exactly 0 at ε0 = 0.
 
+    The excess inside the log, (e^{ε0λ} + e^{−ε0(λ−1)})/(e^{ε0}+1) − 1 = expm1(ε0λ)·(−expm1(−ε0(λ−1)))/(e^{ε0}+1),
+    is a product of positive factors each computed to full relative accuracy, so the ball narrows relatively
+    at tiny ε0 (about ε0²λ/2; summing the exponentials first would need ~2 log2(1/ε0) bits to see it at all).
+
     References:
         Steinke 2024, "Sharp RDP & zCDP from Pure DP", Theorem 4; notes shuffle_rdp §1.10.
     """
     if to_fraction(eps0) == 0:
         return Fraction(0)
     e0, lam_b = ball(eps0), ball(lam)
-    return (((e0 * lam_b).exp() + (-e0 * (lam_b - 1)).exp()) / (e0.exp() + 1)).log() / (lam_b - 1)
+    excess = (e0 * lam_b).expm1() * -((-e0 * (lam_b - 1)).expm1()) / (e0.exp() + 1)
+    return excess.log1p() / (lam_b - 1)
 
 
 def rr1_float(n: ArrayLike, eps0: ArrayLike, lam: ArrayLike) -> NDArray[np.float64]:
@@ -197,11 +203,10 @@ _INT_GRID = np.unique(np.concatenate([np.arange(2, 513), np.round(np.geomspace(5
 
 
 def _objective_eps(
-    n: int, e: float, t: int, delta: float, lam: NDArray[np.float64], bound: str = "upper"
+    n: int, e: float, t: int, log_delta: float, lam: NDArray[np.float64], bound: str = "upper"
 ) -> NDArray[np.float64]:
-    return t * BOUNDS[bound][0](n, e, lam) + (-math.log(delta) + (lam - 1) * np.log1p(-1 / lam) - np.log(lam)) / (
-        lam - 1
-    )
+    """ε(δ) at each λ, from log δ (δ itself may be below float64's range: 1e-3999 is a valid δ)."""
+    return t * BOUNDS[bound][0](n, e, lam) + (-log_delta + (lam - 1) * np.log1p(-1 / lam) - np.log(lam)) / (lam - 1)
 
 
 def _objective_log_delta(n: int, e: float, t: int, eps: float, lam: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -243,7 +248,8 @@ def best_lambda(n: int, eps0: Fraction, t: int, target: Fraction, kind: str, bou
     """
     e = float(eps0)
     if kind == "eps":
-        return _search(lambda lam: _objective_eps(n, e, t, float(target), lam, bound))
+        log_delta = log_pos(target)
+        return _search(lambda lam: _objective_eps(n, e, t, log_delta, lam, bound))
     return _search(lambda lam: _objective_log_delta(n, e, t, float(target), lam))
 
 
@@ -261,7 +267,7 @@ def dp_eps_ball(ctx: Any, n: int, eps0: Exact, T: int, delta: Exact) -> arb | Fr
 def dp_eps_float(n: int, eps0: Any, T: int, delta: Any) -> float:
     """float64 ε(δ): the minimum of the objective over the same search (evidence)."""
     lam = best_lambda(n, to_fraction(eps0), T, to_fraction(delta), "eps")
-    return max(0.0, float(_objective_eps(n, float(eps0), T, float(delta), np.array([float(lam)]))[0]))
+    return max(0.0, float(_objective_eps(n, float(eps0), T, log_pos(delta), np.array([float(lam)]))[0]))
 
 
 def dp_eps_of_bound(bound: str, n: int, eps0: Exact, T: int, delta: Exact, prec: int = 128) -> tuple[Fraction, arb]:
@@ -292,4 +298,5 @@ def dp_delta_ball(ctx: Any, n: int, eps0: Exact, T: int, eps: Exact) -> arb | Fr
 def dp_delta_float(n: int, eps0: Any, T: int, eps: Any) -> float:
     """float64 δ(ε) at the same λ (evidence)."""
     lam = best_lambda(n, to_fraction(eps0), T, to_fraction(eps), "delta")
-    return min(1.0, math.exp(float(_objective_log_delta(n, float(eps0), T, float(eps), np.array([float(lam)]))[0])))
+    log_delta = float(_objective_log_delta(n, float(eps0), T, float(eps), np.array([float(lam)]))[0])
+    return 1.0 if log_delta >= 0 else math.exp(log_delta)

@@ -34,7 +34,7 @@ from dpcert.arith.ball import Enclosure, ball
 from dpcert.arith.context import BallContext
 from dpcert.arith.exact import parse_rational
 from dpcert.core.claim import Claim, Evidence, FunctionClaim, QuantityClaim, Rounds, Verdict, check_function
-from dpcert.core.params import integer, probability
+from dpcert.core.params import integer, probability, real
 from dpcert.core.quantity import Quantity
 from dpcert.shuffle import conversion, fmt20, subsampling
 from dpcert.shuffle.quantities import DELTA, EPS0, N
@@ -58,6 +58,16 @@ T_KOV = integer(
     "T", 1, doc="number of composed shuffled rounds (KOV15's certified composition: T <= 10^8)", max_abs=10**8
 )
 
+#: KOV15's certified composition reads rationals of at most 4000 digits, and the remainder of δ left to it after
+#: the per-round split carries more digits than δ itself: δ below 10^-3000 cannot be handed over
+DELTA_KOV = real(
+    "delta",
+    "1e-3000",
+    1,
+    hi_open=True,
+    doc="target delta in [1e-3000, 1) (KOV15's certified composition reads numbers of at most 4000 digits)",
+)
+
 FIGURE_QUANTITIES: dict[str, Quantity] = {
     q.name: q
     for q in (
@@ -72,7 +82,7 @@ FIGURE_QUANTITIES: dict[str, Quantity] = {
         ),
         Quantity(
             "shuffle.fmt20_kov.eps",
-            (N, EPS0, T_KOV, DELTA),
+            (N, EPS0, T_KOV, DELTA_KOV),
             fmt20.closed_kov_eps_ball,
             f"{_FMT}; Kairouz–Oh–Viswanath ICML 2015 Thm 3.3",
             "FMT20 closed form per round + KOV15 optimal composition over T rounds (delta split chosen in float)",

@@ -54,6 +54,7 @@ from dpcert.arith.context import FLOAT, BallContext
 from dpcert.arith.exact import Exact, to_fraction
 from dpcert.composition import kov
 from dpcert.errors import InvalidParameter
+from dpcert.shuffle._floats import log_pos
 
 __all__ = [
     "closed_form_applies",
@@ -70,7 +71,7 @@ __all__ = [
 ]
 
 
-def closed_form(ctx: Any, n: int, eps0: Any, delta: Any) -> Any:
+def closed_form(ctx: Any, n: int, eps0: Any, delta: Any, *, log_4_over_delta: Any = None) -> Any:
     """FMT20's closed-form shuffled ε (the ``closedformanalysis`` formula), in the arithmetic of ``ctx``.
 
     Args:
@@ -78,6 +79,7 @@ def closed_form(ctx: Any, n: int, eps0: Any, delta: Any) -> Any:
         n: number of clients.
         eps0: LDP parameter (exact).
         delta: the shuffled mechanism's δ (exact).
+        log_4_over_delta: log(4/δ) when the caller has it (float64 callers: 4/δ overflows for δ < 2^-1020).
 
     Returns:
         The formula's value (the caller checks the validity condition).
@@ -85,8 +87,9 @@ def closed_form(ctx: Any, n: int, eps0: Any, delta: Any) -> Any:
     References:
         Feldman–McMillan–Talwar arXiv 2012.12803, closed-form bound, as in apple/ml-shuffling-amplification.
     """
-    e0, d, nn = ctx.num(eps0), ctx.num(delta), ctx.num(n)
-    a = 8 * ctx.sqrt(ctx.exp(e0) * ctx.log(4 / d) / nn)
+    e0, nn = ctx.num(eps0), ctx.num(n)
+    big_l = ctx.log(4 / ctx.num(delta)) if log_4_over_delta is None else ctx.num(log_4_over_delta)
+    a = 8 * ctx.sqrt(ctx.exp(e0) * big_l / nn)
     c = 8 * ctx.exp(e0) / nn
     e = ctx.log1p(a + c)
     return ctx.log1p(-ctx.expm1(-e0) / (1 + ctx.exp(-e0 - e)) * (a + c))
@@ -130,10 +133,11 @@ def closed_form_float(n: int, eps0: Any, delta: Any) -> float:
     References:
         Feldman–McMillan–Talwar arXiv 2012.12803 (apple/ml-shuffling-amplification, ``closedformanalysis``).
     """
-    e0, d = float(eps0), float(delta)
-    if e0 > math.log(n / (16 * math.log(4 / d))):
+    e0 = float(eps0)
+    big_l = math.log(4) - log_pos(delta)  # log(4/δ), also where δ or 4/δ leaves the float64 range
+    if e0 > math.log(n) - math.log(16 * big_l):
         return e0
-    return float(closed_form(FLOAT, n, e0, d))
+    return float(closed_form(FLOAT, n, e0, 0.5, log_4_over_delta=big_l))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -204,9 +208,12 @@ def clone_eps_float(n: int, eps0: Any, delta: Any) -> float:
     References:
         Feldman–McMillan–Talwar arXiv 2012.12803, numerical clone analysis.
     """
-    d, e0 = float(delta), float(eps0)
-    if not 0 < d < 1:
+    dx, e0 = to_fraction(delta), float(eps0)
+    if not 0 < dx < 1:
         raise InvalidParameter("delta", delta, "a real number in (0, 1)")
+    d = float(dx)
+    if d < 1e-300:
+        return math.nan  # δ(ε) is summed in float64, which resolves no δ this small: no float evidence
     if clone_delta_float(n, e0, 0.0) <= d:
         return 0.0
     from scipy import optimize
@@ -235,6 +242,9 @@ def kov_total_eps_float(T: int, eps_step: float, delta_step: float, delta: float
     rest = _kov_rest(T, delta_step, delta)
     if rest <= 0:
         return math.inf
+    if float(rest) < 1e-300:
+        # the float δ(ε_g) of KOV15 cannot resolve so small a δ: T·ε̃ (KOV15 at δ_g = 0) is the float estimate
+        return T * eps_step
     return kov.kov_eps_float(T, eps_step, rest)
 
 
@@ -245,21 +255,26 @@ _SPLITS = np.geomspace(1e-10, 0.9, 23)
 @lru_cache(maxsize=4096)
 def _step_eps(variant: str, n: int, eps0: float, delta_step: float, gamma: float = 1.0) -> float:
     # with Poisson subsampling at rate γ (LQS12): the shuffle runs at δ̃/γ and ε' = log(1 + γ(e^ε̃ − 1))
-    d = delta_step / gamma
+    d = delta_step / Fraction(gamma)
     if d >= 1:
         return math.inf
     e = closed_form_float(n, eps0, d) if variant == "closed" else clone_eps_float(n, eps0, d)
     return e if gamma == 1 else math.log1p(gamma * math.expm1(e))
 
 
-def _split_search(n: int, eps0: float, T: int, delta: float, variant: str, gamma: float = 1.0) -> tuple[float, float]:
-    best = (math.inf, math.nan)
+def _split_search(
+    n: int, eps0: float, T: int, delta: Fraction, variant: str, gamma: float = 1.0
+) -> tuple[float, Fraction | None]:
+    """(float ε, per-round δ̃ as an exact rational) at the best split, or (inf, None) when no split gives a value."""
+    best: tuple[float, Fraction | None] = (math.inf, None)
     for frac in _SPLITS:
-        ds = float(f"{float(frac) * delta:.6e}")  # a short decimal, the exact rational the ball path uses
+        # a short decimal, the exact rational the ball path uses (below float64's range: the exact fraction of δ)
+        df = float(frac) * float(delta)
+        ds = Fraction(f"{df:.6e}") if df > 1e-290 else Fraction(f"{float(frac):.6e}") * delta
         if _kov_rest(T, ds, delta) <= 0:
             continue
         step = _step_eps(variant, n, eps0, ds, gamma)
-        if math.isinf(step):
+        if not math.isfinite(step):
             continue
         val = kov_total_eps_float(T, step, ds, delta)
         if val < best[0]:
@@ -281,7 +296,7 @@ def subsampled_kov_eps_float(n: int, eps0: Any, gamma: Any, T: int, delta: Any, 
     g = float(gamma)
     if not 0 < g <= 1:
         raise InvalidParameter("gamma", gamma, "a real number in (0, 1]")
-    return _split_search(n, float(eps0), T, float(delta), variant, g)[0]
+    return _split_search(n, float(eps0), T, to_fraction(delta), variant, g)[0]
 
 
 @lru_cache(maxsize=256)
@@ -296,13 +311,36 @@ def kov_split(n: int, eps0: Fraction, T: int, delta: Fraction, variant: str = "c
     """
     if variant not in ("closed", "clone"):
         raise InvalidParameter("variant", variant, "closed or clone")
-    val, ds = _split_search(n, float(eps0), T, float(delta), variant)
-    return val, Fraction(f"{ds:.6e}")
+    val, ds = _split_search(n, float(eps0), T, to_fraction(delta), variant)
+    if ds is None:
+        # only the clone variant (float evidence) can fail at every split: δ below float64's range
+        return math.nan, Fraction(0)
+    return val, ds
 
 
 def closed_kov_eps_float(n: int, eps0: Any, T: int, delta: Any) -> float:
     """float64 ε of T shuffled rounds by FMT20's closed form + KOV15 (best split; evidence)."""
     return kov_split(n, to_fraction(eps0), T, to_fraction(delta), "closed")[0]
+
+
+#: the smallest positive per-round ε̃ handed to KOV15 (whose inputs have at most 4000 digits)
+_KOV_TINY = Fraction(1, 10**3000)
+
+
+def _round_out(x: Fraction, *, up: bool) -> Fraction:
+    """x rounded outwards (down if not ``up``) to 64 significant bits, and to 0 or 10^-3000 below 10^-3000.
+
+    Keeps the rationals handed to KOV15 short: a per-round ε̃ from a tiny ε0 is a ball whose exact ends have
+    thousands of digits. Below 10^-3000 the enclosure is [0, ε_g(10^-3000)]: rigorous, but not relatively narrow.
+    """
+    if x <= 0:
+        return Fraction(0)
+    if x < _KOV_TINY:
+        return _KOV_TINY if up else Fraction(0)
+    shift = 64 - (x.numerator.bit_length() - x.denominator.bit_length())
+    scaled = x * 2**shift if shift >= 0 else x / 2 ** (-shift)
+    m = -(-scaled.numerator // scaled.denominator) if up else scaled.numerator // scaled.denominator
+    return Fraction(m) / 2**shift if shift >= 0 else Fraction(m * 2 ** (-shift))
 
 
 def closed_kov_eps_ball(ctx: Any, n: int, eps0: Exact, T: int, delta: Exact) -> arb | Fraction:
@@ -321,8 +359,10 @@ def closed_kov_eps_ball(ctx: Any, n: int, eps0: Exact, T: int, delta: Exact) -> 
     enc = Enclosure.exact(step) if isinstance(step, Fraction) else Enclosure.from_ball(step)
     assert enc.lo is not None and enc.hi is not None
     tol = Fraction(1, 2 ** (ctx.prec // 2))
-    lo = kov.kov_eps(T, enc.lo, rest, rel_tol=tol).lo
-    hi = kov.kov_eps(T, enc.hi, rest, rel_tol=tol).hi
+    # ε̃ >= 0 (a log1p of a product of non-negative factors); KOV15's ε_g is non-decreasing in ε̃, so the ends
+    # may be rounded outwards to rationals KOV15 accepts (at most 4000 digits; see _round_out)
+    lo = kov.kov_eps(T, _round_out(enc.lo, up=False), rest, rel_tol=tol).lo
+    hi = kov.kov_eps(T, _round_out(enc.hi, up=True), rest, rel_tol=tol).hi
     assert lo is not None and hi is not None
     return Enclosure(lo, hi).ball()
 

@@ -44,6 +44,7 @@ from dpcert.arith.ball import ball, workprec
 from dpcert.arith.exact import Exact, to_fraction
 from dpcert.arith.sums import Weight, log_concave_sum
 from dpcert.errors import InvalidParameter
+from dpcert.shuffle._floats import log_2sinh_half
 
 __all__ = ["ORDERS", "pair_excess_ball", "pair_ball", "pair_float", "pair_log_excess_float", "rr_neighbour_ball"]
 
@@ -57,6 +58,11 @@ def _exponent(lam: Fraction, order: str) -> Fraction:
     if order == "reverse":
         return 1 - lam
     raise InvalidParameter("order", order, "forward or reverse")
+
+
+def _p_float(ef: float) -> float:
+    """p = 1/(e^{ε0}+1) in float64 (0.0 once it underflows; planning only)."""
+    return math.exp(-ef - math.log1p(math.exp(-ef))) if ef > 0 else 0.5
 
 
 def _weight_bound(e: Fraction, a: Fraction) -> int:
@@ -128,7 +134,7 @@ class _Window:
             self.d = (self.ep - self.em) / n  # r_{k+1} − r_k
             self.log_p, self.log_q = -(self.ep.log1p()), -(self.em.log1p())
             self.odds = self.em  # p/(1−p)
-            pf = 1.0 / (math.exp(float(e)) + 1.0) if e < 700 else 0.0
+            pf = _p_float(float(e))
             mode = min(n, int((n + 1) * pf))
             self.lo = self.hi = mode
             self.mass = [self._direct(mode)]
@@ -217,13 +223,15 @@ def _excess_window(n: int, e: Fraction, lam_f: Fraction, orders: tuple[str, ...]
     is nothing left to omit.
     """
     ef = float(e)
-    pf = 1.0 / (math.exp(ef) + 1.0) if ef < 700 else 0.0
+    pf = _p_float(ef)
     sd = math.sqrt(n * pf * (1 - pf)) + 1
-    v = max(math.expm1(min(ef, 700)) ** 2 / (n * math.exp(min(ef, 700))), 1e-300)
     lamf = float(lam_f)
-    # bits lost to the cancellation in S − 1 (about C(λ,2) v) and to the recurrence over the window
-    cancel = max(0.0, -math.log2(max(lamf * (lamf - 1) / 2 * v, 1e-300)))
-    tilt = lamf * 2 * math.sinh(min(ef, 700)) * pf * (1 - pf)
+    # bits lost to the cancellation in S − 1 (about C(λ,2) v, v = (e^{ε0}−1)²/(n e^{ε0}) = (2 sinh(ε0/2))²/n; in
+    # logs, since v over- or underflows float64 for ε0 >= 355 or tiny ε0) and to the recurrence over the window
+    log_v = 2 * log_2sinh_half(e) - math.log(n)
+    cancel = max(0.0, -(math.log(lamf * (lamf - 1) / 2) + log_v) / math.log(2))
+    # the shift of the tilted mean: λ · 2 sinh(ε0) p(1−p) = λ tanh(ε0/2)
+    tilt = lamf * math.tanh(ef / 2)
     half = int(sd * math.sqrt(2 * math.log(2) * (prec + cancel + 8)) + tilt) + 2
     # rounding: about log2(terms) bits for the sum and the mass recurrence from the mode
     wp = -(-(prec + int(cancel) + 2 * int(math.log2(min(n, 2 * half) + 2)) + 16) // 64) * 64
@@ -319,24 +327,53 @@ def _log1pmx(u: NDArray[np.float64]) -> NDArray[np.float64]:
         return np.where(np.abs(u) < 1e-2, series, np.log1p(u) - u)
 
 
+#: above this ε0 the float path takes log P(k) from log-gamma (p underflows near ε0 = 745) and never forms
+#: u = r_k − 1 (it reaches e^{ε0}, which overflows float64 near ε0 = 710)
+_LOG_SPACE_EPS0 = 300.0
+
+
 def pair_log_excess_float(n: int, eps0: float, a: float) -> float:
-    """log(S_n(a) − 1) in float64, summing all n+1 terms in log space with the φ-trick (notes §2, pitfall 3b)."""
-    from scipy.special import logsumexp  # imported on use: `dpcert --help` must not load scipy
+    """log(S_n(a) − 1) in float64, summing all n+1 terms in log space with the φ-trick (notes §2, pitfall 3b).
+
+    φ_a(r) = r^a − 1 − a(r − 1) >= 0 is formed from u = r − 1 and log r, each where it is accurate: u = c(k − np)
+    near r = 1 (for ε0 <= 300), log r = log(k e^{ε0} + (n−k) e^{−ε0}) − log n where r is far below or above 1
+    (log1p(u) loses everything where u rounds to −1, and u overflows for large ε0). With x = a log r:
+
+    * x > 1: φ = e^x [1 − (1−a) e^{−x} − a e^{log r − x}];
+    * a < 0 and log r > 1: φ = (−a)(r − 1) [1 + expm1(x)/((−a)(r − 1))], with log(r − 1) from log r;
+    * elsewhere |x| <= 1 or x < −1 with r − 1 <= e − 1: expm1(x) − a u, or its series forms near 0.
+
+    Never raises on the declared domain (n <= 10^6, ε0 <= 1000, |a| <= 10^5).
+    """
+    from scipy.special import gammaln, logsumexp  # imported on use: `dpcert --help` must not load scipy
     from scipy.stats import binom
 
     k = np.arange(n + 1, dtype=np.float64)
-    p = 1.0 / (math.exp(eps0) + 1.0) if eps0 < 700 else 0.0
-    with np.errstate(divide="ignore"):
-        pmf = binom.pmf(k, n, p)
-        log_pmf = np.where(pmf > 1e-290, np.log(np.maximum(pmf, 1e-300)), binom.logpmf(k, n, p))
-    c = 2.0 * math.sinh(eps0) / n  # (e^{2ε0} − 1)/(n e^{ε0})
-    u = (k - n * p) * c
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        x = a * np.log1p(u)
-        mid = _expm1mx(x) + a * _log1pmx(u)
+        lr_far = np.logaddexp(np.log(k) + eps0, np.log(n - k) - eps0) - math.log(n)
+        if eps0 > _LOG_SPACE_EPS0:
+            log_p, log_q = -np.logaddexp(0.0, eps0), -math.log1p(math.exp(-eps0))
+            log_pmf = gammaln(n + 1.0) - gammaln(k + 1) - gammaln(n - k + 1) + k * log_p + (n - k) * log_q
+            lr = lr_far
+            u = np.expm1(np.minimum(lr, 1.0))  # used only where log r <= 1
+        else:
+            p = _p_float(eps0)
+            pmf = binom.pmf(k, n, p)
+            log_pmf = np.where(pmf > 1e-290, np.log(np.maximum(pmf, 1e-300)), binom.logpmf(k, n, p))
+            u = (k - n * p) * (2.0 * math.sinh(eps0) / n)  # c = (e^{2ε0} − 1)/(n e^{ε0})
+            lr = np.where(u > -0.5, np.log1p(u), lr_far)
+        x = a * lr
+        big = x + np.log1p(-((1 - a) * np.exp(-x) + a * np.exp(lr - x)))
+        if a < 0:
+            log_u = np.where(lr > 30, lr + np.log1p(-np.exp(-lr)), np.log(np.expm1(np.minimum(lr, 30))))
+            rev = math.log(-a) + log_u + np.log1p(np.expm1(x) * np.exp(-math.log(-a) - log_u))
+        else:
+            rev = x
+        log1pmx = np.where(np.abs(u) < 1e-2, _log1pmx(u), lr - u)
+        mid = _expm1mx(x) + a * log1pmx
         low = np.expm1(x) - a * u
-        big = x + np.log1p(-(1 + a * u) * np.exp(-x))
-        log_phi = np.where(x > 1, big, np.log(np.where(x < -1, low, mid)))
+        small = np.log(np.where(x < -1, low, mid))
+        log_phi = np.where(x > 1, big, np.where((a < 0) & (lr > 1), rev, small))
     return float(logsumexp(log_pmf + log_phi))
 
 

@@ -43,8 +43,13 @@ Evaluation. U_red is evaluated exactly (no blocking), by one of two exact formul
   So U_red's excess is Σ_{i=2}^{λ} λ(λ−1)…(λ−i+1) Σ_j [t^i]L^j/j! · E[M^{−(i−j)}]: a finite identity whose only
   infinite ingredients are the inverse moments E[M^{−t}] of M = 1 + Bin(n−1, e^{−ε0}), summed over a window
   with rigorous geometric tail bounds (:func:`_inverse_moments`). Both the cumulant table and the inverse
-  moments are independent of λ and shared by every λ up to the table size. Where the expansion cancels badly
-  (few clones: n e^{−ε0} small against λ) the ball says so, and for n <= 10^4 the direct sum takes over.
+  moments are independent of λ and shared by every λ up to the table size, and cached across the precision steps
+  of a refinement (a table built at a higher precision serves every lower request). Where the expansion cancels
+  badly (few clones: n e^{−ε0} small against λ) the ball says so, and for n <= 10^4 the direct sum takes over.
+* few clones ((n−1)e^{−ε0} <= :data:`DIRECT_MAX_CLONES` and ε0 >= 1, any n <= 10^6, integer λ <= 1024): the
+  direct double sum below, chosen up front. There the expansion cancels catastrophically (at n = 10001, ε0 = 7,
+  λ = 512 its ball had no correct bit at 64–512 bits, and the tables were rebuilt at each precision step for
+  minutes), while the direct sum is short: its inner sums have at most m+1 terms for m clones.
 * real λ (n <= 10^4): the direct double sum Σ_m Bin(m; n−1, q)(S_{m+1}(λ) − 1), a log-concave-mass sum over m
   whose weights are the exact forward sums of the 2RR pair with m+1 clients
   (:func:`dpcert.shuffle.pair.pair_excess_ball`), both with rigorous head and tail bounds.
@@ -59,7 +64,6 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -80,8 +84,26 @@ LABEL = "derived here (dpcert): Theorem 4 with the special case solved exactly; 
 
 #: the direct double sum is used up to this n (and for real λ); above it, integer λ only (the moment expansion)
 DIRECT_MAX_N = 10**4
+#: the largest working precision (bits) the moment expansion jumps to when its terms cancel
+MOMENT_MAX_WP = 1 << 14
 #: the largest integer λ of the moment expansion (its table costs O(λ³) coefficient products, done in C)
 MOMENT_MAX_LAM = 1024
+
+
+#: the direct double sum is also used above n = 10^4 (integer λ <= 1024) when the mean number of clones
+#: (n−1)e^{−ε0} is at most this: there the moment expansion cancels catastrophically (at n = 10001, ε0 = 7,
+#: λ = 512 it had no correct bit at 64–512 bits and never finished), while the direct sum has few terms (its
+#: inner sums have at most m+1 terms, and m stays within a few hundred of the mean; 0.3 s there)
+#: Measured (one core, cold caches, enclosure to 1e-15): the issue's grid n ∈ {10001, 10^5, 10^6} × ε0 ∈ {0.1, 1,
+#: 7, 10} × λ ∈ {2, 64, 512, 1024} all finish, the slowest n = 10001, ε0 = 1, λ = 1024 in ~17 s; between the two
+#: methods' ranges (a few thousand clones, λ = 1024) it is slower: n = 10^6, ε0 = 6 ~26 s (direct), n = 30000,
+#: ε0 = 2 ~40 s (expansion at ~1700 bits), the slowest points found (``benchmarks/bench_shuffle.py --reduction-grid``)
+DIRECT_MAX_CLONES = 3000
+
+
+def _few_clones(n: int, e: Fraction) -> bool:
+    """Whether the mean clone count (n−1)e^{−ε0} is at most :data:`DIRECT_MAX_CLONES` (planning, float64)."""
+    return math.log(max(n - 1, 1)) - float(e) <= math.log(DIRECT_MAX_CLONES)
 
 
 def _direct_excess(n: int, e: Fraction, lam_f: Fraction, prec: int) -> arb:
@@ -90,8 +112,9 @@ def _direct_excess(n: int, e: Fraction, lam_f: Fraction, prec: int) -> arb:
     with workprec(prec + guard):
         e0 = ball(e)
         q = (-e0).exp()
-        log_q, log_1q = -e0, (-q).log1p()
-        ratio_q = q / (1 - q)
+        one_q = -((-e0).expm1())  # 1 − q to full relative accuracy (1 − q cancels completely at tiny ε0)
+        log_q, log_1q = -e0, one_q.log()
+        ratio_q = q / one_q
 
         def term(m: int) -> arb:
             lg = arb(n).lgamma() - arb(m + 1).lgamma() - arb(n - m).lgamma() + m * log_q + (n - 1 - m) * log_1q
@@ -114,8 +137,29 @@ def _direct_excess(n: int, e: Fraction, lam_f: Fraction, prec: int) -> arb:
     return s.values[0]
 
 
-@lru_cache(maxsize=8)
-def _cumulant_powers(e: Fraction, big: int, wp: int) -> tuple[tuple[arb, ...], ...]:
+def _at_least_as_precise(fn: Any) -> Any:
+    """Cache ``fn(*key, wp, prec)`` so that a table computed at a higher working precision (and accuracy target)
+    serves every lower request: the balls of a more precise table are valid enclosures at any precision, and the
+    refinement loop asks for the same tables at rising precision (each O(λ²)–O(λ³) to build)."""
+    store: dict[tuple[Any, ...], tuple[int, int, Any]] = {}
+
+    def cached(*args: Any) -> Any:
+        *key, wp, prec = args
+        hit = store.get(tuple(key))
+        if hit is not None and hit[0] >= wp and hit[1] >= prec:
+            return hit[2]
+        value = fn(*args)
+        if len(store) >= 8:
+            store.pop(next(iter(store)))
+        store[tuple(key)] = (wp, prec, value)
+        return value
+
+    cached.cache_clear = store.clear  # type: ignore[attr-defined]
+    return cached
+
+
+@_at_least_as_precise
+def _cumulant_powers(e: Fraction, big: int, wp: int, _prec: int = 0) -> tuple[tuple[arb, ...], ...]:
     """c[j][i] = [t^i] L(t)^j / j! for j = 1..⌊big/2⌋, i = 0..big, where L(t) = log E e^{t(W−1)}.
 
     W is 2RR's likelihood ratio: e^{ε0} with probability p = 1/(e^{ε0}+1), e^{−ε0} otherwise (mean 1), so
@@ -134,20 +178,26 @@ def _cumulant_powers(e: Fraction, big: int, wp: int) -> tuple[tuple[arb, ...], .
                 if r:
                     fact, pd, pu = fact * r, pd * (-down), pu * up
                 coeffs.append(((1 - p) * pd + p * pu) / fact)
-            log_f = arb_series(coeffs, prec=big + 1).log()
+            log_f = list(arb_series(coeffs, prec=big + 1).log().coeffs())
+            log_f += [arb(0)] * (big + 1 - len(log_f))
+            # L = t² K with K = L/t² (L(0) = L'(0) = 0), so L^j/j! = t^{2j} K^j/j!, and only the first big − 2j + 1
+            # coefficients of K^j/j! are needed: multiplying the shrinking truncations costs about a third of
+            # multiplying full-length series
+            k_all = log_f[2:]
             out: list[tuple[arb, ...]] = [()]
-            cur = log_f
+            cur = None
             for j in range(1, big // 2 + 1):
-                if j > 1:
-                    cur = cur * log_f / j
-                c = list(cur.coeffs())
-                out.append(tuple(c + [arb(0)] * (big + 1 - len(c))))
+                length = big - 2 * j + 1
+                k_j = arb_series(k_all[:length], prec=length)
+                cur = k_j if cur is None else arb_series(list(cur.coeffs())[:length], prec=length) * k_j / j
+                c = list(cur.coeffs())[:length]
+                out.append(tuple([arb(0)] * (2 * j) + c + [arb(0)] * (length - len(c))))
         finally:
             flint_ctx.cap = old
     return tuple(out)
 
 
-@lru_cache(maxsize=8)
+@_at_least_as_precise
 def _inverse_moments(n: int, e: Fraction, top: int, wp: int, prec: int) -> tuple[arb, ...]:
     """ν_t = E[M^{−t}] for M = 1 + Bin(n−1, e^{−ε0}), t = 0..top, as balls with the omitted tails as radius.
 
@@ -165,8 +215,9 @@ def _inverse_moments(n: int, e: Fraction, top: int, wp: int, prec: int) -> tuple
     with workprec(wp):
         e0 = ball(e)
         q = (-e0).exp()
-        log_q, log_1q = -e0, (-q).log1p()
-        odds = q / (1 - q)
+        one_q = -((-e0).expm1())  # 1 − q to full relative accuracy
+        log_q, log_1q = -e0, one_q.log()
+        odds = q / one_q
 
         def direct(big_m: int) -> arb:
             m = big_m - 1
@@ -195,22 +246,26 @@ def _inverse_moments(n: int, e: Fraction, top: int, wp: int, prec: int) -> tuple
             for big_m in range(mode - 1, lo - 1, -1):
                 t = t / rho(big_m)
                 masses[big_m] = t
-            acc = [arb(0)] * (top + 1)
-            first: list[arb] = []
-            last: list[arb] = []
-            for big_m in range(lo, hi + 1):
-                x = 1 / arb(big_m)
-                pw = masses[big_m]
-                row = [pw]
-                acc[0] += pw
-                for k in range(1, top + 1):
-                    pw *= x
-                    acc[k] += pw
-                    row.append(pw)
-                if big_m == lo:
-                    first = row
-                if big_m == hi:
-                    last = row
+            # Σ_M w_M M^{−t} for t = 0..top: the power series Σ_M w_M/(1 − z/M), each term's geometric series
+            # formed and added in C (arb_series division by a linear polynomial), not term by term in Python
+            old_cap = flint_ctx.cap
+            flint_ctx.cap = top + 1
+            try:
+                total = arb_series([0], prec=top + 1)
+                rows: dict[int, arb_series] = {}
+                for big_m in range(lo, hi + 1):
+                    row = arb_series([masses[big_m]], prec=top + 1) / arb_series([1, -1 / arb(big_m)], prec=top + 1)
+                    total += row
+                    if big_m in (lo, hi):
+                        rows[big_m] = row
+
+                def coeffs(ser: arb_series) -> list[arb]:
+                    c = list(ser.coeffs())
+                    return c + [arb(0)] * (top + 1 - len(c))
+
+                acc, first, last = coeffs(total), coeffs(rows[lo]), coeffs(rows[hi])
+            finally:
+                flint_ctx.cap = old_cap
             tails = [arb(0)] * (top + 1)
             ok = True
             if hi < n:
@@ -243,10 +298,10 @@ def _inverse_moments(n: int, e: Fraction, top: int, wp: int, prec: int) -> tuple
             half *= 2
 
 
-@lru_cache(maxsize=16)
+@_at_least_as_precise
 def _moment_sums(n: int, e: Fraction, big: int, wp: int, prec: int) -> tuple[arb, ...]:
     """D_i = Σ_{j=1}^{⌊i/2⌋} c[j][i] ν_{i−j} for i = 0..big (D_0 = D_1 = 0): E_M[E[X_M^i]/(i! M^i)]."""
-    c = _cumulant_powers(e, big, wp)
+    c = _cumulant_powers(e, big, wp, 0)
     nu = _inverse_moments(n, e, big - 1, wp, prec)
     with workprec(wp):
         out = [arb(0), arb(0)]
@@ -265,26 +320,42 @@ def _moment_excess(n: int, e: Fraction, lam: int, prec: int) -> arb:
     = Σ_{i=0}^{λ} C(λ,i) E[X_M^i]/M^i, and E[X_M^i]/i! = [t^i] e^{M L(t)} = Σ_j M^j c[j][i]. Hence
     E_M[S_M(λ)] − 1 = Σ_{i=2}^{λ} λ(λ−1)…(λ−i+1) D_i, with D_i from the inverse moments ν_t = E[M^{−t}], which
     are shared by every λ up to the table size (16, 64, 256 or 1024).
+
+    The expansion's terms can be far larger than the sum (moderately few clones against λ: at n = 10001, ε0 = 1,
+    λ = 1024 about 1500 bits cancel). When the ball is short of ``prec`` bits, the working precision jumps once to
+    what the cancellation needs, estimated from the ball's radius (≈ the largest term × 2^-wp) against a float64
+    estimate of the value, log(S_{M̄}(λ) − 1) at the mean clone count, rather than doubling through every step
+    (each step rebuilds the tables); at most :data:`MOMENT_MAX_WP` bits.
     """
     big = 16
     while big < lam:  # tables of 16, 64, 256, 1024 orders: a sweep over λ rebuilds them few times
         big *= 4
     wp = -(-(prec + 48 + 2 * int(math.log2(n + 1))) // 64) * 64
-    d = _moment_sums(n, e, big, wp, prec)
-    with workprec(wp):
-        total, falling = arb(0), arb(lam)
-        for i in range(2, lam + 1):
-            falling *= lam - i + 1
-            total += falling * d[i]
-    return total
+    while True:
+        d = _moment_sums(n, e, big, wp, prec)
+        with workprec(wp):
+            total, falling = arb(0), arb(lam)
+            for i in range(2, lam + 1):
+                falling *= lam - i + 1
+                total += falling * d[i]
+        if total.rel_accuracy_bits() >= prec or wp >= MOMENT_MAX_WP or not total.rad() > 0:
+            return total
+        m_bar = max(1, round((n - 1) * math.exp(-float(e)))) + 1
+        log2_value = pair_log_excess_float(m_bar, float(e), float(lam)) / math.log(2)
+        log2_rad = float(total.rad().log()) / math.log(2) if total.rad() > 0 else 0.0
+        need = wp + log2_rad - log2_value + prec + 32
+        if not math.isfinite(need):
+            return total
+        wp = min(MOMENT_MAX_WP, max(2 * wp, -(-int(need) // 64) * 64))
 
 
 def reduction_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
     """U_red(n, ε0, λ) in ball arithmetic (derived here; see the module docstring for the proof).
 
-    Integer λ <= 1024 uses the moment expansion (:func:`_moment_excess`), whose inverse moments and cumulant
-    table are shared across λ; if that loses too many bits to cancellation (few clones: n e^{−ε0} small against
-    λ) and n <= 10^4, or for real λ, the direct double sum over m and k is used.
+    Integer λ <= 1024 uses the direct double sum over m and k when clones are few ((n−1)e^{−ε0} <= 3000 and
+    ε0 >= 1, any n), else the moment expansion (:func:`_moment_excess`), whose inverse moments and cumulant table
+    are shared across λ and precision steps; if that loses too many bits to cancellation and n <= 10^4, or for
+    real λ, the direct double sum is used. Cost: see ``benchmarks/bench_shuffle.py`` (``reduction-grid``).
 
     Raises:
         InvalidParameter: real λ with n > 10^4, or λ > 1024 with n > 10^4 (neither path is practical there).
@@ -299,6 +370,10 @@ def reduction_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
     prec = ctx.prec
     integer = lam_f.denominator == 1
     if integer and lam_f <= MOMENT_MAX_LAM:
+        if e >= 1 and _few_clones(n, e):
+            # few clones: the moment expansion would cancel; the direct sum is short (not for ε0 < 1, where
+            # its φ terms lose ~log2(1/ε0) bits and the expansion, whose terms fall like (λε0)^i, is the accurate one)
+            return _direct_excess(n, e, lam_f, prec).log1p() / ball(lam_f - 1)
         excess = _moment_excess(n, e, int(lam_f), prec)
         if n > DIRECT_MAX_N or excess.rel_accuracy_bits() >= prec:
             return excess.log1p() / ball(lam_f - 1)

@@ -42,6 +42,7 @@ from flint import arb
 from dpcert.arith.ball import ball
 from dpcert.arith.exact import Exact, to_fraction
 from dpcert.shuffle import bounds
+from dpcert.shuffle._floats import log_pos
 
 __all__ = [
     "zw19_ball",
@@ -99,7 +100,7 @@ def zw19_float(alpha: int, gamma: float, eps: np.ndarray) -> float:
     # log(3e^x − 1) = x + log(3 − e^{−x}) for ℓ >= 3; log(expm1(x)) = x + log1p(−e^{−x}) for ℓ = 2 (x >= 0)
     with np.errstate(divide="ignore"):
         log_f = x + np.where(ell == 2, np.log1p(-np.exp(-x)), np.log(3 - np.exp(-x)))
-    return float(np.log1p(np.exp(logsumexp(log_w + log_f))) / (alpha - 1))
+    return float(np.logaddexp(0.0, logsumexp(log_w + log_f)) / (alpha - 1))
 
 
 def poisson_thm1_ball(ctx: Any, n: int, eps0: Exact, lam: int, gamma: Exact) -> arb | Fraction:
@@ -137,9 +138,9 @@ def poisson_dp_eps(
     from dpcert.shuffle.conversion import lemma1_eps
 
     alphas = np.arange(2, lam_max + 1, dtype=np.float64)
-    d = float(to_fraction(delta))
+    log_d = log_pos(to_fraction(delta))  # δ may be below float64's range
     objective = T * poisson_curve_float(n, float(to_fraction(eps0)), float(to_fraction(gamma)), lam_max) + (
-        -math.log(d) + (alphas - 1) * np.log1p(-1 / alphas) - np.log(alphas)
+        -log_d + (alphas - 1) * np.log1p(-1 / alphas) - np.log(alphas)
     ) / (alphas - 1)
     best = int(alphas[int(np.argmin(objective))])
     with BallContext(prec) as ctx:
