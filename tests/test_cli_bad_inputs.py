@@ -15,17 +15,17 @@ import argparse
 import io
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
 import tracemalloc
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from timeguard import Hang, time_limit
 
 from dpcert.cli import _parser, main
 
@@ -42,24 +42,6 @@ _START: list[float] = []  # when this module's first test started (not when it w
 def _overall_clock():
     _START.append(time.monotonic())
     yield
-
-
-class Hang(BaseException):
-    """Raised by the time guard; a BaseException so that ``main``'s ``except Exception`` cannot swallow it."""
-
-
-@contextmanager
-def time_limit(seconds: float):
-    def fail(signum, frame):
-        raise Hang(f"no answer within {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, fail)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def run(argv: list[str], seconds: float = PER_CALL_SECONDS) -> tuple[int, str, str]:

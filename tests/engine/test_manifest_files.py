@@ -5,10 +5,9 @@ empty manifest verified nothing and exited 0; a FIFO blocked, a binary file was 
 """
 
 import os
-import signal
-from contextlib import contextmanager
 
 import pytest
+from timeguard import time_limit
 
 from dpcert.engine.manifest import load_manifest
 from dpcert.errors import ManifestError
@@ -17,24 +16,6 @@ CLAIM = (
     '[[claims]]\nid = "t.m.{i}"\nreference = "r"\nquantity = "composition.simple.eps"\n'
     'inputs = {{ k = 2, eps = "0.1" }}\nat_most = "0.2"\n'
 )
-
-
-class _TooSlow(BaseException):
-    pass
-
-
-@contextmanager
-def time_limit(seconds: float):
-    def fail(signum, frame):
-        raise _TooSlow(f"took more than {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, fail)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def test_a_diamond_chain_of_includes_is_read_once(tmp_path):
