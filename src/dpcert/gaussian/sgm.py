@@ -176,14 +176,32 @@ def _rdp_at(q: Fraction, sigma: Fraction, alpha: int, prec: int) -> arb | Fracti
         return a_minus_one_ball(q, sigma, alpha, prec).log1p() / (alpha - 1)
 
 
-def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) -> arb:
-    """A_α − 1 = ∫ φ_σ(z) g(z) dz with g = b^α − 1 − α(b − 1) >= 0, b = (1−q) + q e^{(2z−1)/(2σ²)}, by certified
-    quadrature (``acb.integral``) on [−L₁, L₂] plus proved tails (notes gaussian.md §2.2).
+#: The integrand of :func:`_a_minus_one_quad` uses the series of G(x) where |x| <= 2^-_SERIES_BITS, else G directly.
+_SERIES_BITS = 16
 
-    ∫ φ_σ (b − 1) = E_Q[P/Q − 1] = 0, so subtracting α(b − 1) changes nothing but makes the integrand
-    non-negative (b^α is convex in b): no cancellation in the integral, and A_α − 1 keeps its relative accuracy
-    as α → 1. Tails: for z < −L₁, 0 <= g <= α(1 − b) <= α, so that tail is <= αΦ(−L₁/σ); for z > L₂, g <= b^α
-    <= e^{α(2z−1)/(2σ²)}, so that tail is <= e^{(α²−α)/(2σ²)} Φ̄((L₂ − α)/σ) (complete the square).
+
+def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) -> arb:
+    """A_α − 1 = q² ∫ φ_σ(z) u² G(qu) dz, u = e^{(2z−1)/(2σ²)} − 1, by certified quadrature (``acb.integral``)
+    on [−L₁, L₂] plus proved tails (notes gaussian.md §2.2).
+
+    With b = P/Q = 1 + qu: ∫ φ_σ (b − 1) = E_Q[P/Q − 1] = 0, so A_α − 1 = ∫ φ_σ g with g = b^α − 1 − α(b − 1)
+    >= 0 (b^α is convex in b): no cancellation in the integral. g = x² G(x) at x = qu, where
+    G(x) = ((1+x)^α − 1 − αx)/x² = Σ_{k>=2} C(α, k) x^{k−2} = α(α−1) ∫_0^1 (1−t)(1+tx)^{α−2} dt (Taylor's
+    remainder) > 0 for x > −1. The factor q² is taken out exactly, so the integrand's size does not vanish with
+    q (≈ C(α,2) u² φ_σ) and the result keeps its relative accuracy at any tiny q (no guard bits in log(1/q)).
+
+    G is evaluated without cancellation: where |x| <= r <= 2^-16 by the truncated series Σ_{k=2}^{K−1} plus a
+    ball of radius T_K = 2^⌈α⌉ r^{K−2}/(1−r) (K >= 3). Proof of the tail: for k <= ⌈α⌉ every factor of
+    |C(α,k)| = Π_{i<k} |α−i|/(i+1) has i < α, so |α−i| <= ⌈α⌉−i and |C(α,k)| <= C(⌈α⌉,k) <= 2^⌈α⌉; for k >= α,
+    |C(α,k+1)|/|C(α,k)| = (k−α)/(k+1) < 1. Hence |C(α,k)| <= 2^⌈α⌉ for all k and the tail is a geometric sum.
+    Elsewhere (|x| > 2^-16) G = (expm1(α log1p(x)) − αx)/x² directly, losing at most about 32 + log2(1/(α−1))
+    bits (the guard of :func:`_rdp_real`).
+
+    Tails, with β = max(α, 2): for z < −L₁, −q < x < 0 and u² <= 1, G(x) <= C(α,2)·max(1, (1−q)^{α−2}) (the
+    integral form), and also g <= α(1 − b) <= αq; so that tail is <= min(q² C(α,2) max(1, (1−q)^{α−2}), αq)
+    Φ(−L₁/σ). For z > L₂ (w = (2z−1)/(2σ²) > 0): G(x) <= C(α,2)(1+x)^{max(α−2,0)}, and 1 + x = b <= e^w,
+    u <= e^w, so u² G(qu) <= C(α,2) e^{βw}; completing the square, ∫_{L₂}^∞ φ_σ e^{βw} = e^{(β²−β)/(2σ²)}
+    Φ̄((L₂ − β)/σ), so that tail is <= q² C(α,2) e^{(β²−β)/(2σ²)} Φ̄((L₂ − β)/σ).
     """
     from flint import acb
 
@@ -192,34 +210,69 @@ def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) 
     bq = ball(q)
     inv2s2 = 1 / (2 * s * s)
     norm = 1 / (s * (2 * arb.pi()).sqrt())
+    c2 = a * (a - 1) / 2
+    ceil_a = math.ceil(alpha)
+    big = arb(2) ** ceil_a  # >= |C(α, k)| for every k (docstring)
+    target = c2 * arb(2) ** (-(prec + 10))
+    rmax = arb(2) ** (-_SERIES_BITS)
+    # the coefficients C(α, k), k >= 2, grown on demand (shared by every evaluation)
+    coef = [c2]
+
+    def g_over_x2(x: Any, analytic: bool) -> Any:
+        r = x.abs_upper()
+        if r <= rmax:
+            total, power, k = acb(0), acb(1), 2
+            while True:
+                if k - 2 >= len(coef):
+                    coef.append(coef[-1] * (a - (k - 1)) / k)
+                total += coef[k - 2] * power
+                power = power * x
+                k += 1
+                tail = big * r ** (k - 2) / (1 - r)
+                if k >= 3 and tail < target:
+                    return total + acb(arb(0, tail.upper()), arb(0, tail.upper()))
+        return ((a * (1 + x).log(analytic=analytic)).expm1() - a * x) / (x * x)
 
     def f(z: Any, analytic: bool) -> Any:
-        u = bq * ((2 * z - 1) * inv2s2).exp() - bq  # b − 1 = q(e^w − 1)
-        g = (a * (1 + u).log(analytic=analytic)).exp() - 1 - a * u
-        return norm * (-z * z * inv2s2).exp() * g
+        u = ((2 * z - 1) * inv2s2).expm1()
+        return norm * (-z * z * inv2s2).exp() * u * u * g_over_x2(bq * u, analytic)
 
-    sf, af = float(sigma), float(alpha)
+    sf = float(sigma)
+    beta = max(alpha, Fraction(2))
+    bf = float(beta)
     bits = prec + 30
     lo_end = -Fraction(sf * math.sqrt(2 * bits * math.log(2)) + 1).limit_denominator(2**20)
-    hi_end = Fraction(af + sf * math.sqrt(2 * bits * math.log(2) + (af * af - af) / (sf * sf)) + 1).limit_denominator(
+    hi_end = Fraction(bf + sf * math.sqrt(2 * bits * math.log(2) + (bf * bf - bf) / (sf * sf)) + 1).limit_denominator(
         2**20
     )
     tol = arb(2) ** (-2 * prec)
     value = acb.integral(f, acb(_fmpq(lo_end)), acb(_fmpq(hi_end)), rel_tol=arb(2) ** (-prec), abs_tol=tol).real
     s2 = arb(2).sqrt()
-    low_tail = a * (-ball(lo_end) / (s * s2)).erfc() / 2
-    high_tail = ((a * a - a) * inv2s2).exp() * ((ball(hi_end) - a) / (s * s2)).erfc() / 2
+    lo_phi = (-ball(lo_end) / (s * s2)).erfc() / 2
+    low_g = bq * bq * c2 * (arb(1) if alpha >= 2 else ball(1 - q) ** (a - 2))
+    low_tail = low_g.min(a * bq) * lo_phi
+    hi_phi = ((ball(hi_end) - ball(beta)) / (s * s2)).erfc() / 2
+    high_tail = bq * bq * c2 * ((ball(beta * beta - beta)) * inv2s2).exp() * hi_phi
     r = (low_tail + high_tail).upper()
-    return value + arb(0).union(r)
+    return bq * bq * value + arb(0).union(r)
 
 
 def _rdp_real(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) -> arb | Fraction:
     if q == 1:
         return alpha / (2 * sigma * sigma)  # the Gaussian mechanism's RDP, exactly, at every order
-    # the integrand's pointwise cancellation costs about log2(1/((α−1)q)) bits where b is close to 1
-    guard = math.ceil(1 / ((alpha - 1) * q)).bit_length() + 20
+    # G's direct form loses about 2·16 + log2(1/(α−1)) bits where |x| is just above 2^-16 (see the quadrature)
+    guard = 2 * _SERIES_BITS + math.ceil(1 / (alpha - 1)).bit_length() + 20
     with workprec(prec + guard):
         return _a_minus_one_quad(q, sigma, alpha, prec + guard).log1p() / ball(alpha - 1)
+
+
+def _sci(x: Fraction) -> str:
+    """x in scientific notation with 5 significant digits, for a message (a Fraction may have 300 digits)."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 8
+        return format(Decimal(x.numerator) / Decimal(x.denominator), ".5g")
 
 
 def rdp_ball(ctx: Any, q: Exact, sigma: Exact, alpha: Exact | int) -> arb | Fraction:
@@ -245,7 +298,7 @@ def rdp_ball(ctx: Any, q: Exact, sigma: Exact, alpha: Exact | int) -> arb | Frac
             "alpha",
             alpha.given if isinstance(alpha, Exact) else alpha,
             f"an integer, or a non-integer order <= {SGM_MAX_REAL_ALPHA} with (alpha^2 - alpha)/(2 sigma^2) <= "
-            f"{SGM_MAX_REAL_EXPONENT} (sigma = {s})",
+            f"{SGM_MAX_REAL_EXPONENT} (sigma = {_sci(s)})",
         )
     return _rdp_real(_frac(q), s, a, ctx.prec)
 
