@@ -14,7 +14,8 @@ is documented as D_α(P‖Q), the value those accountants use.
 
 Non-integer α > 1: certified quadrature (``acb.integral``) of A_α − 1 = ∫ φ_σ(z)(b^α − 1 − α(b − 1)) dz,
 b = P/Q, whose integrand is non-negative (see :func:`_a_minus_one_quad`), with proved tails; as α → 1 the value
-keeps its relative accuracy (guard bits log2(1/((α−1)q)) and the cancellation-free integrand). This replaces the
+keeps its relative accuracy (q² C(α,2) is factored out exactly, and the normalised integrand is evaluated without
+cancellation, also at tiny q: see :func:`_a_minus_one_quad`). This replaces the
 series of notes §2.1 (whose tails decay only like k^{−α−1}).
 
 One step's exact δ(ε), both directions (the ratio P/Q is increasing in x, so each hockey-stick integral is a
@@ -176,7 +177,7 @@ def _rdp_at(q: Fraction, sigma: Fraction, alpha: int, prec: int) -> arb | Fracti
         return a_minus_one_ball(q, sigma, alpha, prec).log1p() / (alpha - 1)
 
 
-#: The integrand of :func:`_a_minus_one_quad` uses the series of G(x) where |x| <= 2^-_SERIES_BITS, else G directly.
+#: :func:`_a_minus_one_quad` uses the series of H(x) (and of expm1(y) − y) below 2^-_SERIES_BITS in absolute value.
 _SERIES_BITS = 16
 
 
@@ -188,14 +189,18 @@ def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) 
     >= 0 (b^α is convex in b): no cancellation in the integral. g = x² G(x) at x = qu, where
     G(x) = ((1+x)^α − 1 − αx)/x² = Σ_{k>=2} C(α, k) x^{k−2} = α(α−1) ∫_0^1 (1−t)(1+tx)^{α−2} dt (Taylor's
     remainder) > 0 for x > −1. The factor q² is taken out exactly, so the integrand's size does not vanish with
-    q (≈ C(α,2) u² φ_σ) and the result keeps its relative accuracy at any tiny q (no guard bits in log(1/q)).
+    q and the result keeps its relative accuracy at any tiny q (no guard bits in log(1/q)).
 
-    G is evaluated without cancellation: where |x| <= r <= 2^-16 by the truncated series Σ_{k=2}^{K−1} plus a
-    ball of radius T_K = 2^⌈α⌉ r^{K−2}/(1−r) (K >= 3). Proof of the tail: for k <= ⌈α⌉ every factor of
-    |C(α,k)| = Π_{i<k} |α−i|/(i+1) has i < α, so |α−i| <= ⌈α⌉−i and |C(α,k)| <= C(⌈α⌉,k) <= 2^⌈α⌉; for k >= α,
-    |C(α,k+1)|/|C(α,k)| = (k−α)/(k+1) < 1. Hence |C(α,k)| <= 2^⌈α⌉ for all k and the tail is a geometric sum.
-    Elsewhere (|x| > 2^-16) G = (expm1(α log1p(x)) − αx)/x² directly, losing at most about 32 + log2(1/(α−1))
-    bits (the guard of :func:`_rdp_real`).
+    The integral is computed for H = G/C(α,2) (≈ 1 near x = 0), so neither q nor α − 1 makes it vanish:
+    A_α − 1 = q² C(α,2) ∫ φ_σ u² H(qu), with C(α,2) = α(α−1)/2 from the exact α − 1. H is evaluated without
+    cancellation. Where |x| <= r <= 2^-16: the series Σ_{k=2}^{K−1} (C(α,k)/C(α,2)) x^{k−2} plus a ball of radius
+    c_n r^n (1−r)^{−(α+2)}, n = K − 2, c_m = C(α+1+m, m). Proof: |C(α,k)/C(α,2)| = Π_{i=2}^{k−1} |α−i|/(i+1)
+    <= Π_{i=2}^{k−1} (α+i)/(i−1) = c_{k−2}; c_{n+m} <= c_n c_m (termwise (β+n+j)/(n+j) <= (β+j)/j, β = α+1);
+    and Σ_m c_m r^m = (1−r)^{−(α+2)}. Elsewhere, with L = log(1+x), ε = α − 1, y = εL:
+    (1+x)^α − 1 − αx = ε((1+x)L − x) + (1+x)(expm1(y) − y), two non-negative terms, so
+    H = (2/α)((1+x)L − x + (1+x)(expm1(y) − y)/ε)/x²; (expm1(y) − y)/ε = εL² Σ_{k>=2} y^{k−2}/k! (tail after
+    k−1 terms <= 2|y|^{k−2}/k! for |y| <= 1/2) where |y| <= 2^-16, directly otherwise. Each direct form loses
+    at most about 16 bits (|x|, |y| > 2^-16), covered by the guard of :func:`_rdp_real`.
 
     Tails, with β = max(α, 2): for z < −L₁, −q < x < 0 and u² <= 1, G(x) <= C(α,2)·max(1, (1−q)^{α−2}) (the
     integral form), and also g <= α(1 − b) <= αq; so that tail is <= min(q² C(α,2) max(1, (1−q)^{α−2}), αq)
@@ -206,36 +211,57 @@ def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) 
     from flint import acb
 
     a = ball(alpha)
+    eps = ball(alpha - 1)  # exact α − 1 rounded once: C(α,2) keeps its relative accuracy as α → 1
     s = ball(sigma)
     bq = ball(q)
     inv2s2 = 1 / (2 * s * s)
     norm = 1 / (s * (2 * arb.pi()).sqrt())
-    c2 = a * (a - 1) / 2
-    ceil_a = math.ceil(alpha)
-    big = arb(2) ** ceil_a  # >= |C(α, k)| for every k (docstring)
-    target = c2 * arb(2) ** (-(prec + 10))
+    c2 = a * eps / 2
+    target = arb(2) ** (-(prec + 10))
     rmax = arb(2) ** (-_SERIES_BITS)
-    # the coefficients C(α, k), k >= 2, grown on demand (shared by every evaluation)
-    coef = [c2]
 
-    def g_over_x2(x: Any, analytic: bool) -> Any:
-        r = x.abs_upper()
-        if r <= rmax:
-            total, power, k = acb(0), acb(1), 2
+    def small(ball_: Any) -> tuple[bool, arb]:
+        r = ball_.abs_upper()
+        return bool(r <= rmax), r
+
+    def h(x: Any, analytic: bool) -> Any:
+        """H(x) = G(x)/C(α,2) = Σ_{k>=2} (C(α,k)/C(α,2)) x^{k−2}."""
+        is_small, r = small(x)
+        if is_small:
+            total, power, coef, k = acb(0), acb(1), arb(1), 2
+            bound = arb(1)  # C(α+1+m, m) r^m at m = k − 2
             while True:
-                if k - 2 >= len(coef):
-                    coef.append(coef[-1] * (a - (k - 1)) / k)
-                total += coef[k - 2] * power
-                power = power * x
+                total += coef * power
+                power *= x
+                coef = coef * (a - k) / (k + 1)
+                bound = bound * r * (a + k) / (k - 1)
                 k += 1
-                tail = big * r ** (k - 2) / (1 - r)
-                if k >= 3 and tail < target:
-                    return total + acb(arb(0, tail.upper()), arb(0, tail.upper()))
-        return ((a * (1 + x).log(analytic=analytic)).expm1() - a * x) / (x * x)
+                tail = bound / (1 - r) ** (a + 2)
+                if tail < target:
+                    t = tail.upper()
+                    return total + acb(arb(0, t), arb(0, t))
+        log_b = (1 + x).log(analytic=analytic)
+        y = eps * log_b
+        is_small_y, ry = small(y)
+        if is_small_y:  # (expm1(y) − y)/ε = ε L² Σ_{k>=2} y^{k−2}/k!
+            total, power, fact, k = acb(0), acb(1), arb(2), 2
+            while True:
+                total += power / fact
+                power *= y
+                k += 1
+                fact *= k
+                tail = 2 * ry ** (k - 2) / fact
+                if tail < target:
+                    t = tail.upper()
+                    break
+            e_over_eps = eps * log_b * log_b * (total + acb(arb(0, t), arb(0, t)))
+        else:
+            e_over_eps = (y.expm1() - y) / eps
+        return 2 / a * ((1 + x) * log_b - x + (1 + x) * e_over_eps) / (x * x)
 
     def f(z: Any, analytic: bool) -> Any:
         u = ((2 * z - 1) * inv2s2).expm1()
-        return norm * (-z * z * inv2s2).exp() * u * u * g_over_x2(bq * u, analytic)
+        return norm * (-z * z * inv2s2).exp() * u * u * h(bq * u, analytic)
 
     sf = float(sigma)
     beta = max(alpha, Fraction(2))
@@ -254,14 +280,14 @@ def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) 
     hi_phi = ((ball(hi_end) - ball(beta)) / (s * s2)).erfc() / 2
     high_tail = bq * bq * c2 * ((ball(beta * beta - beta)) * inv2s2).exp() * hi_phi
     r = (low_tail + high_tail).upper()
-    return bq * bq * value + arb(0).union(r)
+    return bq * bq * c2 * value + arb(0).union(r)
 
 
 def _rdp_real(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) -> arb | Fraction:
     if q == 1:
         return alpha / (2 * sigma * sigma)  # the Gaussian mechanism's RDP, exactly, at every order
-    # G's direct form loses about 2·16 + log2(1/(α−1)) bits where |x| is just above 2^-16 (see the quadrature)
-    guard = 2 * _SERIES_BITS + math.ceil(1 / (alpha - 1)).bit_length() + 20
+    # the direct forms lose at most about 2·16 bits where |x| or |y| is just above 2^-16 (see the quadrature)
+    guard = 2 * _SERIES_BITS + 30
     with workprec(prec + guard):
         return _a_minus_one_quad(q, sigma, alpha, prec + guard).log1p() / ball(alpha - 1)
 
