@@ -95,6 +95,9 @@ def test_real_orders_are_stable_as_alpha_tends_to_one():
     at3 = SGM_RDP.enclose(q="0.01", sigma="1", alpha=3)
     near = SGM_RDP.enclose(q="0.01", sigma="1", alpha="3.000000001")
     assert at3.hi < near.lo and (near.lo - at3.hi) / at3.hi < Fraction(1, 10**6)
+    # α = 1 + 1e-400 (the domain's extreme): RDP is the KL to ~1e-400; this took ~8 s with guard bits log2(1/(α−1))
+    very_near = SGM_RDP.enclose(q="0.01", sigma="1", alpha=1 + Fraction(1, 10**400), rel_tol=1e-15, max_prec=512)
+    assert very_near.rel_width() <= 1e-15 and inside(very_near, kl, Fraction(1, 10**30))
 
 
 def test_real_orders_keep_relative_accuracy_at_tiny_q():
@@ -129,7 +132,7 @@ def test_real_orders_at_extremely_small_q_match_the_leading_term(q):
         eta = tail / lead
         assert eta < mp.mpf("1e-200")
         want = mp.log1p(lead) / (a - 1)
-    enc = SGM_RDP.enclose(q=q, sigma=sigma, alpha=alpha, rel_tol=1e-10)
+    enc = SGM_RDP.enclose(q=q, sigma=sigma, alpha=alpha, rel_tol=1e-10, max_prec=512)  # the CLI's --max-prec 512
     assert enc.lo > 0 and enc.rel_width() <= 1e-10
     assert inside(enc, want, Fraction(1, 10**50))
 
