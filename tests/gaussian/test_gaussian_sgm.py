@@ -95,6 +95,53 @@ def test_real_orders_are_stable_as_alpha_tends_to_one():
     at3 = SGM_RDP.enclose(q="0.01", sigma="1", alpha=3)
     near = SGM_RDP.enclose(q="0.01", sigma="1", alpha="3.000000001")
     assert at3.hi < near.lo and (near.lo - at3.hi) / at3.hi < Fraction(1, 10**6)
+    # α = 1 + 1e-400 (the domain's extreme): RDP is the KL to ~1e-400; this took ~8 s with guard bits log2(1/(α−1))
+    very_near = SGM_RDP.enclose(q="0.01", sigma="1", alpha=1 + Fraction(1, 10**400), rel_tol=1e-15, max_prec=512)
+    assert very_near.rel_width() <= 1e-15 and inside(very_near, kl, Fraction(1, 10**30))
+
+
+def test_real_orders_keep_relative_accuracy_at_tiny_q():
+    # mpmath quadrature of the defining expectation, with (1+qu)^α − 1 − αqu formed at 150 digits (it is ~q² = 1e-60)
+    q, sigma, alpha = Fraction(1, 10**30), Fraction(1), Fraction(5, 2)
+    with mp.workdps(150):
+        qm, a = to_mp(q), to_mp(alpha)
+
+        def g(z):
+            u = mp.expm1((2 * z - 1) / 2)
+            return mp.npdf(z) * ((1 + qm * u) ** a - 1 - a * qm * u)
+
+        a1 = mp.quad(g, [-mp.inf, -5, 0, 0.5, 1, 3, 10, mp.inf])
+        want = mp.log1p(a1) / (a - 1)
+    enc = SGM_RDP.enclose(q=q, sigma=sigma, alpha=alpha, rel_tol=1e-20)
+    assert enc.lo > 0 and enc.rel_width() <= 1e-20
+    assert inside(enc, want, Fraction(1, 10**20))
+
+
+@pytest.mark.parametrize("q", ["1e-300", "1e-3999"])
+def test_real_orders_at_extremely_small_q_match_the_leading_term(q):
+    # These used to end as an enclosure around 0 (q = 1e-300) or hang inside flint (q = 1e-3999). Independent value:
+    # Taylor at x = qu (u = e^w − 1, w = (2z−1)/(2σ²)), (1+x)^α − 1 − αx = C(α,2)x² + R with
+    # |R| <= |C(α,3)||x|³ max(1, b)^{α−3} <= |C(α,3)| q³ e^{α|w|} (α = 11/2 >= 3, b <= e^{|w|}, |u| <= e^{|w|}), and
+    # E[u²] = e^{1/σ²} − 1, E[e^{c|w|}] <= e^{(c²−c)/(2σ²)} + e^{(c²+c)/(2σ²)}: so A_α − 1 = C(α,2)q²(e^{1/σ²} − 1)
+    # within a relative error eta (below about 1e-290 here), and RDP = log1p(A_α − 1)/(α − 1).
+    sigma, alpha = Fraction(201, 4), Fraction(11, 2)
+    with mp.workdps(60):
+        qm, s, a = mp.mpf(q), to_mp(sigma), to_mp(alpha)
+        lead = mp.binomial(a, 2) * qm**2 * mp.expm1(1 / s**2)
+        tail = abs(mp.binomial(a, 3)) * qm**3 * (mp.exp((a * a - a) / (2 * s * s)) + mp.exp((a * a + a) / (2 * s * s)))
+        eta = tail / lead
+        assert eta < mp.mpf("1e-200")
+        want = mp.log1p(lead) / (a - 1)
+    enc = SGM_RDP.enclose(q=q, sigma=sigma, alpha=alpha, rel_tol=1e-10, max_prec=512)  # the CLI's --max-prec 512
+    assert enc.lo > 0 and enc.rel_width() <= 1e-10
+    assert inside(enc, want, Fraction(1, 10**50))
+
+
+def test_real_order_cap_message_is_short():
+    # sigma = 1e-300 used to be printed as a Fraction of about 300 digits
+    with pytest.raises(InvalidParameter) as err:
+        SGM_RDP.enclose(q="1/2", sigma="1e-300", alpha="11/2")
+    assert len(str(err.value)) < 200 and "1e-300" in str(err.value)
 
 
 def test_real_order_size_caps_are_checked_before_work():

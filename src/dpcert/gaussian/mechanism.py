@@ -413,7 +413,7 @@ def gaussian_delta(eps: Any, sigma: Any, sensitivity: Any = "1", k: Any = 1, *, 
         sigma=sigma,
         sensitivity=sensitivity,
         k=k,
-        tol=rel_tol,
+        rel_tol=rel_tol,
         abs_tol=Fraction(1, 2 ** (DELTA_FLOOR_BITS - 1)),
     )
 

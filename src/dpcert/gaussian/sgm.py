@@ -14,7 +14,8 @@ is documented as D_α(P‖Q), the value those accountants use.
 
 Non-integer α > 1: certified quadrature (``acb.integral``) of A_α − 1 = ∫ φ_σ(z)(b^α − 1 − α(b − 1)) dz,
 b = P/Q, whose integrand is non-negative (see :func:`_a_minus_one_quad`), with proved tails; as α → 1 the value
-keeps its relative accuracy (guard bits log2(1/((α−1)q)) and the cancellation-free integrand). This replaces the
+keeps its relative accuracy (q² C(α,2) is factored out exactly, and the normalised integrand is evaluated without
+cancellation, also at tiny q: see :func:`_a_minus_one_quad`). This replaces the
 series of notes §2.1 (whose tails decay only like k^{−α−1}).
 
 One step's exact δ(ε), both directions (the ratio P/Q is increasing in x, so each hockey-stick integral is a
@@ -176,50 +177,128 @@ def _rdp_at(q: Fraction, sigma: Fraction, alpha: int, prec: int) -> arb | Fracti
         return a_minus_one_ball(q, sigma, alpha, prec).log1p() / (alpha - 1)
 
 
-def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) -> arb:
-    """A_α − 1 = ∫ φ_σ(z) g(z) dz with g = b^α − 1 − α(b − 1) >= 0, b = (1−q) + q e^{(2z−1)/(2σ²)}, by certified
-    quadrature (``acb.integral``) on [−L₁, L₂] plus proved tails (notes gaussian.md §2.2).
+#: :func:`_a_minus_one_quad` uses the series of H(x) (and of expm1(y) − y) below 2^-_SERIES_BITS in absolute value.
+_SERIES_BITS = 16
 
-    ∫ φ_σ (b − 1) = E_Q[P/Q − 1] = 0, so subtracting α(b − 1) changes nothing but makes the integrand
-    non-negative (b^α is convex in b): no cancellation in the integral, and A_α − 1 keeps its relative accuracy
-    as α → 1. Tails: for z < −L₁, 0 <= g <= α(1 − b) <= α, so that tail is <= αΦ(−L₁/σ); for z > L₂, g <= b^α
-    <= e^{α(2z−1)/(2σ²)}, so that tail is <= e^{(α²−α)/(2σ²)} Φ̄((L₂ − α)/σ) (complete the square).
+
+def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) -> arb:
+    """A_α − 1 = q² ∫ φ_σ(z) u² G(qu) dz, u = e^{(2z−1)/(2σ²)} − 1, by certified quadrature (``acb.integral``)
+    on [−L₁, L₂] plus proved tails (notes gaussian.md §2.2).
+
+    With b = P/Q = 1 + qu: ∫ φ_σ (b − 1) = E_Q[P/Q − 1] = 0, so A_α − 1 = ∫ φ_σ g with g = b^α − 1 − α(b − 1)
+    >= 0 (b^α is convex in b): no cancellation in the integral. g = x² G(x) at x = qu, where
+    G(x) = ((1+x)^α − 1 − αx)/x² = Σ_{k>=2} C(α, k) x^{k−2} = α(α−1) ∫_0^1 (1−t)(1+tx)^{α−2} dt (Taylor's
+    remainder) > 0 for x > −1. The factor q² is taken out exactly, so the integrand's size does not vanish with
+    q and the result keeps its relative accuracy at any tiny q (no guard bits in log(1/q)).
+
+    The integral is computed for H = G/C(α,2) (≈ 1 near x = 0), so neither q nor α − 1 makes it vanish:
+    A_α − 1 = q² C(α,2) ∫ φ_σ u² H(qu), with C(α,2) = α(α−1)/2 from the exact α − 1. H is evaluated without
+    cancellation. Where |x| <= r <= 2^-16: the series Σ_{k=2}^{K−1} (C(α,k)/C(α,2)) x^{k−2} plus a ball of radius
+    c_n r^n (1−r)^{−(α+2)}, n = K − 2, c_m = C(α+1+m, m). Proof: |C(α,k)/C(α,2)| = Π_{i=2}^{k−1} |α−i|/(i+1)
+    <= Π_{i=2}^{k−1} (α+i)/(i−1) = c_{k−2}; c_{n+m} <= c_n c_m (termwise (β+n+j)/(n+j) <= (β+j)/j, β = α+1);
+    and Σ_m c_m r^m = (1−r)^{−(α+2)}. Elsewhere, with L = log(1+x), ε = α − 1, y = εL:
+    (1+x)^α − 1 − αx = ε((1+x)L − x) + (1+x)(expm1(y) − y), two non-negative terms, so
+    H = (2/α)((1+x)L − x + (1+x)(expm1(y) − y)/ε)/x²; (expm1(y) − y)/ε = εL² Σ_{k>=2} y^{k−2}/k! (tail after
+    k−1 terms <= 2|y|^{k−2}/k! for |y| <= 1/2) where |y| <= 2^-16, directly otherwise. Each direct form loses
+    at most about 16 bits (|x|, |y| > 2^-16), covered by the guard of :func:`_rdp_real`.
+
+    Tails, with β = max(α, 2): for z < −L₁, −q < x < 0 and u² <= 1, G(x) <= C(α,2)·max(1, (1−q)^{α−2}) (the
+    integral form), and also g <= α(1 − b) <= αq; so that tail is <= min(q² C(α,2) max(1, (1−q)^{α−2}), αq)
+    Φ(−L₁/σ). For z > L₂ (w = (2z−1)/(2σ²) > 0): G(x) <= C(α,2)(1+x)^{max(α−2,0)}, and 1 + x = b <= e^w,
+    u <= e^w, so u² G(qu) <= C(α,2) e^{βw}; completing the square, ∫_{L₂}^∞ φ_σ e^{βw} = e^{(β²−β)/(2σ²)}
+    Φ̄((L₂ − β)/σ), so that tail is <= q² C(α,2) e^{(β²−β)/(2σ²)} Φ̄((L₂ − β)/σ).
     """
     from flint import acb
 
     a = ball(alpha)
+    eps = ball(alpha - 1)  # exact α − 1 rounded once: C(α,2) keeps its relative accuracy as α → 1
     s = ball(sigma)
     bq = ball(q)
     inv2s2 = 1 / (2 * s * s)
     norm = 1 / (s * (2 * arb.pi()).sqrt())
+    c2 = a * eps / 2
+    target = arb(2) ** (-(prec + 10))
+    rmax = arb(2) ** (-_SERIES_BITS)
+
+    def small(ball_: Any) -> tuple[bool, arb]:
+        r = ball_.abs_upper()
+        return bool(r <= rmax), r
+
+    def h(x: Any, analytic: bool) -> Any:
+        """H(x) = G(x)/C(α,2) = Σ_{k>=2} (C(α,k)/C(α,2)) x^{k−2}."""
+        is_small, r = small(x)
+        if is_small:
+            total, power, coef, k = acb(0), acb(1), arb(1), 2
+            bound = arb(1)  # C(α+1+m, m) r^m at m = k − 2
+            while True:
+                total += coef * power
+                power *= x
+                coef = coef * (a - k) / (k + 1)
+                bound = bound * r * (a + k) / (k - 1)
+                k += 1
+                tail = bound / (1 - r) ** (a + 2)
+                if tail < target:
+                    t = tail.upper()
+                    return total + acb(arb(0, t), arb(0, t))
+        log_b = (1 + x).log(analytic=analytic)
+        y = eps * log_b
+        is_small_y, ry = small(y)
+        if is_small_y:  # (expm1(y) − y)/ε = ε L² Σ_{k>=2} y^{k−2}/k!
+            total, power, fact, k = acb(0), acb(1), arb(2), 2
+            while True:
+                total += power / fact
+                power *= y
+                k += 1
+                fact *= k
+                tail = 2 * ry ** (k - 2) / fact
+                if tail < target:
+                    t = tail.upper()
+                    break
+            e_over_eps = eps * log_b * log_b * (total + acb(arb(0, t), arb(0, t)))
+        else:
+            e_over_eps = (y.expm1() - y) / eps
+        return 2 / a * ((1 + x) * log_b - x + (1 + x) * e_over_eps) / (x * x)
 
     def f(z: Any, analytic: bool) -> Any:
-        u = bq * ((2 * z - 1) * inv2s2).exp() - bq  # b − 1 = q(e^w − 1)
-        g = (a * (1 + u).log(analytic=analytic)).exp() - 1 - a * u
-        return norm * (-z * z * inv2s2).exp() * g
+        u = ((2 * z - 1) * inv2s2).expm1()
+        return norm * (-z * z * inv2s2).exp() * u * u * h(bq * u, analytic)
 
-    sf, af = float(sigma), float(alpha)
+    sf = float(sigma)
+    beta = max(alpha, Fraction(2))
+    bf = float(beta)
     bits = prec + 30
     lo_end = -Fraction(sf * math.sqrt(2 * bits * math.log(2)) + 1).limit_denominator(2**20)
-    hi_end = Fraction(af + sf * math.sqrt(2 * bits * math.log(2) + (af * af - af) / (sf * sf)) + 1).limit_denominator(
+    hi_end = Fraction(bf + sf * math.sqrt(2 * bits * math.log(2) + (bf * bf - bf) / (sf * sf)) + 1).limit_denominator(
         2**20
     )
     tol = arb(2) ** (-2 * prec)
     value = acb.integral(f, acb(_fmpq(lo_end)), acb(_fmpq(hi_end)), rel_tol=arb(2) ** (-prec), abs_tol=tol).real
     s2 = arb(2).sqrt()
-    low_tail = a * (-ball(lo_end) / (s * s2)).erfc() / 2
-    high_tail = ((a * a - a) * inv2s2).exp() * ((ball(hi_end) - a) / (s * s2)).erfc() / 2
+    lo_phi = (-ball(lo_end) / (s * s2)).erfc() / 2
+    low_g = bq * bq * c2 * (arb(1) if alpha >= 2 else ball(1 - q) ** (a - 2))
+    low_tail = low_g.min(a * bq) * lo_phi
+    hi_phi = ((ball(hi_end) - ball(beta)) / (s * s2)).erfc() / 2
+    high_tail = bq * bq * c2 * ((ball(beta * beta - beta)) * inv2s2).exp() * hi_phi
     r = (low_tail + high_tail).upper()
-    return value + arb(0).union(r)
+    return bq * bq * c2 * value + arb(0).union(r)
 
 
 def _rdp_real(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) -> arb | Fraction:
     if q == 1:
         return alpha / (2 * sigma * sigma)  # the Gaussian mechanism's RDP, exactly, at every order
-    # the integrand's pointwise cancellation costs about log2(1/((α−1)q)) bits where b is close to 1
-    guard = math.ceil(1 / ((alpha - 1) * q)).bit_length() + 20
+    # the direct forms lose at most about 2·16 bits where |x| or |y| is just above 2^-16 (see the quadrature)
+    guard = 2 * _SERIES_BITS + 30
     with workprec(prec + guard):
         return _a_minus_one_quad(q, sigma, alpha, prec + guard).log1p() / ball(alpha - 1)
+
+
+def _sci(x: Fraction) -> str:
+    """x in scientific notation with 5 significant digits, for a message (a Fraction may have 300 digits)."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 8
+        return format(Decimal(x.numerator) / Decimal(x.denominator), ".5g")
 
 
 def rdp_ball(ctx: Any, q: Exact, sigma: Exact, alpha: Exact | int) -> arb | Fraction:
@@ -245,7 +324,7 @@ def rdp_ball(ctx: Any, q: Exact, sigma: Exact, alpha: Exact | int) -> arb | Frac
             "alpha",
             alpha.given if isinstance(alpha, Exact) else alpha,
             f"an integer, or a non-integer order <= {SGM_MAX_REAL_ALPHA} with (alpha^2 - alpha)/(2 sigma^2) <= "
-            f"{SGM_MAX_REAL_EXPONENT} (sigma = {s})",
+            f"{SGM_MAX_REAL_EXPONENT} (sigma = {_sci(s)})",
         )
     return _rdp_real(_frac(q), s, a, ctx.prec)
 
