@@ -24,6 +24,8 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
+import flint
+
 from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure
 from dpcert.arith.exact import MAX_DIGITS, Exact, fraction_to_decimal, parse_rational
 from dpcert.core.params import inputs_to_json
@@ -446,6 +448,10 @@ class Claim:
         """
         t0 = time.perf_counter()
         exp = self.expected if expected is None else Verdict.parse(expected, "expected")
+        # Arb caches constants and quadrature nodes at the highest precision a process has used, and a ball computed
+        # later from such a cache can have another radius: start every check from empty caches, so that its evidence
+        # depends only on the claim (a certificate re-checks in any process, whatever ran before it).
+        flint.ctx.cleanup()
         try:
             verdict, evidence = self._run(max_prec)
             err = None

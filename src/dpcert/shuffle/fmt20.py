@@ -327,8 +327,8 @@ def closed_kov_eps_float(n: int, eps0: Any, T: int, delta: Any) -> float:
 _KOV_TINY = Fraction(1, 10**3000)
 
 
-def _round_out(x: Fraction, *, up: bool) -> Fraction:
-    """x rounded outwards (down if not ``up``) to 64 significant bits, and to 0 or 10^-3000 below 10^-3000.
+def _round_out(x: Fraction, *, up: bool, bits: int = 64) -> Fraction:
+    """x rounded outwards (down if not ``up``) to ``bits`` significant bits, and to 0 or 10^-3000 below 10^-3000.
 
     Keeps the rationals handed to KOV15 short: a per-round ε̃ from a tiny ε0 is a ball whose exact ends have
     thousands of digits. Below 10^-3000 the enclosure is [0, ε_g(10^-3000)]: rigorous, but not relatively narrow.
@@ -337,7 +337,7 @@ def _round_out(x: Fraction, *, up: bool) -> Fraction:
         return Fraction(0)
     if x < _KOV_TINY:
         return _KOV_TINY if up else Fraction(0)
-    shift = 64 - (x.numerator.bit_length() - x.denominator.bit_length())
+    shift = bits - (x.numerator.bit_length() - x.denominator.bit_length())
     scaled = x * 2**shift if shift >= 0 else x / 2 ** (-shift)
     m = -(-scaled.numerator // scaled.denominator) if up else scaled.numerator // scaled.denominator
     return Fraction(m) / 2**shift if shift >= 0 else Fraction(m * 2 ** (-shift))
@@ -361,8 +361,10 @@ def closed_kov_eps_ball(ctx: Any, n: int, eps0: Exact, T: int, delta: Exact) -> 
     tol = Fraction(1, 2 ** (ctx.prec // 2))
     # ε̃ >= 0 (a log1p of a product of non-negative factors); KOV15's ε_g is non-decreasing in ε̃, so the ends
     # may be rounded outwards to rationals KOV15 accepts (at most 4000 digits; see _round_out)
-    lo = kov.kov_eps(T, _round_out(enc.lo, up=False), rest, rel_tol=tol).lo
-    hi = kov.kov_eps(T, _round_out(enc.hi, up=True), rest, rel_tol=tol).hi
+    # as many significant bits as the working precision, so that the enclosure narrows with it
+    bits = max(64, ctx.prec)
+    lo = kov.kov_eps(T, _round_out(enc.lo, up=False, bits=bits), rest, rel_tol=tol).lo
+    hi = kov.kov_eps(T, _round_out(enc.hi, up=True, bits=bits), rest, rel_tol=tol).hi
     assert lo is not None and hi is not None
     return Enclosure(lo, hi).ball()
 
