@@ -108,26 +108,36 @@ def read_text(path: str | os.PathLike[str], *, what: str = "file", max_bytes: in
     return text
 
 
-def _json_depth_ok(text: str, limit: int) -> int | None:
-    """The position where JSON nesting first exceeds ``limit`` (strings skipped), or ``None``."""
+def _nesting_exceeds(text: str, limit: int, *, quotes: str = '"', comment: str = "") -> int | None:
+    """The position where bracket/brace nesting first exceeds ``limit``, skipping quoted strings (a backslash
+    escapes inside double quotes only) and, when ``comment`` is given, comments to the end of the line; or ``None``.
+
+    A linear scan before a recursive parser sees the text: JSON with ``quotes='"'``, TOML with ``quotes="\"'"`` and
+    ``comment="#"`` (conservative for TOML: it may count a bracket a TOML parser would not, never the reverse).
+    """
     depth = 0
-    in_str = esc = False
+    quote = ""
+    esc = in_comment = False
     for i, ch in enumerate(text):
-        if in_str:
+        if in_comment:
+            in_comment = ch != "\n"
+        elif quote:
             if esc:
                 esc = False
-            elif ch == "\\":
+            elif ch == "\\" and quote == '"':
                 esc = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
+            elif ch == quote:
+                quote = ""
+        elif ch in quotes:
+            quote = ch
+        elif comment and ch == comment:
+            in_comment = True
         elif ch in "[{":
             depth += 1
             if depth > limit:
                 return i
         elif ch in "]}":
-            depth -= 1
+            depth = max(0, depth - 1)
     return None
 
 
@@ -152,7 +162,7 @@ def loads_json(text: str, *, where: str = "<text>", what: str = "file", max_dept
 
     ``kw`` goes to :func:`json.loads` (e.g. ``parse_float=str``).
     """
-    pos = _json_depth_ok(text, max_depth)
+    pos = _nesting_exceeds(text, max_depth)
     if pos is not None:
         raise InvalidParameter(what, _short(where), f"JSON nested at most {max_depth} deep (deeper at character {pos})")
     try:
@@ -191,42 +201,10 @@ def _toml_module() -> Any:
     return tomllib
 
 
-def _toml_depth_ok(text: str, limit: int) -> int | None:
-    """A conservative nesting check for TOML: brackets and braces outside strings and comments."""
-    depth = 0
-    quote = ""
-    esc = False
-    comment = False
-    for i, ch in enumerate(text):
-        if comment:
-            if ch == "\n":
-                comment = False
-            continue
-        if quote:
-            if esc:
-                esc = False
-            elif ch == "\\" and quote == '"':
-                esc = True
-            elif ch == quote:
-                quote = ""
-            continue
-        if ch in "\"'":
-            quote = ch
-        elif ch == "#":
-            comment = True
-        elif ch in "[{":
-            depth += 1
-            if depth > limit:
-                return i
-        elif ch in "]}":
-            depth = max(0, depth - 1)
-    return None
-
-
 def loads_toml(text: str, *, where: str = "<text>", what: str = "manifest", max_depth: int = MAX_DEPTH) -> Any:
     """Parse TOML with bounded nesting; any parse error is one line."""
     tomllib = _toml_module()
-    pos = _toml_depth_ok(text, max_depth)
+    pos = _nesting_exceeds(text, max_depth, quotes="\"'", comment="#")
     if pos is not None:
         raise InvalidParameter(what, _short(where), f"TOML nested at most {max_depth} deep (deeper at character {pos})")
     try:

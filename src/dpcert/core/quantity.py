@@ -199,7 +199,6 @@ class Quantity:
         Raises:
             InvalidParameter: for a quantity that is not a bracket, or a budget that is not a positive finite time.
         """
-        import math
         import time
 
         if not self.bracket or self.within is None:

@@ -248,7 +248,7 @@ DPSGD_RDP_EPS = Quantity(
     "Mironov–Talwar–Zhang arXiv 1908.10530 (integer orders) composed over steps; CKS Prop. 12 or Mironov Prop. 3; "
     "every integer order 2..max_order bounded (van Erven–Harremoës 2014 Thm 3)",
     "eps of DP-SGD (Poisson rate q, noise multiplier sigma, steps) by RDP, minimised over every integer order",
-    float=lambda **kw: dpsgd_rdp_eps_float(**kw),
+    float=dpsgd_rdp_eps_float,
     float_rtol=1e-11,
 )
 

@@ -460,7 +460,7 @@ GAUSSIAN_DELTA = Quantity(
     delta_ball,
     _REF,
     "delta(eps) of the Gaussian mechanism (sigma, L2 sensitivity, k-fold composed): exact privacy profile",
-    float=lambda eps, sigma, sensitivity, k: delta_float(eps, sigma, sensitivity, k),
+    float=delta_float,
     float_rtol=1e-12,
 )
 GAUSSIAN_EPS = Quantity(
@@ -469,7 +469,7 @@ GAUSSIAN_EPS = Quantity(
     eps_ball,
     _REF,
     "least eps with delta(eps) <= delta for the Gaussian mechanism (0 when delta(0) <= delta)",
-    float=lambda delta, sigma, sensitivity, k: eps_float(delta, sigma, sensitivity, k),
+    float=eps_float,
     float_rtol=1e-12,
 )
 GAUSSIAN_SIGMA = Quantity(
@@ -478,7 +478,7 @@ GAUSSIAN_SIGMA = Quantity(
     sigma_ball,
     _REF + "; calibration as in Balle–Wang Algorithm 1, certified",
     "least sigma with delta(eps) <= delta for the Gaussian mechanism (the upper end is a proved-safe sigma)",
-    float=lambda eps, delta, sensitivity, k: sigma_float(eps, delta, sensitivity, k),
+    float=sigma_float,
     float_rtol=1e-12,
 )
 

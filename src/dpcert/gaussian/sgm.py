@@ -520,7 +520,7 @@ SGM_RDP = Quantity(
     rdp_ball,
     _REF_RDP,
     "RDP of order alpha > 1 of one Poisson-subsampled Gaussian step (rate q, noise multiplier sigma)",
-    float=lambda q, sigma, alpha: rdp_float(q, sigma, alpha),
+    float=rdp_float,
     float_rtol=1e-12,
 )
 SGM_DELTA = Quantity(
@@ -529,7 +529,7 @@ SGM_DELTA = Quantity(
     delta_ball,
     _REF_DELTA,
     "exact delta(eps) of one Poisson-subsampled Gaussian step, max of the add and remove directions",
-    float=lambda q, sigma, eps: delta_float(q, sigma, eps),
+    float=delta_float,
     float_rtol=1e-12,
 )
 
