@@ -197,7 +197,8 @@ class _Printed(Comparison):
         exp = m.group(4)
         shift = 0 if exp is None else int(exp)  # scientific notation keeps the printed exponent
         digits = shift - last  # digits after the point of the mantissa
-        sign, mag = ("-" if n < 0 else ""), abs(n)
+        # a truncated negative value keeps its sign at zero: Truncates("-0") is (-1, 0], Truncates("0") is [0, 1)
+        sign, mag = ("-" if n < 0 or (x < 0 and isinstance(self, Truncates)) else ""), abs(n)
         if digits <= 0:
             body = str(mag * 10 ** (-digits))
         else:

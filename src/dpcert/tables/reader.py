@@ -194,14 +194,16 @@ def _count(items: list[Any], where: str) -> None:
 def _structured_row(line: int, item: Any) -> RawRow:
     """A JSON object or TOML table as a row of text cells (numbers as their literal text)."""
     if not isinstance(item, dict):
-        return RawRow(line, {}, f"a row must be an object of column: value pairs, not {_kind(item)}")
+        what = "a list" if isinstance(item, list) else _kind(item)
+        return RawRow(line, {}, f"a row must be an object of column: value pairs, not {what}")
     if len(item) > MAX_COLUMNS:
         return RawRow(line, {}, f"at most {MAX_COLUMNS} columns (this row has {len(item)})")
     cells: dict[str, Cell] = {}
     for name, value in item.items():
         cell = _cell(value)
         if cell is None:
-            return RawRow(line, {}, f"column {_clip(name)!r}: a number or a string, not {_kind(value)}")
+            what = "a number, a string or a list of them"
+            return RawRow(line, {}, f"column {_clip(name)!r}: {what}, not {_kind(value)}")
         cells[name] = cell
     return _row(line, cells)
 
@@ -230,7 +232,11 @@ def _kind(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list):
-        return "a list of other than numbers and strings"
+        return "a list holding other than numbers and strings"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (int, float)):
+        return "a number"
     return type(value).__name__
 
 
