@@ -100,7 +100,7 @@ def test_the_shipped_darrm_table2_marks_exactly_the_understated_totals_refuted()
     assert all(r.expected is Verdict.REFUTED for r in refuted)
     # independently: which printed totals, read as upper bounds, are below the true value
     below = set()
-    for ds, (eq, totals) in TABLE2.items():
+    for eq, totals in TABLE2.values():
         for q, (et, dt) in totals.items():
             delta_total = 1 - (1 - Fraction("0.0003")) ** q * (1 - Fraction("0.0001"))
             if delta_total > Fraction(dt):
