@@ -319,8 +319,8 @@ def check_table(
     progress: TextIO | None = None,
     on_result: Callable[[RowResult], None] | None = None,
 ) -> TableReport:
-    """Check every row of the table ``path``: its rows run ``workers`` at a time in processes (default: every
-    core), in batches, so that ``progress`` (a stream, e.g. stderr) shows how far the run is. ``on_result`` is
+    """Check every row of the table ``path``: its rows run in ``workers`` processes (default: every core), in
+    batches, so that ``progress`` (a stream, e.g. stderr) shows how far the run is. ``on_result`` is
     called for each row in order as its batch finishes (``dpcert table check --certificates`` writes there).
 
     Raises:
@@ -347,7 +347,9 @@ def check_table(
         )
         progress.flush()
     done = 0
-    batch = max(1, n)
+    # a pool per batch: about 20 progress lines at most, and 4 rows per worker in a batch so that the pool's start
+    # (tens of ms) is paid rarely and a slow row leaves its neighbours' workers something to do
+    batch = max(4 * n, -(-len(tasks) // 20))
     reported = 0
     for start in range(0, len(tasks), batch):
         part = tasks[start : start + batch]

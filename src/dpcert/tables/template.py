@@ -39,7 +39,7 @@ def template(quantity: str, fmt: str = "csv") -> str:
         f"# A table of {q.name}: {q.summary}",
         "# claim: upper (value is an upper bound), lower (a lower bound) or digits (the printed digits;",
         "#   figures = N: rounded to N significant figures, figures = truncated: truncated, not rounded).",
-        '# Write numbers as strings ("0.1" is exactly 1/10); a row left empty here is refused when checked.',
+        '# Numbers are read as written ("0.1" or 0.1 is exactly 1/10); a row left empty is refused when checked.',
         "",
         "[[rows]]",
     ]
