@@ -180,3 +180,26 @@ def test_a_row_cannot_make_dpcert_read_another_file(tmp_path):
     text = f"quantity,gamma,K,m,mu,value,claim\ndarrm.error,{gamma},3,1,0.75,1,upper\n"
     report = check_table(_write(tmp_path, "t.csv", text), workers=1)
     assert report.rows[0].verdict is Verdict.ERROR and "not a path" in report.rows[0].detail
+
+
+def test_a_huge_json_integer_is_an_error_of_its_row_only(tmp_path):
+    """An integer of 5000 digits (past Python's int-string limit) is refused by the exact parser, on its row."""
+    rows = [
+        {"quantity": "composition.simple.eps", "k": 3, "eps": "0.1", "value": "0.3", "claim": "upper"},
+        {"quantity": "composition.simple.eps", "k": 3, "eps": "0.1", "value": "0.3", "claim": "upper"},
+    ]
+    text = json.dumps({"rows": rows}, indent=1).replace('"k": 3', '"k": ' + "7" * 5000, 1)
+    report = check_table(_write(tmp_path, "t.json", text), workers=1)
+    assert [r.verdict.value for r in report.rows] == ["ERROR", "CERTIFIED"]
+    assert "at most 4000 digits" in report.rows[0].detail
+
+
+def test_no_quantity_has_an_input_named_like_a_table_column():
+    """A parameter called value, claim, figures, expected, note or quantity could not be given in a table."""
+    from dpcert.engine import registry
+    from dpcert.tables.reader import OPTIONAL, REQUIRED
+
+    clash = {
+        (q.name, p.name) for q in registry.quantities().values() for p in q.params if p.name in REQUIRED + OPTIONAL
+    }
+    assert clash == set()

@@ -137,8 +137,19 @@ def _header(cells: list[str], where: str, line: int) -> list[str]:
 # --------------------------------------------------------------------------------------------- JSON, TOML
 
 
+class _Number:
+    """A JSON or TOML number kept as the text it is written as (``0.030``, ``1e-5``, ``12``)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
 def _json_rows(text: str, where: str) -> list[RawRow]:
-    data = files.loads_json(text, where=where, what="table", parse_float=str)
+    # numbers as their literal text: a float is not rounded to binary, an integer past Python's digit limit is a bad
+    # cell of one row (refused by the exact parser), not an unreadable file
+    data = files.loads_json(text, where=where, what="table", parse_float=_Number, parse_int=_Number)
     if isinstance(data, list):
         items = data
     elif isinstance(data, dict):
@@ -160,7 +171,7 @@ _TOML_ROW = re.compile(r"[ \t]*\[\[[ \t]*rows[ \t]*\]\][ \t]*(#.*)?")
 
 
 def _toml_rows(text: str, where: str) -> list[RawRow]:
-    data = files.loads_toml(text, where=where, what="table", parse_float=str)
+    data = files.loads_toml(text, where=where, what="table", parse_float=_Number)
     if "rows" not in data:
         raise _bad(where, "a TOML table with its rows as [[rows]] tables")
     _keys(data, where, "TOML")
@@ -214,7 +225,9 @@ def _cell(value: Any) -> Cell | None:
         return None
     if isinstance(value, str):
         return value.strip()
-    if isinstance(value, int):
+    if isinstance(value, _Number):
+        return value.text
+    if isinstance(value, int):  # a TOML integer (JSON numbers are _Number)
         return str(value)
     if isinstance(value, list):
         out = [_cell(v) for v in value]
@@ -235,7 +248,7 @@ def _kind(value: Any) -> str:
         return "a list holding other than numbers and strings"
     if isinstance(value, str):
         return "a string"
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float, _Number)):
         return "a number"
     return type(value).__name__
 
