@@ -28,13 +28,13 @@ def _shown_inputs(cells: dict[str, Any]) -> str:
     parts = []
     for k, v in cells.items():
         if k not in _KNOWN:
-            text = ",".join(v) if isinstance(v, tuple) else str(v)
+            text = " ".join((",".join(v) if isinstance(v, tuple) else str(v)).split())  # a cell may hold a newline
             parts.append(f"{k}={text if len(text) <= 24 else text[:23] + '…'}")
     return " ".join(parts)
 
 
 def _shown_claim(cells: dict[str, Any]) -> str:
-    kind, value = cells.get("claim", "?"), str(cells.get("value", "?"))[:30]
+    kind, value = " ".join(str(cells.get("claim", "?")).split()), " ".join(str(cells.get("value", "?")).split())[:30]
     if kind == "upper":
         return f"<= {value}"
     if kind == "lower":
@@ -82,7 +82,7 @@ def _cmd_check(a: argparse.Namespace) -> int:
         rows.append(
             [
                 str(r.line),
-                str(r.cells.get("quantity", ""))[:40],
+                " ".join(str(r.cells.get("quantity", "")).split())[:40],
                 _shown_inputs(r.cells),
                 _shown_claim(r.cells),
                 r.verdict.value,
