@@ -178,6 +178,9 @@ class _Printed(Comparison):
         """The ends (lo, hi) of the values that print as ``printed``."""
         return self.bounds()[:2]
 
+    #: whether a negative value that comes to zero units is printed "-0" (truncation: (-1, 0] is not [0, 1))
+    _signed_zero = False
+
     def _unit_exponent(self, x: Fraction) -> int:
         """The decimal exponent of the last digit ``x`` is printed to (as ``printed`` is)."""
         return _printed(self.printed)[1]
@@ -197,8 +200,7 @@ class _Printed(Comparison):
         exp = m.group(4)
         shift = 0 if exp is None else int(exp)  # scientific notation keeps the printed exponent
         digits = shift - last  # digits after the point of the mantissa
-        # a truncated negative value keeps its sign at zero: Truncates("-0") is (-1, 0], Truncates("0") is [0, 1)
-        sign, mag = ("-" if n < 0 or (x < 0 and isinstance(self, Truncates)) else ""), abs(n)
+        sign, mag = ("-" if n < 0 or (x < 0 and self._signed_zero) else ""), abs(n)
         if digits <= 0:
             body = str(mag * 10 ** (-digits))
         else:
@@ -315,6 +317,8 @@ class Truncates(_Printed):
         value, last, negative = _printed(self.printed)
         unit = Fraction(10) ** last
         return (value - unit, value, False, True) if negative else (value, value + unit, True, False)
+
+    _signed_zero = True  # Truncates("-0") is (-1, 0], Truncates("0") is [0, 1)
 
     def _to_unit(self, q: Fraction) -> int:
         return int(q)  # towards zero

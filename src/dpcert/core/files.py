@@ -224,20 +224,11 @@ def loads_toml(
 
 
 def load_toml(
-    path: str | os.PathLike[str],
-    *,
-    what: str = "manifest",
-    max_bytes: int = MAX_FILE_BYTES,
-    max_depth: int = MAX_DEPTH,
-    parse_float: Callable[[str], Any] = float,
+    path: str | os.PathLike[str], *, what: str = "manifest", max_bytes: int = MAX_FILE_BYTES, max_depth: int = MAX_DEPTH
 ) -> Any:
     """:func:`read_text` then :func:`loads_toml`."""
     return loads_toml(
-        read_text(path, what=what, max_bytes=max_bytes),
-        where=os.fspath(path),
-        what=what,
-        max_depth=max_depth,
-        parse_float=parse_float,
+        read_text(path, what=what, max_bytes=max_bytes), where=os.fspath(path), what=what, max_depth=max_depth
     )
 
 
