@@ -176,7 +176,23 @@ def bad_files(tmp_path_factory):
         str(d),
     ]
     certificate = [str(loop), str(d / "missing.json")] + [p for p in generic if p.endswith(".json") and "fifo" not in p]
-    return {"generic": generic, "manifest": manifest, "mechanism": mechanism, "certificate": certificate}
+    (d / "dir.csv").mkdir()
+    table = [  # files that are no table at all (a table with malformed rows is checked, its rows reported)
+        _write(d, "no_columns.csv", "a,b\n1,2\n"),
+        _write(d, "dup_columns.csv", "quantity,value,value,claim\n"),
+        _write(d, "rows_object.json", '{"rows": {}}'),
+        _write(d, "inline.toml", 'rows = [{quantity = "x"}]\n'),
+        _write(d, "table.txt", "quantity,value,claim\n"),
+        _write(d, "too_many.csv", "quantity,k,eps,value,claim\n" + "composition.simple.eps,3,0.1,0.3,upper\n" * 10001),
+        str(d / "dir.csv"),
+    ]
+    return {
+        "generic": generic,
+        "manifest": manifest,
+        "mechanism": mechanism,
+        "certificate": certificate,
+        "table": table,
+    }
 
 
 def _leaves(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):
@@ -204,8 +220,13 @@ INPUT_NAMES = {
     ("br", "adaptive"): {"k": "4", "eps": "1", "eps_g": "0"},
     ("dpsgd", "eps"): {"q": "0.01", "sigma": "1", "steps": "1000", "delta": "1e-5"},
 }
-FILE_COMMANDS = {("verify",): "manifest", ("check",): "certificate", ("sml", "mechanism"): "mechanism"}
-OTHER = {("list",), ("quantities",), ("eval",), ("claim",)}
+FILE_COMMANDS = {
+    ("verify",): "manifest",
+    ("check",): "certificate",
+    ("sml", "mechanism"): "mechanism",
+    ("table", "check"): "table",
+}
+OTHER = {("list",), ("quantities",), ("eval",), ("claim",), ("table", "template")}
 COMMANDS = sorted(INPUT_NAMES) + sorted(FILE_COMMANDS) + sorted(OTHER)
 
 
@@ -283,6 +304,10 @@ def _argv(draw, path: tuple[str, ...], parser: argparse.ArgumentParser, files: d
             return [*path, draw(st.sampled_from(pool))]
         chosen = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=2))
         return [*path, *chosen, *draw(options(parser, bad=False))]
+    if path == ("table", "template"):
+        name = draw(st.sampled_from(["no.such.quantity", "composition.simple", "١٢", ""]) | non_ascii)
+        fmt = draw(st.sampled_from([[], ["--format", "xml"], ["--format", "csv"], ["--format", ""], ["--bogus"]]))
+        return ["table", "template", name, *fmt]
     if path == ("list",):
         glob = draw(st.sampled_from(["zz*", "nope", "darrm.nothing.*", "١٢"]) | non_ascii)
         return ["list", glob]
@@ -330,7 +355,7 @@ def test_many_bad_inputs_are_refused_in_one_line(path, bad_files):
     _property(path, bad_files, 8 * EXAMPLES)
 
 
-@pytest.mark.parametrize("group", ["darrm", "sml", "shuffle", "br"])
+@pytest.mark.parametrize("group", ["darrm", "sml", "shuffle", "br", "table"])
 def test_an_unknown_subcommand_is_one_line(group):
     assert_refused([group, "bogus"])
     assert_refused([group, "١٢", "k=1"])

@@ -473,6 +473,8 @@ def _parser() -> argparse.ArgumentParser:
         locations = list(spec.submodule_search_locations or []) if spec is not None else []
         if any((Path(loc) / "cli.py").is_file() for loc in locations):
             importlib.import_module(pkg + ".cli").add_commands(sub)
+    # commands over every quantity (not a paper's): ``dpcert table check FILE``, ``dpcert table template Q``
+    importlib.import_module("dpcert.tables.cli").add_commands(sub)
     return p
 
 
