@@ -473,6 +473,7 @@ def _parser() -> argparse.ArgumentParser:
         locations = list(spec.submodule_search_locations or []) if spec is not None else []
         if any((Path(loc) / "cli.py").is_file() for loc in locations):
             importlib.import_module(pkg + ".cli").add_commands(sub)
+    importlib.import_module("dpcert.vectors.cli").add_commands(sub)  # golden vectors span every package
     return p
 
 
