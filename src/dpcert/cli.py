@@ -398,7 +398,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="GLOB",
         help="only claims whose id matches (repeatable), e.g. 'darrm.table2.*'",
     )
-    v.add_argument("--full", action="store_true", help="include the slow claims")
+    v.add_argument(
+        "--full", action="store_true", help="include the slow claims and re-certify the bundled golden vectors"
+    )
     v.add_argument("--certificates", metavar="DIR", help="write one certificate per claim into DIR")
     v.add_argument("--max-prec", type=max_prec, default=MAX_PREC, help="maximum ball precision in bits")
     v.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")

@@ -341,7 +341,7 @@ CASES: tuple[Case, ...] = (
         delta="0.9",
         sigma="1",
     ),
-    _c("gaussian.sigma", "tiny_delta", "delta = 1e-15", eps="1", delta="1e-15"),
+    _c("gaussian.sigma", "tiny_delta", "delta = 1e-20, below 1e-15", eps="1", delta="1e-20"),
     _c("gaussian.sigma", "eps_0", "eps = 0", eps="0", delta="1e-5"),
     _c("sgm.rdp", "order_near_1", "alpha = 1.0001", q="0.01", sigma="1", alpha="1.0001"),
     _c("sgm.rdp", "q1", "q = 1: no subsampling, the Gaussian's alpha/(2 sigma^2)", q="1", sigma="2", alpha="3"),
