@@ -142,6 +142,23 @@ def render(vectors: list[Vector], fmt: str = "json") -> str:
     raise InvalidParameter("--format", fmt, "json or csv")
 
 
+def _writable(out: str | Path | None, certificates: str | Path | None) -> None:
+    """Refuse, before any work, an output file or certificate directory that cannot be written.
+
+    Raises:
+        InvalidParameter: for an output that is a directory or whose directory does not exist, or a certificate
+            path that exists and is not a directory.
+    """
+    if out is not None:
+        p = Path(out)
+        if p.is_dir() or not p.parent.is_dir():
+            raise InvalidParameter("--out", str(out), "a file in an existing directory")
+    if certificates is not None:
+        d = Path(certificates)
+        if (d.exists() and not d.is_dir()) or (not d.exists() and not d.parent.is_dir()):
+            raise InvalidParameter("--certificates", str(certificates), "a directory (or a new one in an existing one)")
+
+
 def export(
     topics: Iterable[str] = (),
     *,
@@ -176,6 +193,7 @@ def export(
     chosen = select(topics, cases)
     if certificates is None and out is not None:
         certificates = Path(out).resolve().parent / "certificates"
+    _writable(out, certificates)  # before the work, not after it
     t0 = time.perf_counter()
     vectors: list[Vector] = []
     certs: list[dict[str, Any]] = []
@@ -195,7 +213,7 @@ def export(
     try:
         if certificates is not None:
             d = Path(certificates)
-            d.mkdir(parents=True, exist_ok=True)
+            d.mkdir(exist_ok=True)
             for v, cert in zip(vectors, certs, strict=True):
                 atomic_write_text(
                     d / Path(v.certificate_file).name, json.dumps(cert, indent=2, ensure_ascii=False) + "\n"
