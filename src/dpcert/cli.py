@@ -158,6 +158,10 @@ def _cmd_verify(a: argparse.Namespace) -> int:
     written: list[str] = []
 
     def keep(result: Any) -> None:  # each certificate as its claim finishes: an interrupted run keeps them
+        from dpcert.vectors.check import VectorClaim
+
+        if isinstance(result.claim, VectorClaim):  # a golden vector has its certificate (verify/vectors/certificates)
+            return
         written.append(str(write_certificate(result, a.certificates)))
 
     try:
@@ -401,7 +405,11 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument(
         "--full", action="store_true", help="include the slow claims and re-certify the bundled golden vectors"
     )
-    v.add_argument("--certificates", metavar="DIR", help="write one certificate per claim into DIR")
+    v.add_argument(
+        "--certificates",
+        metavar="DIR",
+        help="write one certificate per claim into DIR (the golden vectors keep theirs in verify/vectors/certificates)",
+    )
     v.add_argument("--max-prec", type=max_prec, default=MAX_PREC, help="maximum ball precision in bits")
     v.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     v.add_argument("--json", action="store_true", help="machine-readable output")

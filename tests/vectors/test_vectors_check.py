@@ -126,3 +126,26 @@ def test_the_whole_bundle_recertifies():
     """Every bundled vector (about 2.5 s; the default run checks a copy of three and `verify --full` all)."""
     report = check()
     assert report.exit_code == 0, failures(report)
+
+
+def test_verify_full_writes_no_certificate_for_a_vector(monkeypatch, tmp_path):
+    """The vectors have their own certificates: `verify --full --certificates verify/certificates` must not add
+    104 files there that are no bundled claim's (test_every_bundled_claim_has_a_committed_certificate)."""
+    from dpcert.vectors.check import entries
+
+    chosen = [e for e in entries() if e.claim.id in {f"vectors.{i}" for i in IDS}]
+    monkeypatch.setattr(verify_module, "load_manifest", lambda m: [])
+    monkeypatch.setattr("dpcert.vectors.check.entries", lambda path=None: chosen)
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(["verify", "--full", "-q", "--certificates", str(tmp_path / "certs")])
+    assert code == 0 and "3 claims: 3 CERTIFIED" in out.getvalue()
+    assert not (tmp_path / "certs").exists() or not list((tmp_path / "certs").iterdir())
+
+
+def test_three_bundled_certificates_recheck_from_the_files_alone():
+    from dpcert.engine.certificate import recheck
+
+    for vid in IDS:
+        report = recheck(bundled_path().parent / "certificates" / f"vectors.{vid}.json")
+        assert report.ok, report.detail
