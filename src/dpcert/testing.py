@@ -35,7 +35,7 @@ import fnmatch
 import math
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from numbers import Real
+from numbers import Integral, Rational, Real
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +49,19 @@ DEFAULT_REL_TOL = 1e-12
 _ENCLOSURE_REL_TOL = 1e-20
 
 
+def _real(x: Any, name: str) -> float | Fraction | int:
+    """``x`` as an int, a Fraction or a float (a numpy float32 or float64 becomes the float it exactly is)."""
+    if isinstance(x, bool) or not isinstance(x, Real):
+        raise InvalidParameter(name, repr(x)[:40], "a real number (int, float, Fraction, numpy scalar)")
+    if isinstance(x, Integral):
+        return int(x)  # a numpy integer too (its arithmetic would overflow)
+    if isinstance(x, Rational):
+        return Fraction(int(x.numerator), int(x.denominator))
+    return float(x)
+
+
 def _exact(x: Any, name: str) -> Fraction:
-    if isinstance(x, bool) or not isinstance(x, (Real, Fraction)):
-        raise InvalidParameter(name, repr(x)[:40], "a real number (int, float, Fraction)")
+    x = _real(x, name)
     if isinstance(x, float) and not math.isfinite(x):
         raise InvalidParameter(name, x, "a finite number")
     return Fraction(x)
@@ -146,6 +156,7 @@ def assert_within_certified(
     rt, at = _exact(rel_tol, "rel_tol"), _exact(abs_tol, "abs_tol")
     if rt < 0 or at < 0:
         raise InvalidParameter("rel_tol" if rt < 0 else "abs_tol", rel_tol if rt < 0 else abs_tol, "a tolerance >= 0")
+    value = _real(value, "value")
     merged = {**(inputs or {}), **kw_inputs}
     q, given, enc, what = _target(quantity_or_vector, merged)
     lo, hi = enc.lo, enc.hi

@@ -252,3 +252,17 @@ def test_the_docstring_examples_hold(name):
 
     failures, tried = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert tried > 0 and failures == 0
+
+
+def test_numpy_scalars_are_taken_at_their_exact_value():
+    np = pytest.importorskip("numpy")
+    assert_within_certified(np.float64(0.3), "composition.simple.eps", k=3, eps="0.1")
+    assert_within_certified(np.int64(3), "composition.simple.eps", k=3, eps="1", bound="upper")
+    # float32(0.3) is 0.30000001192092896 exactly: 4e-8 relative above 3/10
+    with pytest.raises(AssertionError, match="above the enclosure"):
+        assert_within_certified(np.float32(0.3), "composition.simple.eps", k=3, eps="0.1")
+    assert_within_certified(np.float32(0.3), "composition.simple.eps", k=3, eps="0.1", rel_tol=1e-7)
+    with pytest.raises(AssertionError, match="NaN"):
+        assert_within_certified(np.float32("nan"), "composition.simple.eps", k=3, eps="0.1")
+    with pytest.raises(InvalidParameter, match="value"):
+        assert_within_certified("0.3", "composition.simple.eps", k=3, eps="0.1")
