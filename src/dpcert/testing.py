@@ -78,6 +78,7 @@ def _target(quantity_or_vector: Any, inputs: Mapping[str, Any]) -> tuple[Any, di
     from dpcert.arith.ball import Enclosure
     from dpcert.core.quantity import Quantity
     from dpcert.engine import registry
+    from dpcert.vectors.export import enclose
     from dpcert.vectors.format import Vector, loads
 
     target = quantity_or_vector
@@ -99,20 +100,20 @@ def _target(quantity_or_vector: Any, inputs: Mapping[str, Any]) -> tuple[Any, di
         raise InvalidParameter(
             "quantity_or_vector", repr(target)[:40], "a quantity name, a Quantity, a Vector or a vector record"
         )
-    if q.bracket:
-        raise InvalidParameter("quantity", q.name, "a quantity with a ball enclosure (a bracket quantity is not one)")
     given = dict(inputs)
-    enc = q.enclose(given, rel_tol=_ENCLOSURE_REL_TOL)
+    enc = enclose(q, given, _ENCLOSURE_REL_TOL)
     return q, given, enc, f"{q.name}({', '.join(f'{k}={v}' for k, v in given.items())})"
 
 
 def _decide(q: Any, inputs: dict[str, Any], x: Fraction, upper: bool) -> bool | None:
     """Whether ``v <= x`` (``upper``) or ``v >= x`` holds for the quantity's exact value v, by rising precision."""
+    from dpcert.arith.ball import MAX_PREC
     from dpcert.core.claim import AtLeast, AtMost
+    from dpcert.vectors.export import BRACKET_MAX_PREC
 
     cmp = AtMost.of(x) if upper else AtLeast.of(x)
     try:
-        holds, _, _ = q.decide(q.parse(inputs), cmp.decide)
+        holds, _, _ = q.decide(q.parse(inputs), cmp.decide, max_prec=BRACKET_MAX_PREC if q.bracket else MAX_PREC)
     except PrecisionExhausted:
         return None
     return bool(holds)

@@ -190,8 +190,8 @@ def test_arguments_are_validated():
         assert_within_certified(0.1, v, rel_tol=-1)
     with pytest.raises(InvalidParameter, match="quantity"):
         assert_within_certified(0.1, "no.such.quantity", k=1)
-    with pytest.raises(InvalidParameter, match="bracket"):
-        assert_within_certified(0.1, "br.adaptive.delta", k=1, eps=1, eps_g=0)
+    with pytest.raises(InvalidParameter, match="closed form"):
+        assert_within_certified(0.3, "br.adaptive.delta", k=2, eps=1, eps_g=0)  # a lattice bracket here
 
 
 def test_a_vector_record_and_an_input_named_bound():

@@ -123,6 +123,10 @@ def test_values_against_independent_formulas(by_id):
     assert 3 * Fraction(0.1) <= by_id["composition.simple.eps.double_eps"].interval[1]
     assert by_id["rdp.gaussian.eps.order_near_1"].interval == (Fraction("0.5000005"),) * 2
     assert by_id["composition.kov.delta.eps_g_at_keps"].interval == (0, 0)
+    assert by_id["br.adaptive.delta.eps_g_at_keps"].interval == (0, 0)
+    # one mechanism: adaptive and nonadaptive composition agree
+    a, n = by_id["br.adaptive.delta.k1"], by_id["br.nonadaptive.delta.k1"]
+    assert (a.lo, a.hi, a.inputs) == (n.lo, n.hi, n.inputs)
 
 
 def test_the_reader_refuses_what_the_schema_refuses(doc, validator):

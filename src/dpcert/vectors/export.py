@@ -20,7 +20,7 @@ from typing import Any
 from dpcert._version import __version__
 from dpcert.arith.ball import MAX_PREC
 from dpcert.core.claim import QuantityClaim, Verdict, Within
-from dpcert.errors import CertificateError, DpcertError, InvalidParameter
+from dpcert.errors import CertificateError, DpcertError, InvalidParameter, PrecisionExhausted
 from dpcert.vectors.cases import CASES, TOPICS, Case
 from dpcert.vectors.format import CSV_COLUMNS, DIGITS, FORMAT, VERSION, Vector
 
@@ -39,20 +39,41 @@ def claim_id(vector_id: str) -> str:
     return f"vectors.{vector_id}"
 
 
+#: the precision a bracket quantity is tried at: enough for its closed forms, little lattice work elsewhere
+BRACKET_MAX_PREC = 256
+
+
+def enclose(q: Any, inputs: Mapping[str, Any], rel_tol: float, max_prec: int = MAX_PREC) -> Any:
+    """``q.enclose(inputs, rel_tol=...)``; a bracket quantity only where it has a closed form (tried at
+    :data:`BRACKET_MAX_PREC` bits: its lattice narrows like 1/N and never reaches a vector's digits).
+
+    Raises:
+        InvalidParameter: for a bracket quantity outside its closed-form region.
+        PrecisionExhausted: when ``max_prec`` bits do not reach ``rel_tol``.
+    """
+    if not q.bracket:
+        return q.enclose(dict(inputs), rel_tol=rel_tol, max_prec=max_prec)
+    try:
+        return q.enclose(dict(inputs), rel_tol=rel_tol, max_prec=min(max_prec, BRACKET_MAX_PREC))
+    except PrecisionExhausted:
+        shown = " ".join(f"{k}={v}" for k, v in inputs.items())
+        raise InvalidParameter(
+            "inputs", shown, f"inputs where the bracket quantity {q.name} has a closed form (see its reference)"
+        ) from None
+
+
 def enclosure_strings(quantity: str, inputs: Mapping[str, str], *, max_prec: int = MAX_PREC) -> tuple[str, str, bool]:
     """``(lo, hi, exact)``: the certified enclosure of a quantity at exact inputs, as outward-rounded decimals.
 
     Raises:
-        InvalidParameter: for an unknown quantity, bad inputs, or a bracket quantity (which cannot reach the
-            accuracy a vector records).
+        InvalidParameter: for an unknown quantity, bad inputs, or a bracket quantity outside its closed form
+            (a lattice bracket cannot reach the accuracy a vector records).
         PrecisionExhausted: when ``max_prec`` bits do not reach a relative width of 1e-22.
     """
     from dpcert.engine import registry
 
     q = registry.quantity(quantity)
-    if q.bracket:
-        raise InvalidParameter("quantity", quantity, "a quantity with a ball enclosure (a bracket has no vector)")
-    enc = q.enclose(dict(inputs), rel_tol=_REL_TOL, max_prec=max_prec)
+    enc = enclose(q, inputs, _REL_TOL, max_prec)
     if enc.lo is None or enc.hi is None:
         raise InvalidParameter("inputs", " ".join(f"{k}={v}" for k, v in inputs.items()), "inputs with a finite value")
     lo, hi = enc.decimal(DIGITS)
