@@ -105,18 +105,19 @@ def _target(quantity_or_vector: Any, inputs: Mapping[str, Any]) -> tuple[Any, di
     return q, given, enc, f"{q.name}({', '.join(f'{k}={v}' for k, v in given.items())})"
 
 
-def _decide(q: Any, inputs: dict[str, Any], x: Fraction, upper: bool) -> bool | None:
-    """Whether ``v <= x`` (``upper``) or ``v >= x`` holds for the quantity's exact value v, by rising precision."""
+def _decide(q: Any, inputs: dict[str, Any], x: Fraction, upper: bool) -> tuple[bool | None, Any]:
+    """Whether ``v <= x`` (``upper``) or ``v >= x`` holds for the quantity's exact value v, by rising precision,
+    and the enclosure that decided it (``(None, None)`` when undecided)."""
     from dpcert.arith.ball import MAX_PREC
     from dpcert.core.claim import AtLeast, AtMost
     from dpcert.vectors.export import BRACKET_MAX_PREC
 
     cmp = AtMost.of(x) if upper else AtLeast.of(x)
     try:
-        holds, _, _ = q.decide(q.parse(inputs), cmp.decide, max_prec=BRACKET_MAX_PREC if q.bracket else MAX_PREC)
+        holds, enc, _ = q.decide(q.parse(inputs), cmp.decide, max_prec=BRACKET_MAX_PREC if q.bracket else MAX_PREC)
     except PrecisionExhausted:
-        return None
-    return bool(holds)
+        return None, None
+    return bool(holds), enc
 
 
 def assert_within_certified(
@@ -182,8 +183,9 @@ def assert_within_certified(
         return enc
     upper = bound == "upper"
     unsafe = x < lo if upper else x > hi  # proved by the enclosure alone
+    near = enc
     if not unsafe and (x < hi if upper else x > lo):  # inside the enclosure: decide v <= x (v >= x) exactly
-        holds = _decide(q, given, x, upper)
+        holds, near = _decide(q, given, x, upper)
         if holds is None:
             msg = "undecided: the value equals the certified value to beyond the maximum precision"
             raise AssertionError(_message(what, enc, value, None, msg, "", rt, at, allowed))
@@ -191,7 +193,7 @@ def assert_within_certified(
     kind = "upper" if upper else "lower"
     if unsafe:
         side = "below" if upper else "above"
-        dist = max(lo - x, Fraction(0)) if upper else max(x - hi, Fraction(0))
+        dist = near.lo - x if upper else x - near.hi  # > 0: the enclosure that proved it lies beyond x
         msg = f"UNSAFE: the claimed {kind} bound is {side} the certified value"
         where = "at least, below lo" if upper else "at least, above hi"
         raise AssertionError(_message(what, enc, value, dist, msg, where, rt, at, allowed))

@@ -134,8 +134,11 @@ def test_a_bound_inside_a_wide_enclosure_is_decided_by_recomputing():
     up, down = math.nextafter(truth, math.inf), math.nextafter(truth, -math.inf)
     assert wide.interval[0] < Fraction(down) < Fraction(up) < wide.interval[1]
     assert_within_certified(up, wide, bound="upper", rel_tol=1e-2)
-    with pytest.raises(AssertionError, match="UNSAFE"):
+    with pytest.raises(AssertionError, match="UNSAFE") as info:
         assert_within_certified(down, wide, bound="upper", rel_tol=1e-2)
+    # the distance is the recomputed one (one ulp or less), not the wide enclosure's 0
+    shown = Fraction(re.search(r"distance:  (\S+) \(at least, below lo\)", str(info.value)).group(1))
+    assert 0 < shown <= Fraction(up) - Fraction(down)
     assert_within_certified(down, wide, bound="lower", rel_tol=1e-2)
     with pytest.raises(AssertionError, match="UNSAFE"):
         assert_within_certified(up, wide, bound="lower", rel_tol=1e-2)
