@@ -186,12 +186,41 @@ def bad_files(tmp_path_factory):
         _write(d, "too_many.csv", "quantity,k,eps,value,claim\n" + "composition.simple.eps,3,0.1,0.3,upper\n" * 10001),
         str(d / "dir.csv"),
     ]
+    vector = {
+        "id": "composition.simple.eps.x",
+        "topic": "composition",
+        "quantity": "composition.simple.eps",
+        "inputs": {"k": "1", "eps": "0.1"},
+        "lo": "0.1",
+        "hi": "0.1",
+        "exact": True,
+        "why": "w",
+        "certificate": {"file": "certificates/vectors.composition.simple.eps.x.json", "sha256": "0" * 64},
+        "dpcert": "0.1.0",
+    }
+    vdoc = lambda **kw: json.dumps(  # noqa: E731
+        {"format": "dpcert-vectors", "version": 1, "dpcert": "0.1.0", "digits": 20, "vectors": [{**vector, **kw}]}
+    )
+    vectors = [
+        _write(d, "not_vectors.json", '{"a": 1}'),
+        _write(d, "v_quantity.json", vdoc(quantity="no.such")),
+        _write(d, "v_inputs.json", vdoc(inputs={"k": "0", "eps": "0.1"})),
+        _write(d, "v_digits.json", vdoc(inputs={"k": "١", "eps": "0.1"})),
+        _write(d, "v_order.json", vdoc(lo="2", hi="1")),
+        _write(d, "v_exponent.json", vdoc(lo="1e-999999999")),
+        _write(d, "v_sha.json", vdoc(certificate={"file": "/etc/passwd", "sha256": "0"})),
+    ]
+    out = [str(d), str(d / "missing" / "v.json"), str(d / "binary.json" / "v.json")]
+    certdir = [str(d / "binary.json"), str(d / "missing" / "deeper")]
     return {
         "generic": generic,
         "manifest": manifest,
         "mechanism": mechanism,
         "certificate": certificate,
         "table": table,
+        "vectors": vectors,
+        "out": out,
+        "certdir": certdir,
     }
 
 
@@ -225,8 +254,9 @@ FILE_COMMANDS = {
     ("check",): "certificate",
     ("sml", "mechanism"): "mechanism",
     ("table", "check"): "table",
+    ("vectors", "check"): "vectors",
 }
-OTHER = {("list",), ("quantities",), ("eval",), ("claim",), ("table", "template")}
+OTHER = {("list",), ("quantities",), ("eval",), ("claim",), ("table", "template"), ("vectors", "export")}
 COMMANDS = sorted(INPUT_NAMES) + sorted(FILE_COMMANDS) + sorted(OTHER)
 
 
@@ -313,6 +343,24 @@ def _argv(draw, path: tuple[str, ...], parser: argparse.ArgumentParser, files: d
         return ["list", glob]
     if path == ("quantities",):
         return ["quantities", *draw(options(parser, bad=True))]
+    if path == ("vectors", "export"):  # every defect is refused before any vector is certified
+        defect = draw(st.sampled_from(["topic", "format", "out", "certificates", "max-prec", "csv-json", "other"]))
+        argv = ["vectors", "export"]
+        if defect == "topic":
+            argv += ["--topic", draw(st.sampled_from(["nope", "١٢", "", "composition.kov"]) | non_ascii)]
+        elif defect == "format":
+            argv += ["--format", draw(st.sampled_from(["xml", "JSON", "", "١"]))]
+        elif defect == "out":
+            argv += ["--out", draw(st.sampled_from(files["out"]))]
+        elif defect == "certificates":
+            argv += ["--certificates", draw(st.sampled_from(files["certdir"]))]
+        elif defect == "max-prec":
+            argv += ["--max-prec", draw(st.sampled_from(BAD_OPTION))]
+        elif defect == "csv-json":
+            argv += ["--format", "csv", "--json"]
+        else:
+            argv += [draw(st.sampled_from(["--bogus", "extra", "--topic"]))]
+        return argv
     # eval and claim: a registered quantity (or none such) and its inputs, one defect at least
     qs = _quantities()
     name = draw(st.sampled_from(sorted(qs)) | st.sampled_from(["no.such.quantity", "composition.simple"]))
@@ -355,7 +403,7 @@ def test_many_bad_inputs_are_refused_in_one_line(path, bad_files):
     _property(path, bad_files, 8 * EXAMPLES)
 
 
-@pytest.mark.parametrize("group", ["darrm", "sml", "shuffle", "br", "table"])
+@pytest.mark.parametrize("group", ["darrm", "sml", "shuffle", "br", "table", "vectors"])
 def test_an_unknown_subcommand_is_one_line(group):
     assert_refused([group, "bogus"])
     assert_refused([group, "١٢", "k=1"])

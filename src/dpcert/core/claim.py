@@ -39,6 +39,7 @@ __all__ = [
     "AtLeast",
     "Rounds",
     "Truncates",
+    "Within",
     "Evidence",
     "ClaimResult",
     "Claim",
@@ -330,6 +331,44 @@ class Truncates(_Printed):
         return {"kind": self.kind, "value": self.printed}
 
 
+@dataclass(frozen=True)
+class Within(Comparison):
+    """The quantity lies in the closed interval [``lo``, ``hi``], two decimal strings (a golden vector's enclosure).
+
+    ``Within("0.33333", "0.33334")`` holds iff 0.33333 <= value <= 0.33334: CERTIFIED when the enclosure lies in
+    it, REFUTED when it lies entirely outside. The ends are exact as written (``"0.1"`` is 1/10).
+    """
+
+    lo: str
+    hi: str
+    kind = "within"
+
+    def __post_init__(self) -> None:
+        lo, _, _ = _printed(self.lo, "lo")
+        hi, _, _ = _printed(self.hi, "hi")
+        if lo > hi:
+            raise InvalidParameter("lo", self.lo, f"a lower end <= the upper end {self.hi}")
+
+    @property
+    def interval(self) -> tuple[Fraction, Fraction]:
+        """The exact ends (lo, hi)."""
+        return _printed(self.lo, "lo")[0], _printed(self.hi, "hi")[0]
+
+    def decide(self, enc: Enclosure) -> bool | None:
+        lo, hi = self.interval
+        if enc.lo is not None and enc.hi is not None and lo <= enc.lo and enc.hi <= hi:
+            return True
+        if (enc.hi is not None and enc.hi < lo) or (enc.lo is not None and enc.lo > hi):
+            return False
+        return None
+
+    def describe(self) -> str:
+        return f"lies in [{self.lo}, {self.hi}]"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "value": {"lo": self.lo, "hi": self.hi}}
+
+
 def _exponent10(x: Fraction) -> int:
     """The e with 10^e <= x < 10^(e+1), for x > 0 (exact)."""
     e = (x.numerator.bit_length() - x.denominator.bit_length()) * 30103 // 100000
@@ -363,7 +402,15 @@ def comparison_from_json(data: Mapping[str, Any]) -> Comparison:
         if kind == "truncates_to":
             return Truncates(value)
         return Rounds(value, data.get("figures"))
-    raise InvalidParameter("comparison.kind", kind, "one of at_most, at_least, rounds_to, truncates_to")
+    if kind == "within":
+        if (
+            not isinstance(value, Mapping)
+            or set(value) != {"lo", "hi"}
+            or not all(isinstance(v, str) for v in value.values())
+        ):
+            raise InvalidParameter("comparison.value", value, "an object {lo, hi} of two decimal strings")
+        return Within(value["lo"], value["hi"])
+    raise InvalidParameter("comparison.kind", kind, "one of at_most, at_least, rounds_to, truncates_to, within")
 
 
 # --------------------------------------------------------------------------------------------- results

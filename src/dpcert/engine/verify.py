@@ -126,7 +126,8 @@ def verify(
     progress: TextIO | None = None,
     on_result: Callable[[ClaimResult], None] | None = None,
 ) -> VerifyReport:
-    """Run manifests and/or claim selectors; with neither, the bundled default manifest.
+    """Run manifests and/or claim selectors; with neither, the bundled default manifest (and, with ``full``, the
+    bundled golden vectors, each re-certified against its certificate and a re-run: :mod:`dpcert.vectors.check`).
 
     ``progress``: a stream for progress lines on claims slower than a second (the CLI passes stderr).
     ``on_result``: called with each result as its claim finishes (see :func:`run_entries`).
@@ -137,10 +138,15 @@ def verify(
     """
     manifests, selectors = list(manifests), list(selectors)
     entries: list[Entry] = []
-    if not manifests and not selectors:
+    bundled = not manifests and not selectors
+    if bundled:
         manifests = [default_manifest()]
     for m in manifests:
         entries += load_manifest(m)
+    if bundled and full:
+        from dpcert.vectors.check import entries as vector_entries
+
+        entries += vector_entries()
     if selectors and manifests:
         for sel in selectors:
             if not any(matches(e.claim.id, sel) for e in entries):
