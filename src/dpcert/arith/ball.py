@@ -263,6 +263,16 @@ def _enclosure_end(text: str) -> Fraction:
     return -value if sign == "-" else value
 
 
+#: Largest numerator/denominator (in bits) whose exact value is written out: Python refuses to print an integer of more
+#: than 4300 digits (a guard against quadratic-time conversion), and a record that long helps nobody. A larger exact
+#: value is recorded by its outward-rounded ``lo``/``hi`` only, which is still a rigorous enclosure of it.
+EXACT_RECORD_BITS = 14000
+
+
+def _printable(x: Fraction) -> bool:
+    return max(abs(x.numerator).bit_length(), x.denominator.bit_length()) <= EXACT_RECORD_BITS
+
+
 @dataclass(frozen=True)
 class Enclosure:
     """A rigorous enclosure [lo, hi] of a real number, with exact rational endpoints.
@@ -360,7 +370,7 @@ class Enclosure:
         """Outward-rounded ``lo``/``hi`` strings; an exact value also records ``exact``, its exact rational."""
         lo, hi = self.decimal(digits)
         out = {"lo": lo, "hi": hi}
-        if self.is_exact:
+        if self.is_exact and _printable(self.lo):
             out["exact"] = str(self.lo)
         return out
 
