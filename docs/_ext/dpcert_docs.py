@@ -21,9 +21,13 @@ _MARKER = re.compile(r"^% dpcert: ([a-z-]+)(?: (\S+))?[ \t]*$", re.MULTILINE)
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
 
 
-def esc(text: str) -> str:
-    """``text`` shown as it is in Markdown (every ASCII punctuation character backslash-escaped, one line)."""
-    return _PUNCT.sub(r"\\\1", " ".join(str(text).split()))
+def esc(text: str, cell: bool = False) -> str:
+    """``text`` shown as it is in Markdown, on one line: every ASCII punctuation character backslash-escaped,
+    except that a `code span` in it stays code (``cell``: inside a table row)."""
+    parts = " ".join(str(text).split()).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: no code spans
+        parts = ["`".join(parts)]
+    return "".join(code(p, cell) if i % 2 else _PUNCT.sub(r"\\\1", p) for i, p in enumerate(parts))
 
 
 def code(text: str, cell: bool = False) -> str:
@@ -80,6 +84,10 @@ def _default(action: argparse.Action) -> str:
     return code(str(d), cell=True)
 
 
+#: what an option without a help text of its own does (the same in every command)
+GENERIC_HELP = {"--json": "machine-readable output (JSON on stdout)"}
+
+
 def _arguments_table(parser: argparse.ArgumentParser) -> list[str]:
     exclusive = {}
     for i, group in enumerate(parser._mutually_exclusive_groups):
@@ -100,11 +108,13 @@ def _arguments_table(parser: argparse.ArgumentParser) -> list[str]:
             notes.append(("exactly one of this and " if required else "not with ") + ", ".join(others))
         elif action.option_strings and action.required:
             notes.append("required")
-        if isinstance(action, argparse._AppendAction):
+        raw = action.help if action.help and action.help is not argparse.SUPPRESS else ""
+        raw = raw or GENERIC_HELP.get(action.option_strings[0] if action.option_strings else "", "")
+        if isinstance(action, argparse._AppendAction) and "repeatable" not in raw:
             notes.append("repeatable")
-        helptext = esc(action.help or "") if action.help and action.help is not argparse.SUPPRESS else ""
+        helptext = esc(raw, cell=True)
         if notes:
-            helptext = (helptext + " " if helptext else "") + "(" + esc("; ".join(notes)) + ")"
+            helptext = (helptext + " " if helptext else "") + "(" + esc("; ".join(notes), cell=True) + ")"
         rows.append(f"| {code(_invocation(parser, action), cell=True)} | {_default(action)} | {helptext} |")
     if not rows:
         return []
@@ -264,10 +274,65 @@ def quantities(package: str) -> str:
     return "\n".join(out)
 
 
+#: submodules whose docstrings the topic pages leave out: command lines, claim lists, private helpers
+_SKIP_MODULE = re.compile(r"(^_|^cli$)")
+
+
+def docstrings(package: str) -> str:
+    """Markdown: each public submodule of ``package`` with its docstring, shown as the plain text it is written in
+    (the paper modules write their mathematics in Unicode, not reST)."""
+    import pkgutil
+
+    pkg = importlib.import_module(package)
+    out = []
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+        if _SKIP_MODULE.search(info.name):
+            continue
+        mod = importlib.import_module(f"{package}.{info.name}")
+        doc = (mod.__doc__ or "").strip()
+        if not doc:
+            continue
+        fence = "````" if "```" in doc else "```"
+        out += [f"### `{mod.__name__}`", "", f"```{{py:module}} {mod.__name__}", "```", ""]  # a target for :mod:
+        out += [fence + "text", doc, fence, ""]
+    return "\n".join(out)
+
+
+#: what each optional extra of pyproject.toml is for
+EXTRA_PURPOSE = {
+    "test": "the test suite (`pytest`)",
+    "notebooks": "executing `proofs_notebooks/` (`tests/test_notebooks.py`)",
+    "peers": "cross-checks against other accountants (`tests/peers`)",
+    "docs": "building this documentation (`tests/test_docs.py` builds it)",
+    "distributed": "running claims on a dask cluster",
+}
+
+
+def extras() -> str:
+    """Markdown: the optional extras of ``pyproject.toml`` with the packages each installs."""
+    import sys
+    from pathlib import Path
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    data = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
+    out = ["| extra | for | installs |", "| --- | --- | --- |"]
+    for name, reqs in data["project"]["optional-dependencies"].items():
+        out.append(
+            f"| {code(name, cell=True)} | {esc(EXTRA_PURPOSE.get(name, ''), cell=True)} "
+            f"| {', '.join(code(r, cell=True) for r in reqs)} |"
+        )
+    return "\n".join(out)
+
+
 GENERATORS = {
+    "extras": lambda arg: extras(),
     "cli": lambda arg: cli_reference(),
     "errata": lambda arg: errata(),
     "quantities": quantities,
+    "docstrings": docstrings,
 }
 
 
@@ -291,6 +356,94 @@ def _source_read(app: Any, docname: str, source: list[str]) -> None:
     source[0] = expand(source[0], docname)
 
 
+_LITERAL = re.compile(r"(``.*?``|`[^`]*`)")
+
+
+def escape_bars(lines: list[str]) -> list[str]:
+    """Docstring lines with every ``|`` outside code and literal blocks escaped.
+
+    dpcert's docstrings write absolute values and norms as ``|x|`` and ``‖x‖``; reST would read ``|x|`` as a
+    substitution reference (an error). Lines of a literal block (after a line ending in ``::``) and code spans are
+    left as they are.
+    """
+    out, literal_indent = [], None
+    for line in lines:
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if literal_indent is not None:
+            if stripped and indent <= literal_indent:
+                literal_indent = None
+            else:
+                out.append(line)
+                continue
+        parts = _LITERAL.split(line)
+        out.append("".join(p if i % 2 else p.replace("|", "\\|") for i, p in enumerate(parts)))
+        if line.rstrip().endswith("::"):
+            literal_indent = indent
+    return out
+
+
+def _process_docstring(app: Any, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
+    lines[:] = escape_bars(lines)
+
+
+def _resolve_name(dotted: str) -> bool:
+    """Whether ``dotted`` names an existing object: a module, or attributes reached from the longest importable
+    module prefix."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        except Exception:  # pragma: no cover - a module that fails to import is no target
+            return False
+        try:
+            for attr in parts[i:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            return False
+        return True
+    return False
+
+
+def _missing_reference(app: Any, env: Any, node: Any, contnode: Any) -> Any:
+    """A Python cross-reference with no documented target: accepted as plain text when it names a real dpcert
+    object in the referring module's scope (a helper or constant the pages do not document; for a package page,
+    the scope includes its submodules), left to fail the strict build when it names nothing (a typo, a renamed or
+    removed function)."""
+    if node.get("refdomain") != "py":
+        return None
+    target = node.get("reftarget", "").lstrip("~.")
+    module, cls = node.get("py:module"), node.get("py:class")
+    candidates = [target]
+    if module:
+        candidates.append(f"{module}.{target}")
+        if cls:
+            candidates.append(f"{module}.{cls}.{target}")
+    if any(c.startswith("dpcert.") and _resolve_name(c) for c in candidates):
+        return contnode
+    if module and module.startswith("dpcert.") and "." not in target:
+        # a package page documents its submodules' functions (imported members): their own module is the scope
+        import sys
+
+        scope = [m for name, m in list(sys.modules.items()) if name.startswith(module + ".") and m is not None]
+        if any(hasattr(m, target) for m in scope):
+            return contnode
+    return None
+
+
+def _load_exports(app: Any) -> None:
+    """Resolve each paper package's lazy exports (PEP 562), so that autodoc, which lists a module's members from
+    ``dir()``, sees the public functions named in ``__all__``."""
+    for pkg in _packages():
+        for name in getattr(pkg, "__all__", ()):
+            getattr(pkg, name)
+
+
 def setup(app: Any) -> dict[str, Any]:
+    app.connect("builder-inited", _load_exports)
     app.connect("source-read", _source_read)
+    app.connect("autodoc-process-docstring", _process_docstring)
+    app.connect("missing-reference", _missing_reference)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
