@@ -41,12 +41,21 @@ myst_heading_anchors = 3
 # annotations mention are not documented here and are ignored explicitly
 nitpicky = True
 nitpick_ignore_regex = [
-    (r"py:.*", r"(flint|numpy|np|scipy|mpmath|sympy|fractions|decimal|collections|typing|concurrent|argparse"
-     r"|pathlib|os|enum|dataclasses|types|abc|datetime|json|re)(\..*)?"),
-    (r"py:class", r"(Fraction|Decimal|Path|Any|Callable|Mapping|Sequence|Iterable|Iterator|Literal|Enum|arb|acb"
-     r"|fmpq|fmpz|ndarray|Optional|Union|TypeVar|Self|T|P|R|NoneType|dpcert\.arith\.search\.T|Namespace|ArgumentParser|Executor)"),
-    (r"py:(class|obj|data)", r"(int|float|str|bool|dict|list|tuple|set|frozenset|object|bytes|type|None|callable"
-     r"|optional|Exception|ValueError|RuntimeError|KeyError|TypeError|ArithmeticError|OSError)"),
+    (
+        r"py:.*",
+        r"(flint|numpy|np|scipy|mpmath|sympy|fractions|decimal|collections|typing|concurrent|argparse"
+        r"|pathlib|os|enum|dataclasses|types|abc|datetime|json|re)(\..*)?",
+    ),
+    (
+        r"py:class",
+        r"(Fraction|Decimal|Path|Any|Callable|Mapping|Sequence|Iterable|Iterator|Literal|Enum|arb|acb"
+        r"|fmpq|fmpz|ndarray|Optional|Union|TypeVar|Self|T|P|R|NoneType|dpcert\.arith\.search\.T|Namespace|ArgumentParser|Executor)",
+    ),
+    (
+        r"py:(class|obj|data)",
+        r"(int|float|str|bool|dict|list|tuple|set|frozenset|object|bytes|type|None|callable"
+        r"|optional|Exception|ValueError|RuntimeError|KeyError|TypeError|ArithmeticError|OSError)",
+    ),
 ]
 
 autodoc_default_options: dict[str, object] = {}  # each page says :members: where it wants them

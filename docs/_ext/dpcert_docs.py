@@ -60,7 +60,9 @@ def _columns(n: int) -> Iterator[None]:
             os.environ["COLUMNS"] = old
 
 
-def walk_parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser, str]]:
+def walk_parsers(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser, str]]:
     """Every (sub)command: (its words after ``dpcert``, its parser, its one-line help), depth first in the order
     the parser lists them."""
     for action in parser._actions:
@@ -218,7 +220,7 @@ def errata_claims() -> list[tuple[Any, list[Any], list[Any]]]:
 
 def _claim_block(claim: Any, verdict: str) -> list[str]:
     lines = [f"**{code(claim.id)}** ({esc(claim.reference)})", ""]
-    lines += [f"- Printed: {esc(claim.statement)}"]
+    lines += [f"- Statement: {esc(claim.statement)}"]
     if claim.erratum:
         lines += [f"- {'Erratum' if verdict == 'REFUTED' else 'Status'}: {esc(claim.erratum)}"]
     lines += [f"- Reproduce ({verdict}{', slow' if claim.slow else ''}): {code(verify_command(claim))}"]

@@ -3,7 +3,7 @@
 A scalar formula is written once as ``f(ctx, ...)`` against the small vocabulary below (``ctx.num``,
 ``ctx.exp``, ``ctx.log``, ``ctx.log1p``, ``ctx.expm1``, ``ctx.sqrt``, ``ctx.min``, ``ctx.max``) and evaluated in
 float64 (:data:`FLOAT`, fast evidence), in rigorous ball arithmetic (:class:`BallContext`, a proof) or in exact
-rational arithmetic (:class:`ExactContext`, which signals :class:`~dpcert.arith.ball.NotExact` as soon as the formula needs a value
+rational arithmetic (:class:`ExactContext`, which signals :class:`NotExact` as soon as the formula needs a value
 that is not rational). Exact inputs enter through ``ctx.num``, which turns a rational into the context's number
 type. ``ctx.is_exact`` says which kind of arithmetic a context is (sympy's ``Domain.is_exact``).
 
@@ -79,7 +79,6 @@ class FloatContext:
         return None
 
 
-#: The float64 context (evidence only, never a certificate).
 FLOAT = FloatContext()
 
 
@@ -178,7 +177,7 @@ def _extreme(xs: tuple[Any, ...], beats: Any, combine: Any) -> arb | Fraction:
 #: 4,000 digits, the parser's limit, fit).
 EXACT_MAX_BITS = 1 << 16
 #: Work an exact attempt may spend, in units of about a microsecond of Fraction arithmetic (cost model of
-#: ``_cost``): about 50 ms, a small fraction of a ball evaluation that needs one, so a formula doing heavy
+#: :func:`_cost`): about 50 ms, a small fraction of a ball evaluation that needs one, so a formula doing heavy
 #: rational work before its first irrational step costs little when it falls back to balls.
 EXACT_WORK = 50_000
 
@@ -200,7 +199,7 @@ def _cost(bits: int) -> int:
 
 
 class _Rational(Fraction):
-    """A Fraction whose arithmetic stays inside the active exact attempt's budget (else :class:`~dpcert.arith.ball.NotExact`)."""
+    """A Fraction whose arithmetic stays inside the active exact attempt's budget (else :class:`NotExact`)."""
 
     __slots__ = ()
 
@@ -300,13 +299,13 @@ def _rational(x: Any) -> _Rational:
 
 
 class ExactContext:
-    """Exact rational arithmetic (``is_exact = True``): the same formula on Fractions, or :class:`~dpcert.arith.ball.NotExact`.
+    """Exact rational arithmetic (``is_exact = True``): the same formula on Fractions, or :class:`NotExact`.
 
     Every operation whose result is rational is done exactly: e^0 = 1, log 1 = 0, log1p 0 = expm1 0 = 0, the square
     root of a rational whose numerator and denominator are perfect squares. Any other exp/log (irrational for a
     rational argument, Lindemann–Weierstrass), Euler's e, a ball (:func:`~dpcert.arith.ball.ball`,
     :func:`~dpcert.arith.ball.workprec`), or anything the vocabulary lacks (``ctx.prec``: the formula needs balls)
-    raises :class:`~dpcert.arith.ball.NotExact` at once. A size guard bounds the attempt: a numerator or denominator over ``max_bits``
+    raises :class:`NotExact` at once. A size guard bounds the attempt: a numerator or denominator over ``max_bits``
     bits, or more than ``work`` units of arithmetic (:data:`EXACT_WORK`, about 50 ms), also raise NotExact. Python
     control flow on values (``if x > y``) is exact here.
 

@@ -118,7 +118,7 @@ def certified_root(
     The condition C(x) is monotone on [lo, hi]: with ``holds_above`` it is false below some x* and true above
     (e.g. C(x) = "δ(x) <= δ" for a non-increasing δ), otherwise true below and false above. The search returns
     [a, b] containing x* with C certified true at the safe end and false at the other (unless that end is a
-    boundary of [lo, hi]), and ``b - a <= tol`` (times ``max(1, |a|, |b|)`` when ``relative``).
+    boundary of [lo, hi]), and b − a <= tol (times max(1, |a|, |b|) when ``relative``).
 
     Args:
         decide: ``decide(x, prec)`` decides C(x) in ball arithmetic at ``prec`` bits (it runs inside
@@ -127,7 +127,7 @@ def certified_root(
         lo, hi: the search interval (exact; floats are their binary values), lo < hi.
         holds_above: whether C holds above the switching point (True) or below it (False).
         tol: the bracket width asked for (> 0).
-        relative: whether ``tol`` is relative to ``max(1, |ends|)`` (True) or absolute.
+        relative: whether ``tol`` is relative to max(1, |ends|) (True) or absolute.
         guess: a float starting guess of x*, or a callable computing one (called only when the ends do not
             settle the answer; an exception it raises is ignored: the guess is a starting point only).
         guess_rel_err: the guess's expected relative error (sets the first probe offset).

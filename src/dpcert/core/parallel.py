@@ -10,7 +10,7 @@ everywhere: a watchdog thread that exits when the parent process is gone), so ki
 a timeout, a CI cancellation) leaves no orphan. SIGTERM to the main process, Ctrl-C, or any exception while the
 pool runs terminates the workers before the exception propagates. Workers ignore SIGINT: a Ctrl-C to the
 process group is handled once, by the parent. A worker that dies mid-run (killed, out of memory) is reported as
-:class:`~dpcert.errors.WorkerDied`, a fault of the run, never as a verdict or a bad input.
+:class:`WorkerDied`, a fault of the run, never as a verdict or a bad input.
 """
 
 from __future__ import annotations

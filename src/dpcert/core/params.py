@@ -178,7 +178,7 @@ def real(
     max_abs: Any = REAL_MAX_ABS,
     default: str | None = None,
 ) -> Param:
-    """A real parameter on [lo, hi] (bounds given exactly, e.g. ``0`` or ``"1"``), ``|value| <= max_abs``; with a
+    """A real parameter on [lo, hi] (bounds given exactly, e.g. ``0`` or ``"1"``), |value| <= ``max_abs``; with a
     ``default`` (an exact string inside the domain) the input may be left out."""
     p = Param(name, "real", _exact(lo), _exact(hi), lo_open, hi_open, False, doc, _exact(max_abs), default=default)
     return _checked_default(p)
@@ -194,7 +194,7 @@ def integer(
     max_abs: int | None = INT_MAX_ABS,
     default: str | None = None,
 ) -> Param:
-    """An integer parameter on [lo, hi], ``|value| <= max_abs``; with a ``default`` (an exact string inside the
+    """An integer parameter on [lo, hi], |value| <= ``max_abs``; with a ``default`` (an exact string inside the
     domain) the input may be left out."""
     p = Param(name, "int", _exact(lo), _exact(hi), False, False, odd, doc, _exact(max_abs), default=default)
     return _checked_default(p)
@@ -219,7 +219,7 @@ def reals(
     max_abs: Any = REAL_MAX_ABS,
     max_items: int = REALS_MAX_ITEMS,
 ) -> Param:
-    """A non-empty list of at most ``max_items`` reals, each on [lo, hi] with ``|value| <= max_abs`` (a list, or a
+    """A non-empty list of at most ``max_items`` reals, each on [lo, hi] with |value| <= ``max_abs`` (a list, or a
     comma-separated string; the count is checked before any item is parsed)."""
     if isinstance(max_items, bool) or not isinstance(max_items, int) or max_items < 1:
         raise ValueError(f"max_items of list parameter {name!r} must be a positive integer, got {max_items!r}")
