@@ -241,7 +241,7 @@ def errata() -> str:
         prefix = pkg.__name__.split(".")[-1]
         out.append(
             f"| {esc(_title(pkg))} | {len(pkg.CLAIMS)} | {len(refuted)} | {len(undecided)} "
-            f"| {code(f'dpcert verify --select {prefix}.*', cell=True)} |"
+            f"| {code('dpcert verify --select ' + repr(prefix + '.*'), cell=True)} |"
         )
     out.append("")
     for pkg, refuted, undecided in groups:
@@ -272,7 +272,8 @@ def quantities(package: str) -> str:
         what = esc(q.summary) + (" (exact)" if q.exact else "") + (" (a certified bracket)" if q.bracket else "")
         out.append(f"| {code(name, cell=True)} | {params} | {what} | {esc(q.reference)} |")
     n = len(pkg.CLAIMS)
-    out += ["", f"{n} bundled claims: {code(f'dpcert list {package.split(chr(46))[-1]}.*')} lists them.", ""]
+    prefix = package.split(".")[-1]
+    out += ["", f"{n} bundled claims: {code('dpcert list ' + repr(prefix + '.*'))} lists them.", ""]
     return "\n".join(out)
 
 
