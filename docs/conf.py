@@ -55,4 +55,9 @@ napoleon_use_rtype = False
 
 html_theme = "alabaster"
 html_title = f"dpcert {release}"
-html_theme_options = {"description": "certified numbers for differential privacy", "fixed_sidebar": True}
+html_theme_options = {
+    "description": "certified numbers for differential privacy",
+    "fixed_sidebar": True,
+    "page_width": "1180px",
+    "body_max_width": "none",
+}

@@ -127,7 +127,7 @@ def cli_reference() -> str:
     """Markdown for every ``dpcert`` subcommand: label, heading, help, usage and an argument table."""
     from dpcert.cli import _parser
 
-    with _columns(100):
+    with _columns(88):
         root = _parser()
         out = [
             "(cli-dpcert)=",
@@ -143,7 +143,7 @@ def cli_reference() -> str:
             "",
         ]
         for words, parser, help_ in walk_parsers(root):
-            level = "#" * min(2 + len(words), 6)
+            level = "#" * min(1 + len(words), 6)
             out += [f"({anchor('cli ' + ' '.join(words))})=", f"{level} `dpcert {' '.join(words)}`", ""]
             if help_:
                 out += [esc(help_), ""]
