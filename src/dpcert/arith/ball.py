@@ -58,7 +58,7 @@ class NotExact(BaseException):
     """
 
 
-#: True while an exact attempt runs: ball arithmetic then signals :class:`NotExact` instead of computing.
+#: True while an exact attempt runs; ball arithmetic then signals :class:`NotExact` instead of computing.
 EXACT_ATTEMPT: ContextVar[bool] = ContextVar("dpcert_exact_attempt", default=False)
 
 

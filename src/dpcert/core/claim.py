@@ -464,7 +464,7 @@ class ClaimResult:
     seconds: float
     expected: Verdict
     error: str | None = None
-    #: the maximum ball precision the check was allowed (a certificate records it: UNDECIDED means "undecided
+    #: the maximum ball precision the check was allowed (a certificate records it; UNDECIDED means "undecided
     #: within max_prec bits", and the re-check runs with the same allowance)
     max_prec: int = MAX_PREC
 
