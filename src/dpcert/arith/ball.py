@@ -263,9 +263,9 @@ def _enclosure_end(text: str) -> Fraction:
     return -value if sign == "-" else value
 
 
-#: Largest numerator/denominator (in bits) whose exact value is written out: Python refuses to print an integer of more
-#: than 4300 digits (a guard against quadratic-time conversion), and a record that long helps nobody. A larger exact
-#: value is recorded by its outward-rounded ``lo``/``hi`` only, which is still a rigorous enclosure of it.
+#: The largest numerator or denominator, in bits, whose exact value an enclosure record writes out. Python refuses to
+#: print an integer of more than 4300 digits (a guard against quadratic-time conversion) and a record that long helps
+#: nobody; a larger exact value is recorded by its outward-rounded ``lo``/``hi`` only, still a rigorous enclosure.
 EXACT_RECORD_BITS = 14000
 
 

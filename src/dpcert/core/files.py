@@ -211,7 +211,7 @@ def loads_toml(
 ) -> Any:
     """Parse TOML with bounded nesting; any parse error is one line.
 
-    ``parse_float`` goes to :func:`tomllib.loads` (``str`` keeps a float as written, e.g. ``0.030``).
+    ``parse_float`` goes to ``tomllib.loads`` (``str`` keeps a float as written, e.g. ``0.030``).
     """
     tomllib = _toml_module()
     pos = _nesting_exceeds(text, max_depth, quotes="\"'", comment="#")
