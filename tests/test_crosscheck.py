@@ -31,6 +31,21 @@ LIMITS = {
     "darrm.error": {"gamma": ("sub", "dsub", "max", "one"), "K": (3, 9), "m": (1, 1)},
 }
 
+#: List parameters that must be as long as another list (or of length 1): quantity -> (list, paired list).
+PAIRED_LISTS = {
+    "gaussian.composed.delta": ("sigmas", "sensitivities"),
+    "gaussian.composed.eps": ("sigmas", "sensitivities"),
+}
+
+
+def _strategy(name, q):
+    strategy = inputs_strategy(q, LIMITS.get(name))
+    if name in PAIRED_LISTS:
+        main, paired = PAIRED_LISTS[name]
+        strategy = strategy.filter(lambda d: len(d[paired]) in (1, len(d[main])))
+    return strategy
+
+
 #: Every quantity with a float evaluator (choice parameters are drawn from their names, never file paths).
 FLOAT_QUANTITIES = sorted(n for n, q in registry.quantities().items() if q.float is not None)
 
@@ -71,7 +86,7 @@ def test_float_lies_in_ball(name):
         deadline=None,
         suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
     )
-    @given(inputs_strategy(q, LIMITS.get(name)))
+    @given(_strategy(name, q))
     def run(inputs):
         assert_float_in_ball(q, inputs)
 

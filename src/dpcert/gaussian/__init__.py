@@ -2,6 +2,7 @@
 
 * :mod:`dpcert.gaussian.mechanism`: the Gaussian mechanism's exact δ(ε) (Balle–Wang), its inverse ε(δ) and the
   calibration σ(ε, δ), k-fold composition exactly (Dong–Roth–Su);
+* :mod:`dpcert.gaussian.composed`: heterogeneous Gaussians (σ_i, Δ_i) composed exactly into one (μ² = Σ (Δ_i/σ_i)²);
 * :mod:`dpcert.gaussian.sgm`: the RDP of one step of the Poisson-subsampled Gaussian (Mironov–Talwar–Zhang) at
   integer orders (finite sum) and real orders (certified quadrature), and its exact one-step δ(ε) in both
   neighbouring directions;
@@ -19,4 +20,6 @@ from dpcert.core.tables import lazy_tables
 __all__ = ["QUANTITIES", "CLAIMS"]
 
 # built on first access, so that importing the package (or its cli) loads none of its mathematics
-__getattr__ = lazy_tables(__name__, quantities=("mechanism", "sgm", "conversion", "dpsgd_rdp"), claims=("claims",))
+__getattr__ = lazy_tables(
+    __name__, quantities=("mechanism", "composed", "sgm", "conversion", "dpsgd_rdp"), claims=("claims",)
+)
