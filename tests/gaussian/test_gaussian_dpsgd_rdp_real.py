@@ -42,14 +42,14 @@ def test_gaussian_case_matches_the_continuous_minimum_in_mpmath():
 def test_sampled_case_is_strictly_better_than_integers_and_matches_quadrature_at_its_order():
     q, sigma, steps, delta = "0.25", "3", 50, Fraction(1, 2**15)  # doubles exactly, as the peer test's
     integer = dpsgd_rdp_eps(q, sigma, steps, delta)
-    got = dpsgd_rdp_eps(q, sigma, steps, delta, orders="real", rel_tol=1e-20)
+    got = dpsgd_rdp_eps(q, sigma, steps, delta, orders="real", rel_tol=1e-15)
     assert integer.order == 7 and got.order != 7 and 6 < got.order < 8
     assert got.enclosure.hi < integer.enclosure.lo  # 2.698625 < 2.699109
     # epsilon at the order found, from mpmath quadrature of the defining expectation (independent of acb.integral)
     with mp.workdps(30):
         want = mp_cks(steps * mp_rdp_quad(q, sigma, got.order), to_mp(got.order), delta)
     x = Fraction(mp.nstr(want, 25))
-    assert got.enclosure.lo - x * Fraction(1, 10**18) <= x <= got.enclosure.hi + x * Fraction(1, 10**18)
+    assert got.enclosure.lo - x * Fraction(1, 10**14) <= x <= got.enclosure.hi + x * Fraction(1, 10**14)
     # the certified lower bound over [6, 8] is below the value and not vacuous (2.52)
     assert got.searched == (6, 8) and Fraction(5, 2) < got.searched_lower < got.enclosure.lo
 

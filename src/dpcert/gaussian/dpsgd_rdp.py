@@ -27,7 +27,9 @@ real order chosen near the best integer n*: a golden-section search over the ord
 (within (1, N] and the caps of :func:`dpcert.gaussian.sgm.rdp_ball` for non-integer orders), each probe a certified
 evaluation at 64 bits compared by its midpoint (Arb is deterministic, so α̂ depends only on the inputs, never on the
 working precision, and every refinement encloses the same V). ε(α̂) is a valid ε at δ (RDP at any order > 1 converts,
-CKS Prop. 12 / Mironov Prop. 3), so the upper end stays a proved bound, and V <= V_int always. **V is the bound at
+CKS Prop. 12 / Mironov Prop. 3) once ρ(α̂) bounds both neighbouring directions: at a non-integer order ρ is
+the max of D_α(P‖Q) and D_α(Q‖P), both by certified quadrature (MTZ's dominance is invoked at integer orders only),
+so the upper end stays a proved bound, and V <= V_int always. **V is the bound at
 the best order found**, not the infimum over all real orders: the enclosure's lower end is an honest lower bound of
 V (min of the lower ends of V_int and of ε(α̂)). How far the infimum over the searched interval can lie below is
 certified separately (:attr:`RdpEps.searched_lower`): the probes split [n* − 1, n* + 1] into pieces [x_i, x_{i+1}],
@@ -228,9 +230,13 @@ def _real_order_allowed(sigma: Fraction, alpha: Fraction) -> bool:
 
 
 def _rho_at_order(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) -> arb | Fraction:
+    """The step's RDP for add/remove neighbours: at an integer order the remove direction (MTZ's dominance, see
+    :mod:`dpcert.gaussian.sgm`); at any other order the max of both directions, each by certified quadrature."""
     if alpha.denominator == 1:
         return sgm._rdp_at(q, sigma, int(alpha), prec)
-    return sgm._rdp_real(q, sigma, alpha, prec)
+    if q == 1:
+        return sgm._rdp_real(q, sigma, alpha, prec)
+    return ball(sgm._rdp_real(q, sigma, alpha, prec)).max(ball(sgm.rdp_add_ball(q, sigma, alpha, prec)))
 
 
 def _eps_at_order(
