@@ -278,24 +278,30 @@ def real_order_search(
         ctx = BallContext(prec)
         with ctx:
             probes: dict[int, tuple[float, arb]] = {}
+            conv = cks_eps_raw if conversion == "cks" else mironov_eps
 
             def f(k: int) -> float:
                 if k not in probes:
                     alpha = Fraction(k, scale)
                     rho = ball(_rho_at_order(q, sigma, alpha, prec))
-                    v = _eps_at_order(ctx, q, sigma, steps, delta, conversion, alpha, prec)
+                    v = conv(ctx, alpha, steps * rho, delta)
                     probes[k] = (float(v.mid()), rho)
                 return probes[k][0]
 
             a, b = k_lo, k_hi
             f(a), f(b)
+            c, d = b - (b - a) * 618 // 1000, a + (b - a) * 618 // 1000
             while b - a > 4:
-                g = (b - a) * 382 // 1000
-                c, d = a + g, b - g
+                # golden section on integers, the surviving interior probe reused (a < c < d < b throughout)
+                c, d = min(max(c, a + 1), b - 2), max(min(d, b - 1), a + 2)
+                if c >= d:
+                    c, d = (a + b) // 2 - 1, (a + b) // 2
                 if f(c) <= f(d):
-                    b = d
+                    b, d = d, c
+                    c = b - (b - a) * 618 // 1000
                 else:
-                    a = c
+                    a, c = c, d
+                    d = a + (b - a) * 618 // 1000
             for k in range(a, b + 1):
                 f(k)
             best = min(probes, key=lambda k: (probes[k][0], k))
