@@ -7,12 +7,12 @@
   integer orders (finite sum) and real orders (certified quadrature), and its exact one-step δ(ε) in both
   neighbouring directions;
 * :mod:`dpcert.gaussian.conversion`: RDP → (ε, δ) (Mironov Prop. 3; Canonne–Kamath–Steinke Prop. 12);
-* :mod:`dpcert.gaussian.dpsgd_rdp`: DP-SGD's ε by RDP, certified over every integer order up to a bound;
+* :mod:`dpcert.gaussian.dpsgd_rdp`: DP-SGD's ε by RDP, certified over every integer order up to a bound (and with
+  ``orders=real`` a certified search over real orders near the best);
 * :mod:`dpcert.gaussian.claims`: the public cases (autodp#39, tensorflow/privacy#166, the TF Privacy MNIST
   tutorial).
 
-Not built yet: the tight PLD enclosure of DP-SGD (``dpsgd.delta``, ``dpsgd.eps``), ``dpsgd.sigma``, and the
-certified search over real orders in ``dpsgd.rdp.eps`` (it minimises over every integer order).
+Not built yet: the tight PLD enclosure of DP-SGD (``dpsgd.delta``, ``dpsgd.eps``), ``dpsgd.sigma``.
 """
 
 from dpcert.core.tables import lazy_tables
