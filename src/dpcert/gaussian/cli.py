@@ -76,7 +76,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         nargs="*",
         metavar="name=value",
         help="q=<rate in (0,1]> sigma=<noise multiplier> steps=<int> delta=<(0,1)> [conversion=cks|mironov] "
-        "[max_order=<int>]",
+        "[max_order=<int>] [orders=integer|real]",
     )
     e.add_argument("--method", default="rdp", help="rdp (default); pld is not built yet")
     e.add_argument("--json", action="store_true", help="machine-readable output")
