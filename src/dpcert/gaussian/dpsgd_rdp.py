@@ -25,7 +25,7 @@ whose certified upper end is the reported one.
 **Real orders** (``orders=real``). The value is then V = min(V_int, ε(α̂)), V_int the integer minimum above and α̂ a
 real order chosen near the best integer n*: a golden-section search over the orders k/2^10 in [n* − 1, n* + 1]
 (within (1, N] and the caps of :func:`dpcert.gaussian.sgm.rdp_ball` for non-integer orders), each probe a certified
-evaluation at 64 bits compared by its midpoint (Arb is deterministic, so α̂ depends only on the inputs, never on the
+evaluation at 32 bits compared by its midpoint (Arb is deterministic, so α̂ depends only on the inputs, never on the
 working precision, and every refinement encloses the same V). ε(α̂) is a valid ε at δ (RDP at any order > 1 converts,
 CKS Prop. 12 / Mironov Prop. 3) once ρ(α̂) bounds both neighbouring directions: at a non-integer order ρ is
 the max of D_α(P‖Q) and D_α(Q‖P), both by certified quadrature (MTZ's dominance is invoked at integer orders only),
@@ -98,7 +98,7 @@ _LOWER_GAP = Fraction(1, 100)
 #: ... or it has spent this many extra probes.
 _LOWER_PROBES = 16
 #: Precision (bits) of the real-order search's probes: fixed, so that the order chosen never depends on ctx.prec.
-_SEARCH_PREC = 64
+_SEARCH_PREC = 32
 
 
 @dataclass(frozen=True)
@@ -261,7 +261,7 @@ def real_order_search(
     """The real order α̂ of ``orders=real``, the interval searched and a certified lower bound of ε on it.
 
     Golden-section search over the orders k/2^10 of [n* − 1, n* + 1] ∩ (1, N] (n* the best integer order of a
-    64-bit integer search), every probe a certified 64-bit ball compared by its midpoint (deterministic), then every
+    32-bit integer search), every probe a certified 32-bit ball compared by its midpoint (deterministic), then every
     order left in the last bracket of at most 4 steps. The lower bound: on each piece between consecutive probes
     (both ends of the interval are probes), the monotone bound of the module docstring, in balls.
 
