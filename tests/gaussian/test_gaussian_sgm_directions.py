@@ -57,3 +57,16 @@ def test_remove_direction_bounds_add_direction_by_quadrature(q, sigma, alpha):
     with workprec(200):
         lo, hi = fraction_of(b.lower()), fraction_of(b.upper())
     assert lo - y * Fraction(1, 10**20) <= y <= hi + y * Fraction(1, 10**20) and hi - lo <= y * Fraction(1, 10**18)
+
+
+@pytest.mark.peers
+def test_prv_accountants_fractional_order_rdp_near_one_is_below_the_certified_value():
+    """prv-accountant keeps the series' signs at fractional orders (notes §2.1): near α = 1 its RDP falls below the
+    certified enclosure, an unsafe-side error (5e-6 relative here), while the enclosure contains mpmath's quadrature."""
+    prv = pytest.importorskip("prv_accountant")
+    peer = prv.PoissonSubsampledGaussianMechanism(noise_multiplier=1.0, sampling_probability=0.01).rdp(1.0001)
+    enc = SGM_RDP.enclose(q="0.01", sigma="1", alpha="1.0001", rel_tol=1e-15)
+    assert Fraction(peer) < enc.lo * (1 - Fraction(1, 10**6))
+    remove, _ = mp_both_directions("0.01", "1", "1.0001")
+    x = Fraction(mp.nstr(remove, 28))
+    assert enc.lo - x * Fraction(1, 10**14) <= x <= enc.hi + x * Fraction(1, 10**14)
