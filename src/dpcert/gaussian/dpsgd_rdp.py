@@ -343,7 +343,14 @@ def _parse(q: Any, sigma: Any, steps: Any, delta: Any, conversion: Any, max_orde
 
 
 def dpsgd_rdp_eps_ball(
-    ctx: Any, q: Exact, sigma: Exact, steps: int, delta: Exact, conversion: str, max_order: int, orders: str
+    ctx: Any,
+    q: Exact,
+    sigma: Exact,
+    steps: int,
+    delta: Exact,
+    conversion: str,
+    max_order: int,
+    orders: str = "integer",
 ) -> arb | Fraction:
     """Rigorous ball of DP-SGD's RDP ε over every integer order 2..max_order (and with ``orders="real"`` the real
     order found near the best, see the module docstring; exact 0 when proved 0)."""
