@@ -32,8 +32,9 @@ def _cmd_eps(a: argparse.Namespace) -> int:
                 "method": "rdp",
                 "inputs": inputs_to_json(parsed),
                 "enclosure": enc.to_json(20),
-                "order": res.order,
+                "order": res.order if isinstance(res.order, int) else str(res.order),
                 "orders_bounded": f"every integer order 2..{res.max_order}",
+                **({} if res.searched is None else _real_json(res)),
                 "orders_evaluated": res.evaluations,
                 "kl_branch": res.kl_branch,
                 "neighbours": "add/remove one, Poisson sampling",
@@ -50,7 +51,15 @@ def _cmd_eps(a: argparse.Namespace) -> int:
     )
     print(f"eps <= {hi}   (certified enclosure [{lo}, {hi}], at {where})")
     print(f"every integer order 2..{res.max_order} bounded ({res.evaluations} evaluated in balls, the rest by blocks)")
+    if res.searched is not None:
+        a, b = res.searched
+        print(f"real orders searched in [{a}, {b}]: eps(alpha) >= {float(res.searched_lower):.12g} for every one")
     return 0
+
+
+def _real_json(res: object) -> dict:
+    a, b = res.searched  # type: ignore[attr-defined]
+    return {"real_orders_searched": [str(a), str(b)], "real_orders_lower": str(res.searched_lower)}  # type: ignore
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -67,7 +76,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         nargs="*",
         metavar="name=value",
         help="q=<rate in (0,1]> sigma=<noise multiplier> steps=<int> delta=<(0,1)> [conversion=cks|mironov] "
-        "[max_order=<int>]",
+        "[max_order=<int>] [orders=integer|real]",
     )
     e.add_argument("--method", default="rdp", help="rdp (default); pld is not built yet")
     e.add_argument("--json", action="store_true", help="machine-readable output")
