@@ -70,6 +70,8 @@ PRIOR_DEFAULT = Fraction(3, 4)
 KEEP_PER_CHUNK = 6
 #: Largest number of constraint-generation rounds (each is one float pass over 𝒫).
 MAX_ROUNDS = 60
+#: Correction LPs (iterative refinement) tried when the polished vertex violates a working row.
+REFINE_ROUNDS = 3
 #: Ball precision (bits) of the dual bound, the polished vertex and the near-tight margins.
 DUAL_PREC = 256
 #: Near-tight rows (float upper end > 0) narrowed by balls per chunk; beyond, the chunk keeps its float bound.
@@ -403,6 +405,41 @@ def _polish_dual(
     return out
 
 
+def _vertex(
+    st: _Setting, rows: list[tuple[int, ...]], A: np.ndarray, g: np.ndarray, y: np.ndarray, cf: np.ndarray, bf: float
+) -> tuple[tuple[Fraction, ...], np.ndarray, np.ndarray]:
+    """The LP's vertex as rationals: polished in balls when its active set holds (no working row violated by more
+    than 1e-13), else after up to :data:`REFINE_ROUNDS` correction LPs (iterative refinement: the same LP in the
+    shifted, scaled variable λ(g − g_k), whose tolerance is 1/λ times finer); the doubles as a last resort.
+
+    Returns:
+        (vertex, g, y): the rational vertex and the (refined) float primal and duals.
+    """
+    from scipy.optimize import linprog
+
+    for _ in range(REFINE_ROUNDS + 1):
+        if not len(rows):
+            break
+        p = _polish_primal(st, rows, A, g, y)
+        if p is not None and float((A @ np.array([float(v) for v in p]) - bf).max()) <= 1e-13:
+            return p, g, y
+        slack = bf - A @ g
+        lam = min(1.0 / max(float(-slack.min()), 1e-14), 1e10)
+        res = linprog(
+            -cf,
+            A_ub=A,
+            b_ub=lam * slack,
+            bounds=list(zip(-lam * g, lam * (1 - g), strict=True)),
+            method="highs",
+            options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
+        )
+        if res.status != 0:
+            break
+        g = np.clip(g + np.asarray(res.x) / lam, 0.0, 1.0)
+        y = np.maximum(-np.asarray(res.ineqlin.marginals), 0.0)
+    return tuple(Fraction(float(v)) for v in g), g, y
+
+
 # --------------------------------------------------------------------------------------------- result
 
 
@@ -569,9 +606,8 @@ def optimize(
     rounds = 0
     while True:
         g, y, val = _solve(cf, A, np.full(len(rows), bf))
-        g_rat = tuple(Fraction(float(v)) for v in g)
-        table = _full(g_rat, K)
-        total, found = _pass(st, table, KEEP_PER_CHUNK, tol, workers)
+        g_rat, g, y = _vertex(st, rows, A, g, y, cf, bf)
+        total, found = _pass(st, _full(g_rat, K), KEEP_PER_CHUNK, tol, workers)
         rounds += 1
         new = [r for _, r in found if r not in set(rows)][: max(KEEP_PER_CHUNK, H + 1)]
         if progress is not None:
@@ -583,7 +619,7 @@ def optimize(
                 {
                     "round": rounds,
                     "violated": total.counts.get("violated", 0),
-                    "max_violation": found[0][0] if found else 0.0,
+                    "max_violation": v,
                     "rows": len(rows),
                     "lp_error": lp_err,
                     "gap_estimate": err_est - lp_err,
@@ -595,28 +631,17 @@ def optimize(
         A = np.vstack([A, _float_rows(st, new)])
 
     b_lo = _b_lower(st)
-
     one_x = _one_plus_x_upper(st)
 
-    def shrunk(g0: tuple[Fraction, ...], tot: Summary) -> tuple[tuple[Fraction, ...], Fraction]:
-        """g0 scaled by 1 − t and rounded down to multiples of 2^-k, with the smallest t the pass ``tot`` over g0
-        proves enough (the rounding moves a margin by at most 2^-k·Σ_j |a_j(n)| <= 2^-k (1 + X))."""
-        hi = _max_margin_upper(st, g0, tot)
-        if hi <= 0 or b_lo <= 0:
-            return g0, Fraction(0)
+    # certified feasibility: the vertex shrunk as the last pass proves enough (the rounding moves a margin by at
+    # most 2^-k·Σ_j |a_j(n)| <= 2^-k (1 + X))
+    hi = _max_margin_upper(st, g_rat, total)
+    if hi <= 0 or b_lo <= 0:
+        g_ship, t = g_rat, Fraction(0)
+    else:
         k = max(16, (one_x / hi).__ceil__().bit_length())  # 2^-k (1 + X) <= hi
-        r = one_x / 2**k
-        t = _round_up((hi + r) / (b_lo + hi))
-        return tuple(Fraction(((1 - t) * v * 2**k).__floor__(), 2**k) for v in g0), t
-
-    # certified feasibility: the LP's doubles, and the vertex polished in balls, each shrunk as its pass proves
-    g_ship, t = shrunk(g_rat, total)
-    polished = _polish_primal(st, rows, A, g, y) if rows else None
-    if polished is not None and polished != g_rat:
-        tot_p, _ = _pass(st, _full(polished, K), KEEP_PER_CHUNK, tol, workers)
-        gp, tp = shrunk(polished, tot_p)
-        if _error(c, gp) < _error(c, g_ship):
-            g_rat, g_ship, t = polished, gp, tp
+        t = _round_up((hi + one_x / 2**k) / (b_lo + hi))
+        g_ship = tuple(Fraction(((1 - t) * v * 2**k).__floor__(), 2**k) for v in g_rat)
     err_lp = _error(c, g_ship)
     shrink_cost = err_lp - _error(c, g_rat)
 
