@@ -67,6 +67,6 @@ _EXPORTS = {
 __getattr__ = lazy_tables(
     __name__,
     quantities=("accounting", "gnmax", "privacy_quantities", "utility"),
-    claims=("claims", "privacy_claim_list"),
+    claims=("claims", "privacy_claim_list", "optimize_claims"),
     exports=_EXPORTS,
 )

@@ -62,7 +62,7 @@ from dpcert.darrm.corners import corners
 from dpcert.darrm.gamma import Gamma, check_k, gamma_dsub, gamma_one, gamma_sub
 from dpcert.errors import InvalidParameter
 
-__all__ = ["OptimizeResult", "optimize", "objective", "PRIOR_DEFAULT", "write_table"]
+__all__ = ["OptimizeResult", "optimize", "lower_bound", "objective", "PRIOR_DEFAULT", "write_table"]
 
 #: The prior mean of the paper's [0.5, 1]^K surrogate (Eq. 202); its T_P prior (Eq. 204) is 17/20.
 PRIOR_DEFAULT = Fraction(3, 4)
@@ -203,22 +203,32 @@ def _pass(
     return total, found
 
 
-def _max_margin_upper(st: _Setting, g: tuple[Fraction, ...], total: Summary) -> Fraction:
+def _max_margin_upper(
+    st: _Setting, g: tuple[Fraction, ...], total: Summary
+) -> tuple[Fraction, list[tuple[Fraction, tuple[int, ...]]]]:
     """A proved upper bound on the largest margin of γ = g over 𝒫: the pass's bound on the rows it decided by
-    float, and the near-tight rows' margins in balls (:data:`DUAL_PREC` bits)."""
+    float, and the near-tight rows' margins in balls (:data:`DUAL_PREC` bits); and the near-tight rows whose
+    margin is certainly above 2^-160 (1 + X), violated below the float kernel's resolution, as (margin, counts)."""
     from dpcert.arith.ball import ball, fraction_of, workprec
 
     hi = Fraction(total.worst_score) if total.worst_score != -np.inf else None
+    violated = []
     if total.undecided:
-        A, bb = _arb_rows(st, list(total.undecided))
+        near = list(total.undecided)
+        A, bb = _arb_rows(st, near)
         with workprec(DUAL_PREC):
             gb = [ball(v) for v in g]
             unscale = 1 + (ball(st.m) * ball(st.eps)).exp()  # the rows are a(n)/(1 + X), the margin a(n)·g − b
-            for row in A:
-                mg = (sum((aj * gj for aj, gj in zip(row, gb, strict=True)), ball(0)) - bb) * unscale
+            for row, counts in zip(A, near, strict=True):
+                scaled = sum((aj * gj for aj, gj in zip(row, gb, strict=True)), ball(0)) - bb
+                mg = scaled * unscale
                 u = fraction_of(mg.mid()) + fraction_of(mg.rad())
                 hi = u if hi is None else max(hi, u)
-    return hi if hi is not None else Fraction(-1)
+                lo_scaled = fraction_of(scaled.mid()) - fraction_of(scaled.rad())
+                if lo_scaled > Fraction(1, 2**160):
+                    violated.append((lo_scaled, counts))
+    violated.sort(key=lambda r: (-r[0], r[1]))
+    return (hi if hi is not None else Fraction(-1)), violated
 
 
 # --------------------------------------------------------------------------------------------- LP
@@ -347,7 +357,7 @@ def _solve_ball(st: _Setting, rows: list[tuple[int, ...]], cols: list[int], rhs:
 
 def _polish_primal(
     st: _Setting, rows: list[tuple[int, ...]], A: np.ndarray, g: np.ndarray, y: np.ndarray
-) -> tuple[Fraction, ...] | None:
+) -> tuple[tuple[Fraction, ...], list[int], list[int]] | None:
     """The LP vertex near g in balls: variables within 1e-9 of a bound fixed there, the others solved from as many
     independent tight rows (largest duals first, then smallest slacks)."""
     from dpcert.arith.ball import ball, workprec
@@ -356,7 +366,7 @@ def _polish_primal(
     fixed = {j: (0 if g[j] <= 1e-9 else 1) for j in range(n) if g[j] <= 1e-9 or g[j] >= 1 - 1e-9}
     free = [j for j in range(n) if j not in fixed]
     if not free:
-        return tuple(Fraction(fixed[j]) for j in range(n))
+        return tuple(Fraction(fixed[j]) for j in range(n)), [], []
     fs = _base(st)
     slack = fs.b / (1 + fs.X) - A @ g
     tight = [i for i in range(len(rows)) if y[i] > 0 or abs(slack[i]) <= 1e-8]
@@ -373,8 +383,32 @@ def _polish_primal(
         return None
     out = [Fraction(fixed.get(j, 0)) for j in range(n)]
     for j, v in zip(free, sol, strict=True):
-        out[j] = min(max(_round_frac(v, DUAL_PREC - 56), Fraction(0)), Fraction(1))
-    return tuple(out)
+        out[j] = _round_frac(v, DUAL_PREC - 56)
+        if not -(10**-12) <= out[j] <= 1 + 10**-12:  # a variable that belongs at a bound: not this active set
+            return None
+        out[j] = min(max(out[j], Fraction(0)), Fraction(1))
+    return tuple(out), pick, free
+
+
+def _basis_dual(
+    st: _Setting, c: tuple[Fraction, ...], rows: list[tuple[int, ...]], basis: tuple[list[int], list[int]] | None
+) -> list[Fraction] | None:
+    """Row multipliers from the polished vertex's basis: A[tight, free]ᵀ y = c_free in balls (complementary
+    slackness; the variables at a bound are paid for by the box in :func:`_dual_upper`)."""
+    from dpcert.arith.ball import ball, workprec
+
+    if basis is None or not basis[0]:
+        return None
+    pick, free = basis
+    with workprec(DUAL_PREC):
+        rhs = [ball(c[j]) for j in free]
+    sol = _solve_ball(st, [rows[i] for i in pick], free, rhs, transpose=True)
+    if sol is None:
+        return None
+    out = [Fraction(0)] * len(rows)
+    for i, v in zip(pick, sol, strict=True):
+        out[i] = max(_round_frac(v, DUAL_PREC - 56), Fraction(0))
+    return out
 
 
 def _polish_dual(
@@ -407,22 +441,24 @@ def _polish_dual(
 
 def _vertex(
     st: _Setting, rows: list[tuple[int, ...]], A: np.ndarray, g: np.ndarray, y: np.ndarray, cf: np.ndarray, bf: float
-) -> tuple[tuple[Fraction, ...], np.ndarray, np.ndarray]:
+) -> tuple[tuple[Fraction, ...], np.ndarray, np.ndarray, tuple[list[int], list[int]] | None]:
     """The LP's vertex as rationals: polished in balls when its active set holds (no working row violated by more
     than 1e-13), else after up to :data:`REFINE_ROUNDS` correction LPs (iterative refinement: the same LP in the
     shifted, scaled variable λ(g − g_k), whose tolerance is 1/λ times finer); the doubles as a last resort.
 
     Returns:
-        (vertex, g, y): the rational vertex and the (refined) float primal and duals.
+        (vertex, g, y, basis): the rational vertex, the (refined) float primal and duals, and the vertex's tight
+        rows and free variables when it was polished (else None).
     """
     from scipy.optimize import linprog
 
+    if not len(rows):  # only the box: the variables at their bounds
+        snapped = tuple(Fraction(0) if v <= 1e-9 else Fraction(1) if v >= 1 - 1e-9 else Fraction(float(v)) for v in g)
+        return snapped, g, y, None
     for _ in range(REFINE_ROUNDS + 1):
-        if not len(rows):
-            break
-        p = _polish_primal(st, rows, A, g, y)
-        if p is not None and float((A @ np.array([float(v) for v in p]) - bf).max()) <= 1e-13:
-            return p, g, y
+        pb = _polish_primal(st, rows, A, g, y)
+        if pb is not None and float((A @ np.array([float(v) for v in pb[0]]) - bf).max()) <= 1e-13:
+            return pb[0], g, y, (pb[1], pb[2])
         slack = bf - A @ g
         lam = min(1.0 / max(float(-slack.min()), 1e-14), 1e10)
         res = linprog(
@@ -437,7 +473,7 @@ def _vertex(
             break
         g = np.clip(g + np.asarray(res.x) / lam, 0.0, 1.0)
         y = np.maximum(-np.asarray(res.ineqlin.marginals), 0.0)
-    return tuple(Fraction(float(v)) for v in g), g, y
+    return tuple(Fraction(float(v)) for v in g), g, y, None
 
 
 # --------------------------------------------------------------------------------------------- result
@@ -588,6 +624,32 @@ def optimize(
     Raises:
         InvalidParameter: inputs outside the paper's domain (as ``darrm certify``), μ outside [0, 1].
     """
+    return _optimize(K, m, eps, Delta, delta, prior, workers, progress, True)
+
+
+def lower_bound(
+    K: Any, m: Any, eps: Any, Delta: Any, delta: Any, prior: Any = PRIOR_DEFAULT, *, workers: int = 1
+) -> Fraction:
+    """A certified lower bound on the least error (under the prior) of any private symmetric γ: the LP of
+    :func:`optimize` and its weak-duality bound, without certifying a table.
+
+    Raises:
+        InvalidParameter: as :func:`optimize`.
+    """
+    return _optimize(K, m, eps, Delta, delta, prior, workers, None, False)
+
+
+def _optimize(
+    K: Any,
+    m: Any,
+    eps: Any,
+    Delta: Any,
+    delta: Any,
+    prior: Any,
+    workers: int,
+    progress: Callable[[dict[str, Any]], None] | None,
+    prove: bool,
+) -> Any:
     from dpcert.darrm.privacy import certify, problem
 
     t0 = time.perf_counter()
@@ -606,10 +668,14 @@ def optimize(
     rounds = 0
     while True:
         g, y, val = _solve(cf, A, np.full(len(rows), bf))
-        g_rat, g, y = _vertex(st, rows, A, g, y, cf, bf)
+        g_rat, g, y, basis = _vertex(st, rows, A, g, y, cf, bf)
         total, found = _pass(st, _full(g_rat, K), KEEP_PER_CHUNK, tol, workers)
         rounds += 1
-        new = [r for _, r in found if r not in set(rows)][: max(KEEP_PER_CHUNK, H + 1)]
+        hi, fine = _max_margin_upper(st, g_rat, total)
+        have = set(rows)
+        new = [r for _, r in found if r not in have][: max(KEEP_PER_CHUNK, H + 1)]
+        if not new:  # violated below the float kernel's resolution, seen in balls
+            new = [r for _, r in fine if r not in have][: max(KEEP_PER_CHUNK, H + 1)]
         if progress is not None:
             v = found[0][0] if found else 0.0
             t_est = v / (fs.b + v) if fs.b > 0 else 0.0
@@ -635,7 +701,6 @@ def optimize(
 
     # certified feasibility: the vertex shrunk as the last pass proves enough (the rounding moves a margin by at
     # most 2^-k·Σ_j |a_j(n)| <= 2^-k (1 + X))
-    hi = _max_margin_upper(st, g_rat, total)
     if hi <= 0 or b_lo <= 0:
         g_ship, t = g_rat, Fraction(0)
     else:
@@ -647,10 +712,12 @@ def optimize(
 
     # certified optimality: weak duality, with HiGHS's duals and with duals polished in balls (the better bound)
     U = _dual_upper(st, c, rows, [Fraction(float(v)) * cmax for v in y])
-    yp = _polish_dual(st, c, rows, A, y, cf) if rows else None
-    if yp is not None:
-        U = min(U, _dual_upper(st, c, rows, yp))
+    for yp in (_polish_dual(st, c, rows, A, y, cf) if rows else None, _basis_dual(st, c, rows, basis)):
+        if yp is not None:
+            U = min(U, _dual_upper(st, c, rows, yp))
     lower = max(E0 - U, Fraction(0))
+    if not prove:
+        return lower
 
     def run(gam: Gamma) -> Any:
         pr = problem(gam, K, st.m, st.eps, st.Delta, st.delta)
