@@ -671,10 +671,11 @@ def _optimize(
         g_rat, g, y, basis = _vertex(st, rows, A, g, y, cf, bf)
         total, found = _pass(st, _full(g_rat, K), KEEP_PER_CHUNK, tol, workers)
         rounds += 1
-        hi, fine = _max_margin_upper(st, g_rat, total)
         have = set(rows)
         new = [r for _, r in found if r not in have][: max(KEEP_PER_CHUNK, H + 1)]
-        if not new:  # violated below the float kernel's resolution, seen in balls
+        hi = None
+        if not new or rounds >= MAX_ROUNDS:  # violated below the float kernel's resolution, seen in balls
+            hi, fine = _max_margin_upper(st, g_rat, total)
             new = [r for _, r in fine if r not in have][: max(KEEP_PER_CHUNK, H + 1)]
         if progress is not None:
             v = found[0][0] if found else 0.0
@@ -696,6 +697,7 @@ def _optimize(
         rows += new
         A = np.vstack([A, _float_rows(st, new)])
 
+    assert hi is not None  # the last round computed it
     b_lo = _b_lower(st)
     one_x = _one_plus_x_upper(st)
 
