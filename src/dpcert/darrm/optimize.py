@@ -21,16 +21,25 @@ on a working set of rows; the float kernel (:func:`dpcert.darrm.kernel.block_mar
 no row is violated by more than a tolerance. The last pass also gives, from the kernel's proved per-row error
 bounds, a proved upper bound ``hi`` on the largest margin of the (rational) LP solution.
 
-**Certified feasibility.** The LP solution g is read as exact rationals (the doubles themselves) and shrunk:
-(1 − t) g with the smallest t the last pass certifies, t >= hi / (b + hi) (every row's linear part is at most
-b + hi, so after scaling it is at most b). The shrunk γ is then proved private by the exact all-multiset certifier
-(:func:`dpcert.darrm.privacy.certify`); the verdict reported is that certifier's. A baseline (γ_Sub, γ_DSub,
-γ ≡ 1) whose exact error lies between the certified lower bound and the shrunk γ's error is certified too and
-shipped instead when private (at m = 1 γ_Sub is optimal, Lemma 3.2: it is shipped exactly).
+**The vertex in balls.** Each LP solution is polished: the variables within 1e-9 of a bound are fixed there and
+the others solved from as many independent tight rows, in ball arithmetic at 256 bits; when that vertex violates a
+working row (HiGHS's tolerance left the wrong active set), up to three correction LPs (iterative refinement: the
+same LP in λ(g − g_k), with λ the inverse of the violation) find the right one. Rows of the polished point whose
+float margin is within its proved error of 0 are evaluated in balls; those certainly violated (below the float
+kernel's resolution) are added too.
+
+**Certified feasibility.** The vertex g (exact rationals) is shrunk and rounded down to multiples of 2^-k:
+with hi a proved bound on its largest margin (the float pass's bounds, the near-tight rows in balls) and
+t >= (hi + 2^-k (1 + X)) / (b + hi), every row of (1 − t) g rounded down has margin <= 0 (every row's linear part
+is at most b + hi; Σ_j |a_j(n)| <= 1 + X bounds the rounding). The shipped γ is then proved private by the exact
+all-multiset certifier (:func:`dpcert.darrm.privacy.certify`); the verdict reported is that certifier's. A
+baseline (γ_Sub, γ_DSub, γ ≡ 1) whose exact error lies between the certified lower bound and the shrunk γ's error
+is certified too and shipped instead when private (at m = 1 γ_Sub is optimal, Lemma 3.2: it is shipped exactly).
 
 **Certified optimality (weak duality).** For any y >= 0 on rows of 𝒫 and any feasible g (0 <= g <= 1):
 c·g = (c − Aᵀy)·g + y·(A g) <= y·b + Σ_j max(0, (c − Aᵀy)_j). With y the dual values of the final LP read as
-exact rationals and the rows' coefficients (irrational: they involve e^ε) enclosed in ball arithmetic at 256
+exact rationals (HiGHS's, those solved in balls on their support, and those of the polished vertex's basis: the
+smallest bound wins) and the rows' coefficients (irrational: they involve e^ε) enclosed in ball arithmetic at 256
 bits, the upper end U of that bound is certified, so OPT >= E0 − U (E0 = Σ c_j) over all of 𝒫: the lower bound.
 The gap shipped error − lower bound encloses the distance to the optimum from above.
 
