@@ -242,6 +242,7 @@ def _typed_options(parser: argparse.ArgumentParser) -> list[str]:
 INPUT_NAMES = {
     ("darrm", "certify"): {"gamma": "sub", "K": "11", "m": "3", "eps": "0.1", "Delta": "1e-5", "delta": "0.00003"},
     ("darrm", "error"): {"gamma": "sub", "K": "11", "m": "3", "mu": "0.75"},
+    ("darrm", "optimize"): {"K": "11", "m": "3", "eps": "0.1", "Delta": "1e-5", "delta": "0.00003", "prior": "0.75"},
     ("shuffle", "rdp"): {"n": "1000", "eps0": "1", "lam": "2..4"},
     ("shuffle", "dp"): {"n": "1000000", "eps0": "0.5", "T": "1000", "delta": "1e-6"},
     ("br", "compare"): {"k": "10", "eps": "0.1", "delta": "1e-6"},

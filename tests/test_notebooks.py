@@ -39,6 +39,14 @@ EXPECTED_OUTPUT = {
         "iid one, K = 11, m = 5: REFUTED, max margin [2.130900369e-4, 2.130900371e-4]",
         "error at mu = 0.75, dsub: 0.06919",
     ],
+    "darrm_optimize.ipynb": [
+        "verdict of the shipped gamma: CERTIFIED",
+        "fig2_k11_m3            opt 0.041269  sub 0.121922  const 0.327145",  # notes §10: 0.04127, 0.12192
+        "d12_k11_m5             opt 0.002516  sub 0.069188  dsub 0.014600  const 0.237806",  # notes §10
+        "Figure 2 recomputed",
+        "darrm.opt.fig2_k11_m1: CERTIFIED",  # gamma_Sub optimal at m = 1 (Lemma 3.2)
+        "verdict counts: {'CERTIFIED': 17, 'as_expected': 17}",
+    ],
     "br_composition.ipynb": [
         "CERTIFIED",
         "4.77457",
