@@ -296,7 +296,15 @@ def docstrings(package: str) -> str:
         if not doc:
             continue
         fence = "````" if "```" in doc else "```"
-        out += [f"### `{mod.__name__}`", "", f"```{{py:module}} {mod.__name__}", "```", ""]  # a target for :mod:
+        # a target for :mod:, unless the package exports a function of the module's name (darrm.optimize), which
+        # autodoc already documents under that name
+        shadowed = getattr(pkg, info.name, mod) is not mod
+        target = (
+            [f"```{{py:module}} {mod.__name__}", ":no-index:", "```"]
+            if shadowed
+            else [f"```{{py:module}} {mod.__name__}", "```"]
+        )
+        out += [f"### `{mod.__name__}`", "", *target, ""]
         out += [fence + "text", doc, fence, ""]
     return "\n".join(out)
 
