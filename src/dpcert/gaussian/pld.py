@@ -1,0 +1,541 @@
+"""Tight DP-SGD accounting: a certified enclosure of the k-step δ(ε) of the Poisson-subsampled Gaussian.
+
+**The quantity.** For a dominating pair (P, Q) with P ≪ Q and Y = dP/dQ = e^L, the k-fold composition has the
+hockey-stick divergence δ_k(ε) = E_{Q^k}[(Y_1⋯Y_k − e^ε)₊]. DP-SGD with Poisson rate q and noise multiplier σ
+(sensitivity 1, add/remove neighbours) has two pairs, *remove*: P = (1−q)N(0,σ²) + qN(1,σ²), Q = N(0,σ²), and
+*add*: the same two swapped; each is composed k times on its own and δ_k is the larger of the two (notes
+gaussian.md §1(d), §2.5: that remove dominates is not proved, so both are computed).
+
+**Why a discretisation can be proved.** f(y_1, …, y_k) = (Π y_i − c)₊ is, for fixed other coordinates >= 0,
+increasing and convex in each y_i >= 0. Hence, with the steps independent:
+
+* replacing one step's Y by Z with E g(Z) >= E g(Y) for every increasing convex g (Z >=_icx Y) raises E f, and
+  by induction over the coordinates (condition on the others) raises δ_k; Z <=_icx Y lowers it;
+* a larger (sub-)measure raises E f, a smaller one lowers it (f >= 0); an atom at y = 0 contributes nothing.
+
+Write g_i = e^{iΔ} (Δ = 1/n) and split Q's mass by cells [g_i, g_{i+1}) of Y (x ↦ L(x) is monotone, so each cell
+is an x-interval and its masses m_i = Q(cell), μ_i = E_Q[Y 1_cell] = P(cell) are Gaussian CDF differences, taken
+with Arb's erfc). Let c_i = μ_i − g_i m_i >= 0 and d_i = g_{i+1} m_i − μ_i >= 0 (the cell's conditional mean
+lies in the cell).
+
+* **Upper (connect the dots).** On a cell, a convex g lies below its chord, so ∫_cell g dQ <= (m_i − u_i) g(g_i)
+  + u_i g(g_{i+1}) with u_i = c_i/(g_{i+1} − g_i) ∈ [0, m_i] (the chord integrated against Q restricted to the
+  cell). The two atoms keep the cell's mass and mean, so the error is of second order in Δ per step (a variance
+  increase of about Δ²/6), and the composed error grows like kΔ² (√k·Δ on the scale of the composed loss)
+  rather than like kΔ. Mass with L below the bottom grid point is moved *up* to it (g increasing). Mass above
+  the top point L_max cannot be placed: E_{Q^k}[f·1{some L_i >= L_max}] <= Σ_i E_{Q^k}[Π Y_j 1{L_i >= L_max}]
+  = k·P(L >= L_max), which is added, and the rest is the composition of Q restricted to L < L_max.
+* **Lower (a mean-preserving contraction onto the grid).** If a piece of Y's law with conditional mean y̅ is
+  replaced by an atom at y̅, the result Z satisfies E[Y | Z] = Z, so Z <=_cx Y (Jensen). Here cell j is split in
+  fractions: β_j of it goes to the atom at g_{j+1} (it lies below), the rest to g_j (it lies above). The group at
+  g_j, made of the fraction β_{j−1} of cell j−1 and the part of cell j it needs, has mean >= g_j exactly when
+  (1 − β_j) c_j >= β_{j−1} d_{j−1}; the part of cell j it does not need is rounded down to g_j (its mean is
+  >= g_j), which lowers g further. So with this inequality *certified in balls* for every j, placing the weight
+  w_j = (1 − β_j) m_j + β_{j−1} m_{j−1} at g_j gives Z <=_icx Y. The β are chosen in floats (any choice is valid,
+  the inequality is what is proved, and a group whose inequality is not proved gets β_{j−1} = 0): the largest β
+  allowed, recursing up from the bottom while the cell masses grow and down from the top where they fall (each
+  direction is the stable one), so that the groups are balanced (mean exactly at the grid point, second order
+  error) except at the meeting cell. The top tail L >= L_max is one more cell that only receives; mass below the
+  bottom grid point is dropped.
+* **Composition.** The atoms are polynomials in z (index = grid exponent); k-fold powers are taken by binary
+  powering with ``flint.arb_poly`` products (Arb, rigorous). After every product the index range is windowed:
+  for the lower bound, mass below the window is dropped and mass above it moved down to the window top; for the
+  upper bound, mass below is moved up to the window bottom and mass above is dropped, its y-mass e added to an
+  error term. The error carried through a product is exact bookkeeping: if X ≼ X′ + e_X (meaning E_{X*ν} f_c <=
+  E_{X′*ν} f_c + e_X·mean(ν) for every c >= 0 and ν >= 0, using (yz − c)₊ <= yz) and Y ≼ Y′ + e_Y, then X*Y ≼
+  X′*Y′ + e_X·mean(Y) + e_Y·mean(X′); mean(Z^s) = mean(Z)^s, and mean(X′) is evaluated from X′ in balls.
+* **Evaluation.** δ = Σ_j w_j (g_j − e^ε)₊ over the final atoms (both bounds), plus, for the upper one, the
+  carried error and k·P(L >= L_max).
+
+Every quantity above is a ball containing the exact value of the construction, so the lower end of the lower
+sum and the upper end of the upper sum enclose δ_k(ε). The grid and the windows are chosen from float estimates
+(only the tightness depends on them). The enclosure narrows like Δ² (both ends are second order); ``n = 1/Δ``
+is the resolution reported.
+
+References:
+    Convex-order comparison: M. Shaked, J. G. Shanthikumar, "Stochastic Orders", Springer 2007, Thm 4.A.15
+    (increasing convex order closed under products of independent non-negative variables is the coordinatewise
+    argument above). Connect-the-dots: V. Doroshenko, B. Ghazi, P. Kamath, R. Kumar, P. Manurangsi, "Connect the
+    Dots: Tighter Discrete Approximations of Privacy Loss Distributions", PETS 2022 (arXiv 2207.04380). Privacy
+    loss distributions of the subsampled Gaussian: notes gaussian.md §1(d), §2.3–2.5.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from flint import arb, arb_poly
+
+from dpcert.arith.ball import Enclosure, ball, fraction_of, workprec
+from dpcert.errors import InvalidParameter
+
+__all__ = [
+    "Measure",
+    "StepMeasures",
+    "Composed",
+    "step_measures",
+    "compose",
+    "delta_enclosure",
+    "eps_enclosure",
+    "start_resolution",
+    "MAX_CELLS",
+    "PREC",
+]
+
+#: Working precision (bits) of the cell masses and of the products.
+PREC = 128
+#: The largest number of grid cells of one step's law (checked before any work).
+MAX_CELLS = 4_000_000
+_DIRECTIONS = ("remove", "add")
+
+
+@dataclass(frozen=True)
+class Measure:
+    """Atoms w_j at y = e^{j/n}, j = off, off + 1, …: a polynomial in z with an index offset."""
+
+    off: int
+    poly: arb_poly
+
+    @property
+    def length(self) -> int:
+        return self.poly.length()
+
+
+@dataclass(frozen=True)
+class StepMeasures:
+    """One step's two discretisations in one direction, at resolution n (Δ = 1/n).
+
+    Attributes:
+        lower: Z_lo <=_icx Y (a sub-probability measure on the grid).
+        upper: Z_hi >=_icx Y restricted to L < L_max.
+        tail: a ball containing P(L >= L_max) (added k times to the upper bound).
+        mean_upper: a ball containing the mean of ``upper``.
+    """
+
+    n: int
+    lower: Measure
+    upper: Measure
+    tail: arb
+    mean_upper: arb
+
+
+@dataclass(frozen=True)
+class Composed:
+    """The k-fold composition in one direction: lower and upper atoms and the upper bound's additive error."""
+
+    n: int
+    steps: int
+    lower: Measure
+    upper: Measure
+    error: arb  # added to the upper sum (windowing and the k·P(L >= L_max) tail)
+
+
+# ----------------------------------------------------------------------------------------------- float helpers
+
+
+def _log_phibar(t: float) -> float:
+    from scipy import special
+
+    return float(special.log_ndtr(-t))
+
+
+def _x_of(direction: str, qf: float, s: float, lv: float) -> float | None:
+    """The x where the loss is lv (remove: L >= lv iff x >= it; add: L >= lv iff x <= it), None if no x."""
+    if direction == "remove":
+        t = math.exp(lv) - (1 - qf)
+    else:
+        t = math.exp(-lv) - (1 - qf)
+    if t <= 0:
+        return None
+    return s * s * (math.log(t) - math.log(qf)) + 0.5
+
+
+def _log_surv(direction: str, which: str, qf: float, s: float, lv: float) -> float:
+    """log P(L >= lv) (which = 'P') or log Q(L >= lv) (which = 'Q'), float64."""
+    x = _x_of(direction, qf, s, lv)
+    if x is None:
+        return 0.0 if direction == "remove" else -math.inf
+    a, b = (-x / s, -(x - 1) / s) if direction == "remove" else (x / s, (x - 1) / s)
+    # remove: Φ̄(x/σ) = Φ(−x/σ); add: Φ(x/σ)
+    mix = which == ("P" if direction == "remove" else "Q")
+    from scipy import special
+
+    first = float(special.log_ndtr(a))
+    if not mix:
+        return first
+    lq = math.log(qf)
+    l1 = math.log1p(-qf) if qf < 1 else -math.inf
+    return float(_logaddexp(l1 + first, lq + float(special.log_ndtr(b))))
+
+
+def _logaddexp(a: float, b: float) -> float:
+    if a == -math.inf:
+        return b
+    if b == -math.inf:
+        return a
+    m = max(a, b)
+    return m + math.log1p(math.exp(-abs(a - b)))
+
+
+def _solve(f: Callable[[float], bool], lo: float, hi: float) -> float:
+    """The switching point of a monotone condition f (false at lo, true at hi), by float bisection."""
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if f(mid):
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo < 1e-9:
+            break
+    return hi
+
+
+def _range(direction: str, qf: float, s: float, n: int, tail: float) -> tuple[int, int]:
+    """The grid index range [i_lo, i_hi] of one step: tails beyond it carry P-mass <= tail (float estimate)."""
+    if direction == "remove":
+        i_hi = math.ceil(n * _solve(lambda lv: _log_surv("remove", "P", qf, s, lv) <= math.log(tail), -1, 200)) + 1
+        if qf < 1:
+            i_lo = math.floor(n * math.log1p(-qf)) - 1
+        else:  # L = (2x − 1)/(2σ²): P(L < l) is Φ((l σ² − 1/2)/σ)
+            i_lo = math.floor(n * -_solve(lambda m: _log_phibar((m * s * s + 0.5) / s) <= math.log(tail), 0, 200)) - 1
+    else:
+        if qf < 1:
+            i_hi = math.ceil(n * -math.log1p(-qf)) + 1
+        else:
+            i_hi = math.ceil(n * _solve(lambda lv: _log_surv("add", "P", qf, s, lv) <= math.log(tail), -1, 200)) + 1
+
+        def below_small(m: float) -> bool:  # P(L < −m) e^{...} small; P(L < l) = 1 − P(L >= l) = Φ̄(x′/σ)
+            x = _x_of("add", qf, s, -m)
+            return x is not None and _log_phibar(x / s) <= math.log(tail)
+
+        i_lo = math.floor(n * -_solve(below_small, 0, 200)) - 1
+    return i_lo, i_hi
+
+
+# ----------------------------------------------------------------------------------------------- one step
+
+
+def _survivals(direction: str, q: Fraction, sigma: Fraction, n: int, i_lo: int, i_hi: int) -> tuple[list, list]:
+    """Balls of Q(L >= i/n) and P(L >= i/n) for i = i_lo..i_hi (the current working precision)."""
+    sg, bq, one_q = ball(sigma), ball(q), ball(1 - q)
+    s2 = arb(2).sqrt()
+    sq, sp = [], []
+    sign = 1 if direction == "remove" else -1
+    step = ball(Fraction(1, n))
+    for i in range(i_lo, i_hi + 1):
+        t = (sign * i * step).exp() - one_q
+        if t <= 0:
+            # remove: e^l <= 1 − q < Y everywhere, so L >= l surely; add: L < −log(1 − q) <= l surely
+            full = arb(1) if direction == "remove" else arb(0)
+            sq.append(full)
+            sp.append(full)
+            continue
+        if not t > 0:
+            raise ArithmeticError(f"grid point {i}/{n} undecided against the loss bound at the working precision")
+        x = sg * sg * (t / bq).log() + arb(1) / 2
+        if direction == "remove":
+            a = (x / (sg * s2)).erfc() / 2  # Φ̄(x/σ)
+            b = ((x - 1) / (sg * s2)).erfc() / 2
+            sq.append(a)
+            sp.append(one_q * a + bq * b)
+        else:
+            a = (-x / (sg * s2)).erfc() / 2  # Φ(x/σ)
+            b = (-(x - 1) / (sg * s2)).erfc() / 2
+            sp.append(a)
+            sq.append(one_q * a + bq * b)
+    return sq, sp
+
+
+def _fl(a: arb) -> float:
+    return float(a.mid())
+
+
+def step_measures(direction: str, q: Fraction, sigma: Fraction, n: int, tail: float, steps: int) -> StepMeasures:
+    """One step's lower and upper discretisations at resolution n (see the module docstring).
+
+    Args:
+        direction: ``"remove"`` or ``"add"``. q, sigma: exact. n: grid cells per unit of loss.
+        tail: the P-mass (float) the grid range may leave out on each side, per step (tightness only).
+        steps: k (sets the range from ``tail``/k).
+    """
+    qf, s = float(q), float(sigma)
+    i_lo, i_hi = _range(direction, qf, s, n, max(tail / steps, 1e-300))
+    if i_hi - i_lo > MAX_CELLS:
+        raise InvalidParameter("resolution", n, f"a grid of at most {MAX_CELLS} cells per step (needs {i_hi - i_lo})")
+    with workprec(PREC + 2 * n.bit_length() + 16):
+        sq, sp = _survivals(direction, q, sigma, n, i_lo, i_hi)
+        g = [(ball(Fraction(i, n))).exp() for i in range(i_lo, i_hi + 1)]
+        cells = i_hi - i_lo  # cell r = [g_r, g_{r+1}), r = 0..cells-1 (index i_lo + r)
+        m = [sq[r] - sq[r + 1] for r in range(cells)]
+        mu = [sp[r] - sp[r + 1] for r in range(cells)]
+        c = [mu[r] - g[r] * m[r] for r in range(cells)]
+        d = [g[r + 1] * m[r] - mu[r] for r in range(cells)]
+        below_q = 1 - sq[0]
+        tail_q, tail_p = sq[cells], sp[cells]
+        # upper: chord split; the mass below the bottom point moved up to it
+        up = [arb(0)] * (cells + 1)
+        up[0] = below_q
+        for r in range(cells):
+            u = c[r] / (g[r + 1] - g[r])
+            up[r] += m[r] - u
+            up[r + 1] += u
+        # lower: contraction; the tail L >= L_max is cell `cells`, which only receives
+        cf = [max(_fl(x), 0.0) for x in c] + [max(_fl(tail_p - g[cells] * tail_q), 0.0)]
+        dfl = [max(_fl(x), 0.0) for x in d]
+        mf = [max(_fl(x), 0.0) for x in m]
+        beta = _betas(cf, dfl, mf)
+        mm = m + [tail_q]
+        cc = c + [tail_p - g[cells] * tail_q]
+        for j in range(1, cells + 1):  # certify group j: (1 − β_j) c_j >= β_{j−1} d_{j−1}
+            if beta[j - 1] == 0.0:
+                continue
+            bj = arb(beta[j]) if j < cells else arb(0)
+            if not (1 - bj) * cc[j] - arb(beta[j - 1]) * d[j - 1] >= 0:
+                beta[j - 1] = 0.0
+        lo = []
+        for j in range(cells + 1):
+            bj = arb(beta[j]) if j < cells else arb(0)
+            w = (1 - bj) * mm[j]
+            if j > 0 and beta[j - 1] != 0.0:
+                w += arb(beta[j - 1]) * mm[j - 1]
+            lo.append(w)
+        upper = Measure(i_lo, arb_poly(up))
+        mean_up = _mean(upper, n)
+        return StepMeasures(n, Measure(i_lo, arb_poly(lo)), upper, tail_p, mean_up)
+
+
+def _betas(c: list[float], d: list[float], m: list[float]) -> list[float]:
+    """The fractions β_j (floats, then exact as dyadics) of the lower construction; β of the last cell is 0.
+
+    Group j needs (1 − β_j) c_j >= β_{j−1} d_{j−1}. Forward from the bottom up to the heaviest cell (β_j the
+    largest allowed), backward from the top down to it (β_{j−1} the largest allowed), then group J's inequality
+    is restored by lowering β_{J−1}; all are shrunk by 2^-30 so that the inequalities have room for the balls.
+    """
+    cells = len(d)
+    beta = [0.0] * (cells + 1)
+    big = max(range(cells), key=lambda r: m[r]) if cells else 0
+    for j in range(0, big):
+        prev = beta[j - 1] * d[j - 1] if j > 0 else 0.0
+        if c[j] <= 0:
+            bj = 0.0
+            if j > 0:
+                beta[j - 1] = 0.0
+        else:
+            bj = 1.0 - prev / c[j]
+            if bj < 0:
+                beta[j - 1] = c[j] / d[j - 1] if d[j - 1] > 0 else 0.0
+                bj = 0.0
+        beta[j] = min(1.0, bj)
+    for j in range(cells, big, -1):  # sets β_{j−1} from β_j
+        if d[j - 1] <= 0:
+            beta[j - 1] = 0.0
+            continue
+        beta[j - 1] = min(1.0, (1.0 - beta[j]) * c[j] / d[j - 1]) if j < cells else min(1.0, c[j] / d[j - 1])
+    if big > 0 and d[big - 1] > 0:
+        beta[big - 1] = min(beta[big - 1], max(0.0, (1.0 - beta[big]) * c[big] / d[big - 1]))
+    shrink = 1.0 - 2.0**-30
+    return [b * shrink if b > 0 else 0.0 for b in beta]
+
+
+def _mean(meas: Measure, n: int) -> arb:
+    """Σ_j w_j e^{j/n} in balls."""
+    base = ball(Fraction(1, n)).exp()
+    return ball(Fraction(meas.off, n)).exp() * meas.poly(base)
+
+
+# ----------------------------------------------------------------------------------------------- composition
+
+
+def _window(meas: Measure, n: int, tau: float) -> tuple[int, int]:
+    """Index range [a, b] (relative to meas.off) outside which the y-mass is <= tau on each side (floats)."""
+    coeffs = meas.poly.coeffs()
+    w = [abs(_fl(x)) for x in coeffs]
+    ln = len(w)
+    acc = 0.0
+    b = ln - 1
+    while b > 0:
+        ym = w[b] * math.exp((meas.off + b) / n) if w[b] else 0.0
+        if acc + ym > tau:
+            break
+        acc += ym
+        b -= 1
+    acc = 0.0
+    a = 0
+    while a < b:
+        # mass below a, valued at the window bottom (upper: moved there; lower: dropped, y <= that)
+        if (acc + w[a]) * math.exp((meas.off + a + 1) / n) > tau:
+            break
+        acc += w[a]
+        a += 1
+    return a, b
+
+
+def _truncate(meas: Measure, n: int, tau: float, upper: bool) -> tuple[Measure, arb]:
+    """Window a product: (windowed measure, the y-mass dropped above the window for the upper bound)."""
+    a, b = _window(meas, n, tau)
+    coeffs = meas.poly.coeffs()
+    if a == 0 and b == len(coeffs) - 1:
+        return meas, arb(0)
+    kept = list(coeffs[a : b + 1])
+    err = arb(0)
+    if upper:
+        if a > 0:
+            kept[0] = kept[0] + sum(coeffs[:a], arb(0))
+        if b < len(coeffs) - 1:
+            above = Measure(meas.off + b + 1, arb_poly(list(coeffs[b + 1 :])))
+            err = _mean(above, n)
+    elif b < len(coeffs) - 1:
+        kept[-1] = kept[-1] + sum(coeffs[b + 1 :], arb(0))
+    return Measure(meas.off + a, arb_poly(kept)), err
+
+
+def _mul(x: Measure, y: Measure) -> Measure:
+    return Measure(x.off + y.off, x.poly * y.poly)
+
+
+def compose(
+    step: StepMeasures, steps: int, tau: float, progress: Callable[[str], None] | None = None
+) -> Composed:
+    """The k-fold composition of one direction's step measures, by binary powering with windows (rigorous)."""
+    n = step.n
+    with workprec(PREC + 2 * n.bit_length() + 16):
+        m1 = step.mean_upper
+        # (lower, upper, error, s): Z^s ≼ upper + error and lower <=_icx Y^s
+        cur = (step.lower, step.upper, arb(0), 1)
+        res: tuple[Measure, Measure, arb, int] | None = None
+        k = steps
+        rounds = k.bit_length()
+        r = 0
+        while k:
+            if k & 1:
+                if res is None:
+                    res = cur
+                else:
+                    res = _product(res, cur, m1, n, tau)
+            k >>= 1
+            r += 1
+            if k:
+                cur = _product(cur, cur, m1, n, tau)
+            if progress is not None:
+                progress(f"round {r}/{rounds}, window {cur[1].length} atoms")
+        assert res is not None
+        lower, upper, err, _ = res
+        tail = steps * step.tail
+        return Composed(n, steps, lower, upper, err + tail)
+
+
+def _product(x: tuple, y: tuple, m1: arb, n: int, tau: float) -> tuple[Measure, Measure, arb, int]:
+    lo_x, up_x, e_x, s_x = x
+    lo_y, up_y, e_y, s_y = y
+    lower, _ = _truncate(_mul(lo_x, lo_y), n, tau, upper=False)
+    upper, e_t = _truncate(_mul(up_x, up_y), n, tau, upper=True)
+    err = e_t
+    if e_x != 0:
+        err += e_x * m1**s_y
+    if e_y != 0:
+        err += e_y * _mean(up_x, n)
+    return lower, upper, err, s_x + s_y
+
+
+def _hockey(meas: Measure, n: int, eps: Fraction) -> arb:
+    """Σ_j w_j (e^{j/n} − e^ε)₊ in balls."""
+    j0 = math.floor(eps * n) + 1  # the first j with j/n > ε
+    start = max(0, j0 - meas.off)
+    coeffs = meas.poly.coeffs()
+    if start >= len(coeffs):
+        return arb(0)
+    high = arb_poly(list(coeffs[start:]))
+    first = meas.off + start
+    return ball(Fraction(first, n)).exp() * high(ball(Fraction(1, n)).exp()) - ball(eps).exp() * high(arb(1))
+
+
+def delta_of(composed: Composed, eps: Fraction) -> Enclosure:
+    """The certified enclosure of one direction's δ_k(ε) from a composition (lower end >= 0)."""
+    n = composed.n
+    with workprec(PREC + 2 * n.bit_length() + 16):
+        lo = _hockey(composed.lower, n, eps)
+        hi = _hockey(composed.upper, n, eps) + composed.error
+    return Enclosure(max(Fraction(0), fraction_of(lo.lower())), fraction_of(hi.upper()))
+
+
+# ----------------------------------------------------------------------------------------------- public drivers
+
+
+def start_resolution(q: Fraction, sigma: Fraction, steps: int) -> int:
+    """A float guess of the resolution n = 1/Δ giving a few per cent relative width (tightness only).
+
+    The chord split adds about Δ²/6 per step to the variance of the composed loss, whose variance is about
+    k·Var_Q(L); n is chosen so that the ratio is about 10^-3, and at least 2^6.
+    """
+    qf, s = float(q), float(sigma)
+    var1 = qf * qf * math.expm1(min(1 / (s * s), 700))  # Var_Q(Y) of one remove step
+    ratio = 1e-3
+    n = math.sqrt(steps / (6 * ratio * steps * max(var1, 1e-300)))
+    return max(64, min(int(2 ** math.ceil(math.log2(n))), 2**22))
+
+
+def both_directions(
+    q: Fraction,
+    sigma: Fraction,
+    steps: int,
+    n: int,
+    tail: float,
+    progress: Callable[[str], None] | None = None,
+) -> list[Composed]:
+    """The compositions of both directions at resolution n (add last; it is skipped when q = 1 is the same
+    pair up to a reflection, which is not: both are computed always)."""
+    out = []
+    for direction in _DIRECTIONS:
+        if progress is not None:
+            progress(f"{direction}: one step on {n} cells per unit loss")
+        st = step_measures(direction, q, sigma, n, tail, steps)
+        rounds = 2 * max(1, steps.bit_length())
+        out.append(compose(st, steps, tail / rounds, None if progress is None else (lambda m, d=direction: progress(f"{d}: {m}"))))
+    return out
+
+
+def delta_enclosure(compositions: list[Composed], eps: Fraction) -> Enclosure:
+    """max over directions of the certified δ_k(ε)."""
+    encs = [delta_of(c, eps) for c in compositions]
+    return Enclosure(max(e.lo for e in encs), max(e.hi for e in encs))
+
+
+def eps_enclosure(compositions: list[Composed], delta: Fraction, rel_tol: float) -> Enclosure:
+    """The certified enclosure of ε(δ) = min{ε >= 0 : δ_k(ε) <= δ} from fixed compositions.
+
+    δ_k is non-increasing in ε, so δ_up(b) <= δ proves ε <= b, and δ_lo(a) > δ proves ε > a. Each end is found
+    by :func:`dpcert.arith.search.certified_root` on its own condition (decided from the ball's end points).
+    """
+    from dpcert.arith.search import certified_root
+
+    def up_holds(e: Fraction) -> bool:
+        return delta_enclosure(compositions, e).hi <= delta
+
+    def lo_holds(e: Fraction) -> bool:  # "not certified above δ"
+        return not delta_enclosure(compositions, e).lo > delta
+
+    zero = Fraction(0)
+    if up_holds(zero):
+        return Enclosure.exact(0)
+    top = Fraction(1)
+    while not up_holds(top):
+        top *= 2
+        if top > 2**20:
+            raise ArithmeticError("no eps up to 2^20 has a certified delta below the target")
+    tol = Fraction(rel_tol).limit_denominator(10**12) / 4
+    hi = certified_root(lambda e, p: up_holds(e), zero, top, tol=tol, what="delta_up(eps) <= delta").safe
+    if lo_holds(zero):
+        return Enclosure(zero, hi)
+    lo_br = certified_root(lambda e, p: lo_holds(e), zero, hi if lo_holds(hi) else top, tol=tol, what="delta_lo")
+    return Enclosure(lo_br.lo, hi)
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
