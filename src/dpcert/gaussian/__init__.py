@@ -19,4 +19,4 @@ from dpcert.core.tables import lazy_tables
 __all__ = ["QUANTITIES", "CLAIMS"]
 
 # built on first access, so that importing the package (or its cli) loads none of its mathematics
-__getattr__ = lazy_tables(__name__, quantities=("mechanism", "sgm", "conversion", "dpsgd_rdp"), claims=("claims",))
+__getattr__ = lazy_tables(__name__, quantities=("mechanism", "sgm", "conversion", "dpsgd_rdp", "pld"), claims=("claims",))
