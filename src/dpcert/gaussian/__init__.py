@@ -10,8 +10,10 @@
 * :mod:`dpcert.gaussian.claims`: the public cases (autodp#39, tensorflow/privacy#166, the TF Privacy MNIST
   tutorial).
 
-Not built yet: the tight PLD enclosure of DP-SGD (``dpsgd.delta``, ``dpsgd.eps``), ``dpsgd.sigma``, and the
-certified search over real orders in ``dpsgd.rdp.eps`` (it minimises over every integer order).
+* :mod:`dpcert.gaussian.pld`: the tight DP-SGD accounting, certified both ends (``dpsgd.delta``, ``dpsgd.eps``,
+  ``dpsgd.sigma``) from the privacy loss distribution of both neighbouring directions.
+
+Not built yet: the certified search over real orders in ``dpsgd.rdp.eps`` (it minimises over every integer order).
 """
 
 from dpcert.core.tables import lazy_tables
@@ -19,4 +21,6 @@ from dpcert.core.tables import lazy_tables
 __all__ = ["QUANTITIES", "CLAIMS"]
 
 # built on first access, so that importing the package (or its cli) loads none of its mathematics
-__getattr__ = lazy_tables(__name__, quantities=("mechanism", "sgm", "conversion", "dpsgd_rdp", "pld"), claims=("claims",))
+__getattr__ = lazy_tables(
+    __name__, quantities=("mechanism", "sgm", "conversion", "dpsgd_rdp", "pld"), claims=("claims",)
+)

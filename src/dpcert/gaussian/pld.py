@@ -36,8 +36,8 @@ lies in the cell).
   allowed, recursing up from the bottom while the cell masses grow and down from the top where they fall (each
   direction is the stable one), so that the groups are balanced (mean exactly at the grid point, second order
   error) except at the meeting cell, whose group keeps a slack (rounded down: a first-order loss of about one
-  cell's spread per step, visible as a lower end that converges more slowly than the upper one). The top tail L >= L_max is one more cell that only receives; mass below the
-  bottom grid point is dropped.
+  cell's spread per step, visible as a lower end that converges more slowly than the upper one). The top tail
+  L >= L_max is one more cell that only receives; mass below the bottom grid point is dropped.
 * **Composition.** The atoms are polynomials in z (index = grid exponent); k-fold powers are taken by binary
   powering with ``flint.arb_poly`` products (Arb, rigorous). After every product the index range is windowed:
   for the lower bound, mass below the window is dropped and mass above it moved down to the window top; for the
