@@ -76,8 +76,8 @@ def test_bad_input_and_unbuilt_method_are_one_line_exit_2(capsys):
 
 def test_bundled_claims_have_their_expected_verdicts_and_certificates_recheck(tmp_path):
     claims = select("gaussian.*")
-    assert len(claims) == 10
-    for c in claims:
+    assert len(claims) == 15 and sum(c.slow for c in claims) == 2  # the MNIST PLD claims run under --full
+    for c in (c for c in claims if not c.slow):
         r = c.check()
         assert r.ok, (c.id, r.verdict, r.evidence.detail, r.error)
         path = write_certificate(r, tmp_path)
