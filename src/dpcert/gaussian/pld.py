@@ -546,7 +546,7 @@ def eps_enclosure(compositions: list[Composed], delta: Fraction, rel_tol: float)
     # coarse search gives the scale
     coarse = certified_root(lambda e, p: up_holds(e), zero, top, tol=Fraction(1, 64), what="delta_up(eps) <= delta")
     scale = max(coarse.lo, Fraction(1, 2**40))
-    tol = Fraction(rel_tol).limit_denominator(10**12) / 8 * scale
+    tol = Fraction(rel_tol).limit_denominator(10**12) / 64 * scale  # probes are cheap (O(n) each)
     hi = certified_root(
         lambda e, p: up_holds(e),
         coarse.lo,
