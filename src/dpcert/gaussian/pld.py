@@ -33,10 +33,10 @@ lies in the cell).
   >= g_j), which lowers g further. So with this inequality *certified in balls* for every j, placing the weight
   w_j = (1 − β_j) m_j + β_{j−1} m_{j−1} at g_j gives Z <=_icx Y. The β are chosen in floats (any choice is valid,
   the inequality is what is proved, and a group whose inequality is not proved gets β_{j−1} = 0): the largest β
-  allowed, recursing up from the bottom while the cell masses grow and down from the top where they fall (each
-  direction is the stable one), so that the groups are balanced (mean exactly at the grid point, second order
-  error) except at the meeting cell, whose group keeps a slack (rounded down: a first-order loss of about one
-  cell's spread per step, visible as a lower end that converges more slowly than the upper one). The top tail
+  allowed, recursing up from the bottom and down from the top, meeting at the group that loses the least mean,
+  so that the groups are balanced (mean exactly at the grid point, second order error) except where a recursion
+  had to clip and at the meeting group, whose slack is rounded down (a first-order loss, the reason the lower
+  end converges more slowly than the upper one). The top tail
   L >= L_max is one more cell that only receives; mass below the bottom grid point is dropped.
 * **Composition.** The atoms are polynomials in z (index = grid exponent); k-fold powers are taken by binary
   powering with ``flint.arb_poly`` products (Arb, rigorous). After every product the index range is windowed:
@@ -325,32 +325,51 @@ def step_measures(direction: str, q: Fraction, sigma: Fraction, n: int, tail: fl
 def _betas(c: list[float], d: list[float], m: list[float]) -> list[float]:
     """The fractions β_j (floats, then exact as dyadics) of the lower construction; β of the last cell is 0.
 
-    Group j needs (1 − β_j) c_j >= β_{j−1} d_{j−1}. Forward from the bottom up to the heaviest cell (β_j the
-    largest allowed), backward from the top down to it (β_{j−1} the largest allowed), then group J's inequality
-    is restored by lowering β_{J−1}; all are shrunk by 2^-30 so that the inequalities have room for the balls.
+    Group j needs (1 − β_j) c_j >= β_{j−1} d_{j−1}; the mean lost to rounding is Σ_j slack_j = Σ c_j − Σ β_j (c_j +
+    d_j), so the β should be as large as the inequalities allow. The forward recursion (β_j the largest allowed by
+    group j, from the bottom) is stable where the cell masses grow, the backward one (β_{j−1} the largest allowed
+    by group j, from the top) where they fall; they meet at one group J, whose inequality is restored by lowering
+    β_{J−1}. J is chosen to maximise Σ β_j (c_j + d_j) (prefix and suffix sums). All β are then shrunk by 2^-30 so
+    that the inequalities have room for the balls (``m`` is unused: kept for the signature).
     """
     cells = len(d)
-    beta = [0.0] * (cells + 1)
-    big = max(range(cells), key=lambda r: m[r]) if cells else 0
-    for j in range(0, big):
-        prev = beta[j - 1] * d[j - 1] if j > 0 else 0.0
+    fwd = [0.0] * (cells + 1)
+    for j in range(cells):
+        prev = fwd[j - 1] * d[j - 1] if j > 0 else 0.0
         if c[j] <= 0:
             bj = 0.0
             if j > 0:
-                beta[j - 1] = 0.0
+                fwd[j - 1] = 0.0
         else:
             bj = 1.0 - prev / c[j]
             if bj < 0:
-                beta[j - 1] = c[j] / d[j - 1] if d[j - 1] > 0 else 0.0
+                fwd[j - 1] = c[j] / d[j - 1] if d[j - 1] > 0 else 0.0
                 bj = 0.0
-        beta[j] = min(1.0, bj)
-    for j in range(cells, big, -1):  # sets β_{j−1} from β_j
-        if d[j - 1] <= 0:
-            beta[j - 1] = 0.0
-            continue
-        beta[j - 1] = min(1.0, (1.0 - beta[j]) * c[j] / d[j - 1]) if j < cells else min(1.0, c[j] / d[j - 1])
-    if big > 0 and d[big - 1] > 0:
-        beta[big - 1] = min(beta[big - 1], max(0.0, (1.0 - beta[big]) * c[big] / d[big - 1]))
+        fwd[j] = min(1.0, bj)
+    bwd = [0.0] * (cells + 1)
+    for j in range(cells, 0, -1):  # sets β_{j−1} from β_j
+        bwd[j - 1] = min(1.0, (1.0 - bwd[j]) * c[j] / d[j - 1]) if d[j - 1] > 0 else 0.0
+    w = [c[j] + d[j] for j in range(cells)] + [0.0]
+    pre = [0.0] * (cells + 2)  # pre[i] = Σ_{j<i} fwd_j w_j
+    for j in range(cells + 1):
+        pre[j + 1] = pre[j] + fwd[j] * w[j]
+    suf = [0.0] * (cells + 2)  # suf[i] = Σ_{j>=i} bwd_j w_j
+    for j in range(cells, -1, -1):
+        suf[j] = suf[j + 1] + bwd[j] * w[j]
+
+    def meet(big: int) -> float:  # β_{J−1} at the meeting J = big (groups below forward, from J on backward)
+        if big == 0:
+            return 0.0
+        cap = (1.0 - bwd[big]) * c[big] / d[big - 1] if d[big - 1] > 0 else 0.0
+        return max(0.0, min(fwd[big - 1], cap))
+
+    best, big = -1.0, 0
+    for cand in range(cells + 1):
+        value = (pre[cand - 1] if cand > 0 else 0.0) + meet(cand) * (w[cand - 1] if cand > 0 else 0.0) + suf[cand]
+        if value > best:
+            best, big = value, cand
+    beta = fwd[: max(0, big - 1)] + ([meet(big)] if big > 0 else []) + bwd[big:]
+    beta[cells] = 0.0
     shrink = 1.0 - 2.0**-30
     return [b * shrink if b > 0 else 0.0 for b in beta]
 
@@ -757,14 +776,23 @@ def dpsgd_sigma(
             lo, hi = hi, hi * 2
         while delta_at(lo).hi <= d and lo > Fraction(1, 2**20):
             hi, lo = lo, lo / 2
-        tol = Fraction(rel_tol).limit_denominator(10**9) / 4
-        up = certified_root(lambda s, p: delta_at(s).hi <= d, lo, hi, tol=tol, check_ends=False, what="sigma_hi")
+        # relative to σ itself (certified_root's relative mode scales by max(1, |σ|))
+        tol = Fraction(rel_tol).limit_denominator(10**9) / 4 * lo
+        up = certified_root(
+            lambda s, p: delta_at(s).hi <= d, lo, hi, tol=tol, relative=False, check_ends=True, what="sigma_hi"
+        )
         s_hi = up.safe
         low_fail = [s for s, enc in cache.items() if enc.lo > d and s <= s_hi]
         s_lo = max(low_fail) if low_fail else Fraction(0)
         if s_lo > 0 and not _narrow(Enclosure(s_lo, s_hi), rel_tol) and delta_at(s_hi).lo <= d:
             dn = certified_root(
-                lambda s, p: not delta_at(s).lo > d, s_lo, s_hi, tol=tol, check_ends=False, what="sigma_lo"
+                lambda s, p: not delta_at(s).lo > d,
+                s_lo,
+                s_hi,
+                tol=tol,
+                relative=False,
+                check_ends=False,
+                what="sigma_lo",
             )
             s_lo = dn.lo
         runs.append(n)
