@@ -63,6 +63,7 @@ References:
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -808,16 +809,36 @@ def _parsed(q: Any, sigma: Any, steps: Any) -> tuple[Fraction, Fraction, int]:
     return _frac(q), _frac(sigma), int(steps)
 
 
+#: The ball path's largest effort: 2^LEVEL_CAP times the starting resolution.
+LEVEL_CAP = 2
+
+
 def _level(prec: int) -> int:
-    """The ball path's effort: the resolution doubles with every doubling of the precision past 64 bits (capped
-    at 2^6 times the starting resolution)."""
-    return min(6, max(0, (prec // 64).bit_length() - 1))
+    """The ball path's effort: the resolution doubles with every doubling of the precision past 64 bits, up to
+    :data:`LEVEL_CAP` doublings (a re-check asking for a 1000 times narrower enclosure stops there)."""
+    return min(LEVEL_CAP, max(0, (prec // 64).bit_length() - 1))
+
+
+@functools.lru_cache(maxsize=32)
+def _delta_at_level(q: Fraction, s: Fraction, k: int, eps: Fraction, level: int) -> Enclosure:
+    # cached: the precisions past the cap give the same run, which a claim's refinement would repeat
+    n = start_resolution(q, s, k) * 2**level
+    return delta_enclosure(both_directions(q, s, k, n, 1e-22), eps)
+
+
+@functools.lru_cache(maxsize=32)
+def _eps_at_level(q: Fraction, s: Fraction, k: int, delta: Fraction, level: int) -> Enclosure:
+    n = start_resolution(q, s, k) * 2**level
+    return eps_enclosure(both_directions(q, s, k, n, float(delta) * 1e-6), delta, 1e-4)
+
+
+@functools.lru_cache(maxsize=32)
+def _sigma_at_level(q: Fraction, k: int, eps: Fraction, delta: Fraction, level: int) -> Enclosure:
+    return dpsgd_sigma(q, k, eps, delta, rel_tol=0.02 / 2**level, seconds=math.inf).enclosure
 
 
 def _delta_ball(ctx: Any, q: Exact, sigma: Exact, steps: int, eps: Exact) -> arb:
-    qq, s, k = _parsed(q, sigma, steps)
-    n = start_resolution(qq, s, k) * 2 ** _level(ctx.prec)
-    enc = delta_enclosure(both_directions(qq, s, k, n, 1e-22), _frac(eps))
+    enc = _delta_at_level(*_parsed(q, sigma, steps), _frac(eps), _level(ctx.prec))
     with workprec(ctx.prec):
         return enc.ball()
 
@@ -828,9 +849,7 @@ def _delta_within(seconds: float, q: Exact, sigma: Exact, steps: int, eps: Exact
 
 
 def _eps_ball(ctx: Any, q: Exact, sigma: Exact, steps: int, delta: Exact) -> arb | Fraction:
-    qq, s, k = _parsed(q, sigma, steps)
-    n = start_resolution(qq, s, k) * 2 ** _level(ctx.prec)
-    enc = eps_enclosure(both_directions(qq, s, k, n, float(_frac(delta)) * 1e-6), _frac(delta), 1e-4)
+    enc = _eps_at_level(*_parsed(q, sigma, steps), _frac(delta), _level(ctx.prec))
     if enc.is_exact:
         return enc.lo
     with workprec(ctx.prec):
@@ -843,10 +862,9 @@ def _eps_within(seconds: float, q: Exact, sigma: Exact, steps: int, delta: Exact
 
 
 def _sigma_ball(ctx: Any, q: Exact, steps: int, eps: Exact, delta: Exact) -> arb:
-    rel = 0.02 / 2 ** _level(ctx.prec)
-    r = dpsgd_sigma(q, steps, eps, delta, rel_tol=rel, seconds=math.inf)
+    enc = _sigma_at_level(_frac(q), int(steps), _frac(eps), _frac(delta), _level(ctx.prec))
     with workprec(ctx.prec):
-        return r.enclosure.ball()
+        return enc.ball()
 
 
 def _sigma_within(seconds: float, q: Exact, steps: int, eps: Exact, delta: Exact) -> tuple[Enclosure, int]:
