@@ -96,6 +96,8 @@ __all__ = [
     "compose",
     "delta_enclosure",
     "eps_enclosure",
+    "both_directions",
+    "delta_of",
     "start_resolution",
     "MAX_CELLS",
     "PREC",
@@ -280,7 +282,12 @@ def step_measures(direction: str, q: Fraction, sigma: Fraction, n: int, tail: fl
     qf, s = float(q), float(sigma)
     i_lo, i_hi = _range(direction, qf, s, n, max(tail / steps, 1e-300))
     if i_hi - i_lo > MAX_CELLS:
-        raise InvalidParameter("resolution", n, f"a grid of at most {MAX_CELLS} cells per step (needs {i_hi - i_lo})")
+        raise InvalidParameter(
+            "sigma",
+            str(sigma),
+            f"a noise multiplier whose one-step loss range fits {MAX_CELLS} grid cells at resolution {n} "
+            f"(q = {q}, sigma = {sigma} needs {i_hi - i_lo})",
+        )
     with workprec(PREC + 2 * n.bit_length() + 16):
         sq, sp = _survivals(direction, q, sigma, n, i_lo, i_hi)
         g = [(ball(Fraction(i, n))).exp() for i in range(i_lo, i_hi + 1)]
@@ -518,8 +525,11 @@ def both_directions(
     tail: float,
     progress: Callable[[str], None] | None = None,
 ) -> list[Composed]:
-    """The compositions of both directions at resolution n (add last; it is skipped when q = 1 is the same
-    pair up to a reflection, which is not: both are computed always)."""
+    """The k-fold compositions of both directions (remove, then add) at resolution n.
+
+    Both are always computed: that remove dominates add is not proved (notes gaussian.md §2.5). ``tail`` is the
+    P-mass each side of one step's grid may leave out and, divided by the number of products, each window's.
+    """
     out = []
     for direction in _DIRECTIONS:
         if progress is not None:
@@ -561,7 +571,9 @@ def eps_enclosure(compositions: list[Composed], delta: Fraction, rel_tol: float)
     while not up_holds(top):
         top *= 2
         if top > 2**20:
-            raise ArithmeticError("no eps up to 2^20 has a certified delta below the target")
+            raise InvalidParameter(
+                "delta", str(delta), "a target that some eps <= 2^20 meets (the certified delta(2^20) is above it)"
+            )
     # the tolerance is relative to ε itself (certified_root's relative mode scales by max(1, |ε|)): a first
     # coarse search gives the scale
     coarse = certified_root(lambda e, p: up_holds(e), zero, top, tol=Fraction(1, 64), what="delta_up(eps) <= delta")
