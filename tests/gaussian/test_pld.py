@@ -159,3 +159,13 @@ def test_eps_bad_delta() -> None:
     for d in ("0", "1", "2"):
         with pytest.raises(InvalidParameter):
             pld.dpsgd_eps("0.1", "1", 10, d)
+
+
+def test_sigma_bracket_is_confirmed_at_a_finer_grid() -> None:
+    # the calibration's two proofs (coarse grid) re-proved by an independent, finer discretisation
+    q, k, eps, d = F(1, 10), 10, F(1), F(1, 1000)
+    r = pld.dpsgd_sigma(q, k, eps, d, rel_tol=0.02)
+    lo, hi = r.enclosure.lo, r.enclosure.hi
+    fine = 4 * r.resolution
+    assert pld.delta_enclosure(_both(q, hi, k, fine), eps).hi <= d
+    assert pld.delta_enclosure(_both(q, lo, k, fine), eps).lo > d
