@@ -43,6 +43,8 @@ IRRATIONAL = {
     "gaussian.sigma": "the root in sigma of delta_mu(eps) = delta (normal tails)",
     "sgm.delta": "a mixture of normal tails at x* = sigma^2 ln((e^eps - (1 - q))/q) + 1/2",
     "dpsgd.rdp.eps": "a minimum over orders of ln A_alpha/(alpha - 1) plus logs of delta and alpha (the first inputs)",
+    "dpsgd.delta": "a PLD bracket: sums of normal-tail cell masses times e^{j/n} (never an exact point)",
+    "dpsgd.sigma": "a bracket [sigma_lo, sigma_hi] of two proofs around the least sigma (never an exact point)",
 }
 
 

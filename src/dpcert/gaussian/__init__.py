@@ -12,7 +12,8 @@
 * :mod:`dpcert.gaussian.claims`: the public cases (autodp#39, tensorflow/privacy#166, the TF Privacy MNIST
   tutorial).
 
-Not built yet: the tight PLD enclosure of DP-SGD (``dpsgd.delta``, ``dpsgd.eps``), ``dpsgd.sigma``.
+* :mod:`dpcert.gaussian.pld`: the tight DP-SGD accounting, certified both ends (``dpsgd.delta``, ``dpsgd.eps``,
+  ``dpsgd.sigma``) from the privacy loss distribution of both neighbouring directions.
 """
 
 from dpcert.core.tables import lazy_tables
@@ -21,5 +22,5 @@ __all__ = ["QUANTITIES", "CLAIMS"]
 
 # built on first access, so that importing the package (or its cli) loads none of its mathematics
 __getattr__ = lazy_tables(
-    __name__, quantities=("mechanism", "composed", "sgm", "conversion", "dpsgd_rdp"), claims=("claims",)
+    __name__, quantities=("mechanism", "composed", "sgm", "conversion", "dpsgd_rdp", "pld"), claims=("claims",)
 )
