@@ -21,12 +21,28 @@ __all__ = ["add_commands"]
 _NEIGHBOURS = "add/remove one, Poisson sampling (both directions, the max)"
 
 
+#: progress lines start once a run has taken this long, then come at most once per this many seconds
+_PROGRESS_AFTER = 2.0
+
+
 def _progress(quiet: bool):  # noqa: ANN202 - a callback or None
+    """A progress callback for stderr: silent for a run of under two seconds, then at most a line a second (a round
+    of the composition is fast; a line per round would flood the terminal), each result line always shown."""
     if quiet:
         return None
+    import time
+
+    start = time.monotonic()
+    last = [start]
 
     def say(msg: str) -> None:
-        print(f"dpcert: {msg}", file=sys.stderr, flush=True)
+        now = time.monotonic()
+        if now - start < _PROGRESS_AFTER:
+            return
+        if now - last[0] < 1.0 and not msg.startswith("resolution"):
+            return
+        last[0] = now
+        print(f"dpcert: [{now - start:.0f} s] {msg}", file=sys.stderr, flush=True)
 
     return say
 

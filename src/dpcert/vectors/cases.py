@@ -35,7 +35,12 @@ TOPICS: tuple[str, ...] = ("composition", "rdp", "darrm", "br", "sml", "shuffle"
 #: registered quantities with no golden vector, and why (a test checks that every other quantity has one).
 #: ``br.adaptive.delta`` is a lattice bracket that cannot reach 20 digits in general; its vectors sit where it has
 #: a closed form (k = 1, eps_g = +-k eps).
-NOT_COVERED: dict[str, str] = {}
+_PLD = (
+    "a PLD bracket (dpcert.gaussian.pld): its certified enclosure narrows like the square of the grid step and "
+    "stops near 1e-4..1e-8 relative width, far from the 20 digits a vector records; check a value against it with "
+    "`dpcert eval` or a `dpcert table check` row instead"
+)
+NOT_COVERED: dict[str, str] = {"dpsgd.delta": _PLD, "dpsgd.eps": _PLD, "dpsgd.sigma": _PLD}
 
 
 def topic_of(quantity: str) -> str:
@@ -366,5 +371,20 @@ CASES: tuple[Case, ...] = (
         steps="1000",
         delta="1e-5",
         conversion="mironov",
+    ),
+    _c(
+        "gaussian.composed.delta",
+        "hetero",
+        "three Gaussians sigma = 1, 2, 2 compose into one with mu^2 = 1 + 1/4 + 1/4",
+        eps="1",
+        sigmas="1,2,2",
+    ),
+    _c(
+        "gaussian.composed.eps",
+        "hetero_sens",
+        "per-mechanism sensitivities: mu^2 = (2/1)^2 + (1/3)^2",
+        delta="1e-5",
+        sigmas="1,3",
+        sensitivities="2,1",
     ),
 )
