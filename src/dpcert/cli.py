@@ -473,6 +473,9 @@ def _parser() -> argparse.ArgumentParser:
         locations = list(spec.submodule_search_locations or []) if spec is not None else []
         if any((Path(loc) / "cli.py").is_file() for loc in locations):
             importlib.import_module(pkg + ".cli").add_commands(sub)
+    from dpcert.audit.cli import add_commands as add_audit_commands
+
+    add_audit_commands(sub)
     return p
 
 
