@@ -205,7 +205,7 @@ INPUT_NAMES = {
     ("dpsgd", "eps"): {"q": "0.01", "sigma": "1", "steps": "1000", "delta": "1e-5"},
 }
 FILE_COMMANDS = {("verify",): "manifest", ("check",): "certificate", ("sml", "mechanism"): "mechanism"}
-OTHER = {("list",), ("quantities",), ("eval",), ("claim",)}
+OTHER = {("list",), ("quantities",), ("eval",), ("claim",), ("audit",)}
 COMMANDS = sorted(INPUT_NAMES) + sorted(FILE_COMMANDS) + sorted(OTHER)
 
 
@@ -288,6 +288,11 @@ def _argv(draw, path: tuple[str, ...], parser: argparse.ArgumentParser, files: d
         return ["list", glob]
     if path == ("quantities",):
         return ["quantities", *draw(options(parser, bad=True))]
+    if path == ("audit",):  # an unknown peer (refused before any peer runs), or a bad or conflicting option
+        if draw(st.booleans()):
+            peer = draw(st.sampled_from(["no-such-peer", "", "dp_accounting", "DP-ACCOUNTING", "١٢"]) | non_ascii)
+            return ["audit", "--peer", peer, *draw(options(parser, bad=False))]
+        return ["audit", *draw(st.sampled_from([["--bogus"], ["--json", "--markdown"], ["--peer"], ["--json=1"]]))]
     # eval and claim: a registered quantity (or none such) and its inputs, one defect at least
     qs = _quantities()
     name = draw(st.sampled_from(sorted(qs)) | st.sampled_from(["no.such.quantity", "composition.simple"]))

@@ -132,16 +132,22 @@ def _distance(v: Fraction, end: Fraction) -> float:
     return float(abs(v - end) / abs(end)) if end != 0 else float(abs(v - end))
 
 
-def classify(claim: str, value: Any, lo: Fraction, hi: Fraction) -> tuple[str, float | None, str | None]:
+def classify(
+    claim: str, value: Any, lo: Fraction, hi: Fraction, abs_tol: Fraction = Fraction(0)
+) -> tuple[str, float | None, str | None]:
     """``(verdict, relative distance, "below"|"above"|None)`` of a peer's answer against the enclosure [lo, hi].
 
-    ``value`` is a float, or (lower, estimate, upper) for a ``bracket`` claim. NaN is ``wrong``; an infinite upper
-    bound is ``loose`` (infinitely).
+    ``value`` is a float, or (lower, estimate, upper) for a ``bracket`` claim. ``abs_tol`` is the absolute accuracy
+    the peer states for this answer: a ``value`` within it of [lo, hi] is ``inside``, and so is an ``upper`` bound
+    within it above hi; an upper bound below lo is ``unsafe`` whatever ``abs_tol``. The distance is reported even when
+    a tolerance makes the answer inside. NaN is ``wrong``; an infinite upper bound is ``loose`` (infinitely).
 
     >>> classify("upper", 0.5, Fraction(1), Fraction(1))
     ('unsafe', 0.5, 'below')
     >>> classify("value", 2.0, Fraction(1), Fraction(1))
     ('wrong', 1.0, 'above')
+    >>> classify("value", 0.5, Fraction(1), Fraction(1), abs_tol=Fraction(1, 2))
+    ('inside', 0.5, 'below')
     """
     if claim == "bracket":
         lower, _, upper = (float(x) for x in value)
@@ -164,9 +170,17 @@ def classify(claim: str, value: Any, lo: Fraction, hi: Fraction) -> tuple[str, f
         return ("loose" if claim == "lower" else "unsafe"), float("inf"), "below"
     x = Fraction(v)
     if x < lo:
-        return ("loose" if claim == "lower" else "unsafe"), _distance(x, lo), "below"
+        d = _distance(x, lo)
+        if claim == "lower":
+            return "loose", d, "below"
+        if claim == "value" and lo - x <= abs_tol:
+            return "inside", d, "below"
+        return "unsafe", d, "below"
     if x > hi:
-        return ("loose" if claim == "upper" else "wrong"), _distance(x, hi), "above"
+        d = _distance(x, hi)
+        if x - hi <= abs_tol and claim in ("value", "upper"):
+            return "inside", d, "above"
+        return ("loose" if claim == "upper" else "wrong"), d, "above"
     return "inside", 0.0, None
 
 
@@ -213,25 +227,32 @@ def _run_call(call: Any) -> tuple[Any, float, str]:
 
 
 def run_audit(
-    peers: Sequence[str] | None = None, cases: Sequence[Case] = CASES, *, progress: Any = None
+    peers: Sequence[str] | None = None,
+    cases: Sequence[Case] = CASES,
+    *,
+    progress: Any = None,
+    adapters: Sequence[Any] | None = None,
 ) -> AuditReport:
     """Run every case through every selected peer.
 
     Args:
-        peers: names of peers to run (default: all of :data:`dpcert.audit.peers.PEERS`).
+        peers: names of peers to run (default: all of them).
         cases: the cases (default: :data:`dpcert.audit.cases.CASES`).
         progress: a text stream for one line per peer, or ``None``.
+        adapters: the :class:`~dpcert.audit.peers.Peer` adapters to choose from (default:
+            :data:`dpcert.audit.peers.PEERS`); another project can audit its own accountant by passing its own.
 
     Raises:
         InvalidParameter: an unknown peer name.
     """
-    from dpcert.audit.peers import PEERS, peer_names
+    from dpcert.audit.peers import PEERS
 
-    names = peer_names()
+    pool = list(PEERS if adapters is None else adapters)
+    names = [p.name for p in pool]
     for name in peers or []:
         if name not in names:
             raise InvalidParameter("--peer", name, f"one of {', '.join(names)}")
-    chosen = [p for p in PEERS if not peers or p.name in peers]
+    chosen = [p for p in pool if not peers or p.name in peers]
     start = time.perf_counter()
     report = AuditReport()
     truth = _Truth()
@@ -246,7 +267,7 @@ def run_audit(
             progress.write(f"dpcert audit: {peer.name} {version} ...\n")
         for case in cases:
             report.rows.extend(_rows_of(peer, version, case, truth))
-    report.monotonicity = _monotonicity(report.rows)
+    report.monotonicity = _monotonicity(report.rows, cases)
     report.seconds = time.perf_counter() - start
     return report
 
@@ -291,17 +312,23 @@ def _rows_of(peer: Any, version: str, case: Case, truth: _Truth) -> list[Row]:
             row.value = row.bracket[2]
         else:
             row.value = float(value)
-        row.verdict, row.distance, row.direction = classify(call.claim, value, enc.lo, enc.hi)
+        tol = (
+            Fraction(call.abs_tol) + Fraction(call.rel_tol) * abs(Fraction(row.value))
+            if row.value == row.value and abs(row.value) != float("inf")
+            else Fraction(0)
+        )
+        row.verdict, row.distance, row.direction = classify(call.claim, value, enc.lo, enc.hi, tol)
+        if row.verdict == "inside" and row.direction is not None and call.claim != "bracket":
+            within = f"within the stated tolerance {call.abs_tol:g} + {call.rel_tol:.3g}·|v|"
+            row.note = f"{row.note}; {within}" if row.note else within
         if call.note:
             row.note = f"{call.note}; {row.note}" if row.note else call.note
         rows.append(row)
     return rows
 
 
-def _monotonicity(rows: list[Row]) -> list[Monotonicity]:
-    from dpcert.audit.cases import CASES as _ALL
-
-    series_of = {c.series.name: c.series for c in _ALL if c.series}
+def _monotonicity(rows: list[Row], cases: Sequence[Case]) -> list[Monotonicity]:
+    series_of = {c.series.name: c.series for c in cases if c.series}
     groups: dict[tuple[str, str, str], list[Row]] = {}
     for r in rows:
         if r.series and r.value is not None:

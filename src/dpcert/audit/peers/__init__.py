@@ -17,7 +17,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Call", "Peer", "PEERS", "not_run", "peer_names"]
+__all__ = ["Call", "Peer", "PEERS", "BRENTQ_RTOL", "not_run", "peer_names"]
+
+#: scipy's ``brentq``/``root_scalar`` default relative tolerance (4 machine epsilons), part of every root finder's
+#: stated accuracy ``xtol + rtol·|x|``.
+BRENTQ_RTOL = 4 * 2.220446049250313e-16
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,9 @@ class Call:
             inputs as the doubles the peer receives.
         note: a remark shown in the report.
         skip: when non-empty, the call is not run and its row says why (its cost at these inputs).
+        abs_tol, rel_tol: the accuracy the peer's method states for a ``value`` (a root finder's ``xtol`` and
+            ``rtol``): a value within abs_tol + rel_tol·|value| of the enclosure is ``inside``; an upper bound
+            above the enclosure by that much is ``inside`` too, but below it is ``unsafe`` whatever the tolerance.
     """
 
     function: str
@@ -42,6 +49,8 @@ class Call:
     truth: tuple[Mapping[str, Any], ...] | None = None
     note: str = ""
     skip: str = ""
+    abs_tol: float = 0.0
+    rel_tol: float = 0.0
 
 
 def not_run(function: str, claim: str, why: str) -> Call:

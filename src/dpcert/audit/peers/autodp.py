@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from dpcert.audit.peers import Call, Peer
+from dpcert.audit.peers import BRENTQ_RTOL, Call, Peer
 from dpcert.audit.peers._common import doubles
 
 __all__ = ["PEER"]
@@ -30,6 +30,8 @@ def calls(case: Any) -> list[Call]:
                 "dp_bank.get_eps_ana_gaussian(sigma, delta)",
                 "value",
                 lambda: float(dp_bank.get_eps_ana_gaussian(d["sigma"], d["delta"])),
+                abs_tol=2e-12,  # scipy root_scalar's default brentq xtol, which it uses
+                rel_tol=BRENTQ_RTOL,
             )
         )
     elif q == "gaussian.delta" and one_gaussian:

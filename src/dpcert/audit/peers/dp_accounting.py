@@ -11,7 +11,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from dpcert.audit.peers import Call, Peer, not_run
+from dpcert.audit.peers import BRENTQ_RTOL, Call, Peer, not_run
 from dpcert.audit.peers._common import doubles, rational_bounds
 
 __all__ = ["PEER"]
@@ -158,6 +158,8 @@ def calls(case: Any) -> list[Call]:
                     "gaussian_mechanism.get_epsilon_gaussian(sigma, delta)",
                     "value",
                     lambda: gaussian_mechanism.get_epsilon_gaussian(sigma, d["delta"]),
+                    abs_tol=1e-12,  # its default tol, brentq's xtol
+                    rel_tol=BRENTQ_RTOL,
                 )
             )
     elif q == "gaussian.sigma" and d["sensitivity"] == 1 and d["k"] == 1:
@@ -167,6 +169,8 @@ def calls(case: Any) -> list[Call]:
                 "gaussian_mechanism.get_sigma_gaussian(eps, delta)",
                 "value",
                 lambda: gaussian_mechanism.get_sigma_gaussian(eps, delta),
+                abs_tol=1e-12,  # its default tol, brentq's xtol
+                rel_tol=BRENTQ_RTOL,
             )
         )
         out.append(
