@@ -33,7 +33,7 @@ def _value(r: Row) -> str:
     if r.bracket is not None:
         lo, _, hi = r.bracket
         return f"[{lo:.10g}, {hi:.10g}]"
-    return "" if r.value is None else f"{r.value:.16g}"
+    return "" if r.value is None else repr(r.value)  # the shortest decimal that reads back as the same double
 
 
 def _enclosure(r: Row) -> str:
@@ -132,7 +132,11 @@ def render_text(report: AuditReport) -> str:
     """A plain-text table, the monotonicity checks and the findings."""
     from dpcert._text import text_table
 
-    lines = [text_table(rows_table(report), HEADER), ""]
+    cells = rows_table(report)
+    for r, row in zip(report.rows, cells, strict=True):
+        if r.note:
+            row[5] += f" ({r.note})"
+    lines = [text_table(cells, HEADER), ""]
     if report.monotonicity:
         lines.append(
             text_table(
