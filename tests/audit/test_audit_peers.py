@@ -161,3 +161,70 @@ def test_the_docs_example_runs_and_says_what_it_prints(capsys):
     exec(compile(code, "docs/audit.md", "exec"), {})
     first = capsys.readouterr().out.splitlines()[0]
     assert first == "[('0.25', 'unsafe'), ('1', 'loose')]"
+
+
+def test_a_peer_that_never_returns_is_stopped_and_reported():
+    # autodp's analytic-Gaussian calibrator loops forever at eps = 0; a fake peer does the same here
+    def calls(case):
+        def forever():
+            while True:
+                pass
+
+        return [Call("forever", "value", forever)]
+
+    (row,) = run_audit(cases=[GAUSS], adapters=[_fake(calls)], call_seconds=0.2).rows
+    assert row.verdict == "error" and row.note == "no answer within 0.2 s (stopped)"
+
+
+# ------------------------------------------------------------------------------------------------ golden vectors
+
+VECTORS = {
+    "format": "dpcert-vectors",
+    "version": 1,
+    "vectors": [
+        {"id": "g1", "quantity": "gaussian.delta", "inputs": {"eps": "1", "sigma": "1"}, "lo": "0", "hi": "1"},
+        {"id": "s1", "quantity": "composition.simple.eps", "inputs": {"k": "3", "eps": "0.1"}},
+    ],
+}
+
+
+def test_cases_are_read_from_golden_vectors_and_defaults_are_filled():
+    from dpcert.audit.cases import cases_from_vectors
+
+    cases = cases_from_vectors(VECTORS)
+    assert [(c.quantity, c.pattern) for c in cases] == [("gaussian.delta", "g1"), ("composition.simple.eps", "s1")]
+    truth = float(_gauss_delta(1, 1))
+
+    def calls(case):  # sensitivity and k are absent from the vector: the quantity's defaults (1, 1) apply
+        if case.quantity != "gaussian.delta":
+            return []
+        return [Call("exact", "value", lambda: truth)]
+
+    (row,) = run_audit(cases=cases, adapters=[_fake(calls)]).rows
+    assert row.verdict == "inside"
+
+
+@pytest.mark.parametrize(
+    "document, match",
+    [
+        ({"vectors": {}}, "dpcert-vectors document"),
+        ({"vectors": [{"id": "x", "quantity": "no.such", "inputs": {}}]}, r"vector 0 \(x\)"),
+        ({"vectors": [{"quantity": "composition.simple.eps", "inputs": {"k": "3"}}]}, "vector 0"),
+        ({"vectors": [{"quantity": "composition.simple.eps", "inputs": {"k": 3, "eps": "0.1"}}]}, "as strings"),
+    ],
+)
+def test_malformed_vectors_are_refused_by_index(document, match):
+    from dpcert.audit.cases import cases_from_vectors
+
+    with pytest.raises(InvalidParameter, match=match):
+        cases_from_vectors(document)
+
+
+def test_cli_vectors_file(tmp_path, capsys):
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps(VECTORS), encoding="utf-8")
+    assert main(["audit", "--peer", "opendp", "--vectors", str(path), "--json", "--quiet"]) in (0,)
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert rows[0]["peer"] == "opendp"
+    assert main(["audit", "--vectors", str(tmp_path / "missing.json")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

@@ -46,3 +46,20 @@ def test_a_stated_tolerance_makes_a_value_inside_but_never_an_unsafe_bound_safe(
 
 def test_distance_from_a_zero_end_is_absolute():
     assert classify("upper", -0.25, Fraction(0), Fraction(0)) == ("unsafe", 0.25, "below")
+
+
+def test_a_distance_too_large_for_a_float_is_infinite():
+    # a certified 1e-4000 against a peer's 1e-300: the ratio does not fit a double (it raised OverflowError)
+    tiny = Fraction(1, 10**4000)
+    assert classify("upper", 1e-300, tiny, tiny) == ("loose", float("inf"), "above")
+
+
+def test_a_value_one_ulp_from_the_truth_is_inside_but_a_bound_one_ulp_below_is_unsafe():
+    import math
+
+    third = Fraction(1, 3)
+    below = math.nextafter(float(third), 0) if Fraction(float(third)) > third else float(third)
+    assert Fraction(below) < third
+    assert classify("value", below, third, third)[0] == "inside"
+    assert classify("upper", below, third, third)[0] == "unsafe"
+    assert classify("value", math.nextafter(below, 0), third, third)[0] == "unsafe"  # two ulps: not faithful

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-__all__ = ["Case", "Series", "CASES"]
+__all__ = ["Case", "Series", "CASES", "cases_from_vectors"]
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,8 @@ class Case:
     Attributes:
         quantity: a registered quantity's name (``dpcert quantities``).
         inputs: its inputs, as a golden vector records them (``{"k": "10", "eps": "0.1", ...}``).
-        pattern: why the case is here: ``agreement``, ``k-fold``, ``monotone`` or ``extreme``.
+        pattern: why the case is here: ``agreement``, ``k-fold``, ``monotone`` or ``extreme`` (a vector's id for
+            cases read from golden vectors).
         series: the monotone series the case belongs to, if any.
     """
 
@@ -129,3 +131,43 @@ CASES: tuple[Case, ...] = (
         max_order="256",
     ),
 )
+
+
+#: The most vectors one audit reads from a file.
+MAX_VECTORS = 10_000
+
+
+def cases_from_vectors(document: Any, *, where: str = "vectors") -> tuple[Case, ...]:
+    """The cases of a golden-vector document (``{"format": "dpcert-vectors", "vectors": [{"id", "quantity",
+    "inputs", ...}, ...]}``, as ``dpcert vectors export`` writes it), each checked before any peer runs.
+
+    Only ``quantity`` and ``inputs`` are used (the audit recomputes the enclosure at the doubles a peer receives);
+    ``id`` becomes the case's pattern.
+
+    Raises:
+        InvalidParameter: a document that is not a vector list, or a vector naming an unknown quantity, missing or
+            bad inputs (each error names the vector by its index and id).
+    """
+    from dpcert.engine.registry import quantity
+    from dpcert.errors import InvalidParameter
+
+    vectors = document.get("vectors") if isinstance(document, dict) else None
+    if not isinstance(vectors, list):
+        raise InvalidParameter(where, type(document).__name__, 'a dpcert-vectors document: {"vectors": [...]}')
+    if len(vectors) > MAX_VECTORS:
+        raise InvalidParameter(where, f"<{len(vectors)} vectors>", f"at most {MAX_VECTORS} vectors")
+    out = []
+    for i, v in enumerate(vectors):
+        vid = v.get("id") if isinstance(v, dict) else None
+        name = f"{where}: vector {i}" + (f" ({vid})" if isinstance(vid, str) else "")
+        if not isinstance(v, dict) or not isinstance(v.get("quantity"), str) or not isinstance(v.get("inputs"), dict):
+            raise InvalidParameter(name, str(v)[:60], 'an object with "quantity" (a string) and "inputs" (an object)')
+        inputs = v["inputs"]
+        if not all(isinstance(x, str) for x in inputs.values()):
+            raise InvalidParameter(name, str(inputs)[:60], "inputs given as strings (exact decimals)")
+        try:
+            quantity(v["quantity"]).parse(inputs)  # unknown quantity, missing or out-of-domain input
+        except InvalidParameter as exc:
+            raise InvalidParameter(name, v["quantity"], f"a registered quantity with valid inputs ({exc})") from None
+        out.append(Case(v["quantity"], dict(inputs), str(v.get("id", f"vector {i}"))))
+    return tuple(out)

@@ -21,6 +21,9 @@ apart in the summary.
 
 from __future__ import annotations
 
+import math
+import signal
+import threading
 import time
 import warnings
 from collections.abc import Iterable, Sequence
@@ -37,6 +40,13 @@ __all__ = ["Row", "Monotonicity", "AuditReport", "classify", "run_audit", "FLOAT
 REL_TOL = 1e-20
 #: A relative distance at most this is float round-off (still reported, counted apart).
 FLOAT_NOISE = 1e-9
+#: Default time limit of one peer call, in seconds (autodp's calibrator never returns at ε = 0).
+CALL_SECONDS = 30.0
+
+
+class _CallTimeout(BaseException):
+    """Raised by SIGALRM inside a peer call that overran its time (a BaseException, so that a peer's own
+    ``except Exception`` does not swallow it)."""
 
 
 @dataclass
@@ -129,7 +139,8 @@ class AuditReport:
 
 
 def _distance(v: Fraction, end: Fraction) -> float:
-    return float(abs(v - end) / abs(end)) if end != 0 else float(abs(v - end))
+    d = abs(v - end) / abs(end) if end != 0 else abs(v - end)
+    return float(d) if d < Fraction(10) ** 300 else float("inf")  # a truth of 1e-4000 against a double
 
 
 def classify(
@@ -138,9 +149,10 @@ def classify(
     """``(verdict, relative distance, "below"|"above"|None)`` of a peer's answer against the enclosure [lo, hi].
 
     ``value`` is a float, or (lower, estimate, upper) for a ``bracket`` claim. ``abs_tol`` is the absolute accuracy
-    the peer states for this answer: a ``value`` within it of [lo, hi] is ``inside``, and so is an ``upper`` bound
-    within it above hi; an upper bound below lo is ``unsafe`` whatever ``abs_tol``. The distance is reported even when
-    a tolerance makes the answer inside. NaN is ``wrong``; an infinite upper bound is ``loose`` (infinitely).
+    the peer states for this answer: a ``value`` within it, plus one ulp (a double can be no closer), of [lo, hi]
+    is ``inside``, and so is an ``upper`` bound within it above hi; an upper bound below lo is ``unsafe`` whatever
+    ``abs_tol``. The distance is reported even when a tolerance makes the answer inside. NaN is ``wrong``; an
+    infinite upper bound is ``loose`` (infinitely).
 
     >>> classify("upper", 0.5, Fraction(1), Fraction(1))
     ('unsafe', 0.5, 'below')
@@ -169,6 +181,8 @@ def classify(
     if v == float("-inf"):
         return ("loose" if claim == "lower" else "unsafe"), float("inf"), "below"
     x = Fraction(v)
+    if claim == "value":  # a double can be no closer than the doubles next to the truth: one ulp is allowed
+        abs_tol = abs_tol + Fraction(math.ulp(v))
     if x < lo:
         d = _distance(x, lo)
         if claim == "lower":
@@ -214,16 +228,31 @@ class _Truth:
         return Enclosure(lo, hi), seconds
 
 
-def _run_call(call: Any) -> tuple[Any, float, str]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        t = time.perf_counter()
-        value = call.run()
-        seconds = time.perf_counter() - t
+def _run_call(call: Any, seconds: float | None) -> tuple[Any, float, str]:
+    # the time limit is a SIGALRM timer, so it only exists in the main thread of a Unix process; it interrupts
+    # Python code at once and C code when it returns
+    alarm = bool(seconds) and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if alarm:
+
+        def on_alarm(signum: int, frame: Any) -> None:
+            raise _CallTimeout
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            t = time.perf_counter()
+            value = call.run()
+            elapsed = time.perf_counter() - t
+    finally:
+        if alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
     note = ""
     if caught:
         note = "warned: " + " ".join(str(caught[0].message).split())[:120]
-    return value, seconds, note
+    return value, elapsed, note
 
 
 def run_audit(
@@ -232,6 +261,7 @@ def run_audit(
     *,
     progress: Any = None,
     adapters: Sequence[Any] | None = None,
+    call_seconds: float | None = CALL_SECONDS,
 ) -> AuditReport:
     """Run every case through every selected peer.
 
@@ -241,6 +271,8 @@ def run_audit(
         progress: a text stream for one line per peer, or ``None``.
         adapters: the :class:`~dpcert.audit.peers.Peer` adapters to choose from (default:
             :data:`dpcert.audit.peers.PEERS`); another project can audit its own accountant by passing its own.
+        call_seconds: the time one peer call may take before it is stopped and reported as an error (``None``:
+            no limit; the limit needs the main thread of a Unix process).
 
     Raises:
         InvalidParameter: an unknown peer name.
@@ -266,13 +298,13 @@ def run_audit(
         if progress is not None:
             progress.write(f"dpcert audit: {peer.name} {version} ...\n")
         for case in cases:
-            report.rows.extend(_rows_of(peer, version, case, truth))
+            report.rows.extend(_rows_of(peer, version, case, truth, call_seconds))
     report.monotonicity = _monotonicity(report.rows, cases)
     report.seconds = time.perf_counter() - start
     return report
 
 
-def _rows_of(peer: Any, version: str, case: Case, truth: _Truth) -> list[Row]:
+def _rows_of(peer: Any, version: str, case: Case, truth: _Truth, call_seconds: float | None) -> list[Row]:
     from dpcert.audit.peers._common import doubles
 
     base = {
@@ -302,7 +334,11 @@ def _rows_of(peer: Any, version: str, case: Case, truth: _Truth) -> list[Row]:
             continue
         row.enclosure = enc
         try:
-            value, row.peer_seconds, row.note = _run_call(call)
+            value, row.peer_seconds, row.note = _run_call(call, call_seconds)
+        except _CallTimeout:
+            row.note = f"no answer within {call_seconds:g} s (stopped)"
+            rows.append(row)
+            continue
         except Exception as exc:
             row.note = _one_line(exc)
             rows.append(row)
@@ -319,7 +355,11 @@ def _rows_of(peer: Any, version: str, case: Case, truth: _Truth) -> list[Row]:
         )
         row.verdict, row.distance, row.direction = classify(call.claim, value, enc.lo, enc.hi, tol)
         if row.verdict == "inside" and row.direction is not None and call.claim != "bracket":
-            within = f"within the stated tolerance {call.abs_tol:g} + {call.rel_tol:.3g}·|v|"
+            within = (
+                f"within the stated tolerance {call.abs_tol:g} + {call.rel_tol:.3g}·|v|"
+                if call.abs_tol or call.rel_tol
+                else "within one ulp"
+            )
             row.note = f"{row.note}; {within}" if row.note else within
         if call.note:
             row.note = f"{call.note}; {row.note}" if row.note else call.note

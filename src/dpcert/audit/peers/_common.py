@@ -5,7 +5,12 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["doubles", "exact", "rational_bounds"]
+__all__ = ["doubles", "exact", "rational_bounds", "MAX_RDP_ORDER", "TOO_MANY_ORDERS"]
+
+#: DP-SGD by RDP is asked of a peer only up to this max_order: the peers evaluate each integer order α in O(α)
+#: float terms, so dpcert's default 10^4 orders take minutes per call.
+MAX_RDP_ORDER = 1024
+TOO_MANY_ORDERS = f"not run: max_order > {MAX_RDP_ORDER}"
 
 
 def exact(case: Any) -> dict[str, Any]:

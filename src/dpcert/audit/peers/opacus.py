@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dpcert.audit.peers import Call, Peer
-from dpcert.audit.peers._common import doubles
+from dpcert.audit.peers import Call, Peer, not_run
+from dpcert.audit.peers._common import MAX_RDP_ORDER, TOO_MANY_ORDERS, doubles
 
 __all__ = ["PEER"]
 
@@ -24,6 +24,8 @@ def calls(case: Any) -> list[Call]:
                 lambda: float(rdp.compute_rdp(q=d["q"], noise_multiplier=d["sigma"], steps=1, orders=[d["alpha"]])[0]),
             )
         )
+    elif q == "dpsgd.rdp.eps" and d["conversion"] == "cks" and d["max_order"] > MAX_RDP_ORDER:
+        out.append(not_run("analysis.rdp.get_privacy_spent(orders=2..max_order)", "upper", TOO_MANY_ORDERS))
     elif q == "dpsgd.rdp.eps" and d["conversion"] == "cks":
         orders = list(range(2, d["max_order"] + 1))
 

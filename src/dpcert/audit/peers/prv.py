@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from dpcert.audit.peers import Call, Peer, not_run
-from dpcert.audit.peers._common import doubles
+from dpcert.audit.peers._common import MAX_RDP_ORDER, TOO_MANY_ORDERS, doubles
 
 __all__ = ["PEER"]
 
@@ -15,6 +15,8 @@ DELTA_ERROR = 1e-10
 #: Pure-DP compositions beyond these sizes are not run: the accountant's domain grows with k·ε (k = 10^5 at
 #: ε = 0.01 took 240 s, k = 1000 at ε = 1 took 20 s on the development machine).
 MAX_K, MAX_K_EPS = 2000, 100
+#: Gaussian compositions beyond this are not run (the accountant's domain grows with √k).
+MAX_K_GAUSS = 10_000
 
 
 def calls(case: Any) -> list[Call]:
@@ -34,6 +36,8 @@ def calls(case: Any) -> list[Call]:
 
     out: list[Call] = []
     too_big = q.startswith("composition.kov.") and (d["k"] > MAX_K or d["k"] * d["eps"] > MAX_K_EPS)
+    if q.startswith("gaussian.") and d.get("k", 1) > MAX_K_GAUSS:
+        return [not_run(f"PRVAccountant(GaussianMechanism(sigma)) ({q})", "bracket", f"not run: k > {MAX_K_GAUSS}")]
     if q == "composition.kov.delta" and too_big:
         out.append(
             not_run(
@@ -104,6 +108,8 @@ def calls(case: Any) -> list[Call]:
                 lambda: float(PoissonSubsampledGaussianMechanism(d["q"], d["sigma"]).rdp(d["alpha"])),
             )
         )
+    elif q == "dpsgd.rdp.eps" and d["conversion"] == "cks" and d["max_order"] > MAX_RDP_ORDER:
+        out.append(not_run("other_accountants.RDP(orders=2..max_order)", "upper", TOO_MANY_ORDERS))
     elif q == "dpsgd.rdp.eps" and d["conversion"] == "cks":
         orders = list(range(2, d["max_order"] + 1))
         prv = PoissonSubsampledGaussianMechanism(d["q"], d["sigma"])
