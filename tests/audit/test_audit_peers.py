@@ -228,3 +228,20 @@ def test_cli_vectors_file(tmp_path, capsys):
     assert rows[0]["peer"] == "opendp"
     assert main(["audit", "--vectors", str(tmp_path / "missing.json")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_advanced_composition_below_1e_16_returns_an_unsafe_lattice_point():
+    # found by this audit: advanced_composition tests 1 - (1 - δ)^k (1 - δ_i) <= total_δ in float, which is 0 once
+    # δ_i < 1.1e-16, so at total_δ = 1e-20 it accepts the lattice point 8.0 for k = 100, ε = 0.1, whose δ is
+    # 1.77e-17 (mpmath, KOV Thm 3.3's sum at 60 digits), not <= 1e-20
+    pytest.importorskip("dp_accounting")
+    case = Case("composition.kov.eps", {"k": "100", "eps": "0.1", "delta": "1e-20"}, "extreme")
+    row = _by_function(run_audit(["dp-accounting"], [case]))[
+        "advanced_composition(DifferentialPrivacyParameters(eps, 0), k, delta)"
+    ]
+    assert row.value == 8.0 and row.verdict == "unsafe"
+    k, e = 100, Fraction(0.1)
+    with mp.workdps(60):
+        x = mp.exp(mp.mpf(e.numerator) / e.denominator)
+        delta8 = mp.fsum(math.comb(k, i) * max(x**i - mp.exp(8) * x ** (k - i), 0) for i in range(k + 1)) / (1 + x) ** k
+    assert delta8 > mp.mpf("1.7e-17") > mp.mpf(1e-20)

@@ -45,7 +45,8 @@ def test_a_stated_tolerance_makes_a_value_inside_but_never_an_unsafe_bound_safe(
 
 
 def test_distance_from_a_zero_end_is_absolute():
-    assert classify("upper", -0.25, Fraction(0), Fraction(0)) == ("unsafe", 0.25, "below")
+    assert classify("upper", -0.25, Fraction(0), Fraction(1)) == ("unsafe", 0.25, "below")
+    assert classify("upper", 0.25, Fraction(0), Fraction(0)) == ("loose", 0.25, "above")
 
 
 def test_a_distance_too_large_for_a_float_is_infinite():
@@ -63,3 +64,9 @@ def test_a_value_one_ulp_from_the_truth_is_inside_but_a_bound_one_ulp_below_is_u
     assert classify("value", below, third, third)[0] == "inside"
     assert classify("upper", below, third, third)[0] == "unsafe"
     assert classify("value", math.nextafter(below, 0), third, third)[0] == "unsafe"  # two ulps: not faithful
+
+
+def test_a_negative_value_where_the_truth_is_zero_is_out_of_domain_not_unsafe():
+    # prv-accountant's compute_epsilon at δ = 0.9, σ = 1 returns about -2.29; the exact ε(0.9) is 0 (clamped)
+    assert classify("bracket", (-2.3, -2.29, -2.28), Fraction(0), Fraction(0))[0] == "unsafe"  # a bracket: below
+    assert classify("upper", -2.28, Fraction(0), Fraction(0)) == ("wrong", 2.28, "below")

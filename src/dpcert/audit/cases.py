@@ -79,6 +79,7 @@ CASES: tuple[Case, ...] = (
     _c("composition.kov.eps", "monotone", _KOV_EPS_IN_DELTA, k="100", eps="0.1", delta="1e-9"),
     _c("composition.kov.eps", "monotone", _KOV_EPS_IN_DELTA, k="100", eps="0.1", delta="1e-12"),
     _c("composition.kov.eps", "extreme", k="1000", eps="1", delta="1e-18"),  # k·eps > 709 and delta < 1e-15
+    _c("composition.kov.eps", "extreme", k="100", eps="0.1", delta="1e-20"),
     _c("composition.kov.eps", "extreme", k="1017", eps="0.01", delta="1e-6"),  # k·ln(1 + e^eps) > 709.78
     _c("composition.kov.eps", "extreme", k="100000", eps="0.01", delta="1e-6"),
     _c("composition.kov.delta", "extreme", k="1000", eps="1", eps_g="800"),

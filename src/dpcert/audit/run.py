@@ -40,6 +40,7 @@ __all__ = ["Row", "Monotonicity", "AuditReport", "classify", "run_audit", "FLOAT
 REL_TOL = 1e-20
 #: A relative distance at most this is float round-off (still reported, counted apart).
 FLOAT_NOISE = 1e-9
+_SMALLEST_DOUBLE = Fraction(2) ** -1074
 #: Default time limit of one peer call, in seconds (autodp's calibrator never returns at ε = 0).
 CALL_SECONDS = 30.0
 
@@ -151,8 +152,9 @@ def classify(
     ``value`` is a float, or (lower, estimate, upper) for a ``bracket`` claim. ``abs_tol`` is the absolute accuracy
     the peer states for this answer: a ``value`` within it, plus one ulp (a double can be no closer), of [lo, hi]
     is ``inside``, and so is an ``upper`` bound within it above hi; an upper bound below lo is ``unsafe`` whatever
-    ``abs_tol``. The distance is reported even when a tolerance makes the answer inside. NaN is ``wrong``; an
-    infinite upper bound is ``loose`` (infinitely).
+    ``abs_tol``. The distance is reported even when a tolerance makes the answer inside. NaN is ``wrong``, and so
+    is a negative value where the truth is exactly 0 (an ε clamped at 0: outside the quantity's domain, not less
+    privacy); an infinite upper bound is ``loose`` (infinitely).
 
     >>> classify("upper", 0.5, Fraction(1), Fraction(1))
     ('unsafe', 0.5, 'below')
@@ -181,6 +183,8 @@ def classify(
     if v == float("-inf"):
         return ("loose" if claim == "lower" else "unsafe"), float("inf"), "below"
     x = Fraction(v)
+    if x < 0 and lo == hi == 0:  # e.g. a negative ε where the quantity is clamped at 0: out of domain, not unsafe
+        return "wrong", float(-x), "below"
     if claim == "value":  # a double can be no closer than the doubles next to the truth: one ulp is allowed
         abs_tol = abs_tol + Fraction(math.ulp(v))
     if x < lo:
@@ -361,6 +365,9 @@ def _rows_of(peer: Any, version: str, case: Case, truth: _Truth, call_seconds: f
                 else "within one ulp"
             )
             row.note = f"{row.note}; {within}" if row.note else within
+        if row.value == 0.0 and enc.lo > 0 and enc.hi < _SMALLEST_DOUBLE:
+            underflow = "the truth is below the smallest double: 0 is its float underflow"
+            row.note = f"{row.note}; {underflow}" if row.note else underflow
         if call.note:
             row.note = f"{call.note}; {row.note}" if row.note else call.note
         rows.append(row)
