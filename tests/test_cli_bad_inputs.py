@@ -258,7 +258,7 @@ FILE_COMMANDS = {
     ("table", "check"): "table",
     ("vectors", "check"): "vectors",
 }
-OTHER = {("list",), ("quantities",), ("eval",), ("claim",), ("table", "template"), ("vectors", "export")}
+OTHER = {("list",), ("quantities",), ("eval",), ("claim",), ("table", "template"), ("vectors", "export"), ("audit",)}
 COMMANDS = sorted(INPUT_NAMES) + sorted(FILE_COMMANDS) + sorted(OTHER)
 
 
@@ -363,6 +363,16 @@ def _argv(draw, path: tuple[str, ...], parser: argparse.ArgumentParser, files: d
         else:
             argv += [draw(st.sampled_from(["--bogus", "extra", "--topic"]))]
         return argv
+    if path == ("audit",):  # an unknown peer or a bad vectors file (refused before any peer runs), a bad option
+        which = draw(st.sampled_from(["peer", "vectors", "option"]))
+        if which == "peer":
+            peer = draw(st.sampled_from(["no-such-peer", "", "dp_accounting", "DP-ACCOUNTING", "١٢"]) | non_ascii)
+            return ["audit", "--peer", peer, *draw(options(parser, bad=False))]
+        if which == "vectors":
+            return ["audit", "--vectors", draw(st.sampled_from(every_file)), *draw(options(parser, bad=False))]
+        bad = [["--bogus"], ["--json", "--markdown"], ["--peer"], ["--json=1"]]
+        bad += [["--call-seconds", v] for v in ("0", "-1", "inf", "nan", "1e9", "١")]
+        return ["audit", *draw(st.sampled_from(bad))]
     # eval and claim: a registered quantity (or none such) and its inputs, one defect at least
     qs = _quantities()
     name = draw(st.sampled_from(sorted(qs)) | st.sampled_from(["no.such.quantity", "composition.simple"]))

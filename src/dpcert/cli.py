@@ -486,6 +486,7 @@ def _parser() -> argparse.ArgumentParser:
     # commands over every quantity (not a paper's): ``dpcert table check FILE``, ``dpcert table template Q``
     importlib.import_module("dpcert.tables.cli").add_commands(sub)
     importlib.import_module("dpcert.vectors.cli").add_commands(sub)  # golden vectors span every package
+    importlib.import_module("dpcert.audit.cli").add_commands(sub)  # the peers against certified enclosures
     return p
 
 
