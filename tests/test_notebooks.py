@@ -44,6 +44,11 @@ EXPECTED_OUTPUT = {
         "fig2_k11_m3            opt 0.041269  sub 0.121922  const 0.327145",  # notes §10: 0.04127, 0.12192
         "d12_k11_m5             opt 0.002516  sub 0.069188  dsub 0.014600  const 0.237806",  # notes §10
         "Figure 2 recomputed",
+        # Figure 6 / Table 3: gamma = 1 is private at delta ~ 0.1 (m as the paper prints it, to 4 digits)
+        "t3_k35_M10   m 6.4521 delta 0.1001  opt 0.000000  sub 0.048232  const 0.204565",
+        "t3_k35_M20   m 9.8823 delta 0.1002  opt 0.000000  sub 0.008208  const 0.103086",
+        "Figure 6 recomputed",
+        "monte-carlo prior: mc:grid(1/2,1,50):seed=0:samples=10000 | verdict CERTIFIED | same gamma as exact: True",
         "darrm.opt.fig2_k11_m1: CERTIFIED",  # gamma_Sub optimal at m = 1 (Lemma 3.2)
         "verdict counts: {'CERTIFIED': 17, 'as_expected': 17}",
     ],

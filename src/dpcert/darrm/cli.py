@@ -4,6 +4,7 @@
         [--workers N] [--certificate DIR] [--json]
     dpcert darrm error gamma=sub K=11 m=3 mu=0.75 [--json]
     dpcert darrm optimize K=11 m=3 eps=0.1 Delta=1e-5 delta=general [prior=0.75] [--out FILE] [--workers N] [--json]
+    (prior=mc:grid(0.5,1,50):seed=0:samples=10000 or mc:uniform(0.5,1):...: the paper's Monte-Carlo objective)
 
 ``gamma`` is a name (sub, dsub, max, const, one) or a γ table file (CSV ``l,gamma`` or a JSON list): the file is
 read once, here, and the claim and its certificate record the table itself, so ``dpcert check`` reads no file.
@@ -84,7 +85,13 @@ def add_commands(sub: Any) -> None:
         help="the optimal gamma by LP over every corner multiset, shipped as exact rationals, proved private, with a "
         "certified optimality gap: `dpcert darrm optimize K=11 m=3 eps=0.1 Delta=1e-5 delta=general`",
     )
-    o.add_argument("inputs", nargs="*", metavar="name=value", help="K, m, eps, Delta, delta and optionally prior (mu)")
+    o.add_argument(
+        "inputs",
+        nargs="*",
+        metavar="name=value",
+        help="K, m, eps, Delta, delta and optionally prior (mu, or mc:grid(LO,HI,TAU):seed=S:samples=T, "
+        "mc:uniform(LO,HI):seed=S:samples=T)",
+    )
     o.add_argument("--out", metavar="FILE", help="write the table as CSV l,gamma with exact fractions")
     o.add_argument(
         "--workers",
@@ -256,7 +263,12 @@ def _cmd_optimize(a: argparse.Namespace) -> int:
         d = parse_delta(inputs["delta"], D, m)
     except ValueError as exc:
         raise InvalidParameter("delta", inputs["delta"], str(exc)) from None
-    mu = parse_rational(inputs["prior"], "prior").value if "prior" in inputs else PRIOR_DEFAULT
+    if "prior" in inputs and inputs["prior"].strip().startswith("mc:"):
+        from dpcert.darrm.mc_prior import parse_prior
+
+        mu = parse_prior(inputs["prior"])  # the paper's Monte-Carlo objective (Algorithms 4/5), seeded
+    else:
+        mu = parse_rational(inputs["prior"], "prior").value if "prior" in inputs else PRIOR_DEFAULT
     if a.out is not None:  # refused before the work, not after it
         out = Path(a.out)
         if out.is_dir() or not out.parent.is_dir() or not os.access(out.parent, os.W_OK):
@@ -291,7 +303,8 @@ def _cmd_optimize(a: argparse.Namespace) -> int:
         )
         print(f"  gamma(0..K): {', '.join(_exact_text(v) for v in res.gamma)}")
         err = fraction_to_decimal(res.error, 15, "nearest")
-        print(f"  error (prior mu = {mu}): {err} (exact: {_exact_text(res.error)})")
+        what = f"prior mu = {mu}" if not hasattr(mu, "coefficients") else f"estimated objective, prior {mu}"
+        print(f"  error ({what}): {err} (exact: {_exact_text(res.error)})")
         gap = fraction_to_decimal(res.gap, 6, "up") if res.gap else "0"
         low = fraction_to_decimal(res.lower_bound, 15, "down")
         print(f"  certified optimality gap <= {gap} (a lower bound on the optimum: {low})")

@@ -64,7 +64,6 @@ from typing import Any
 
 import numpy as np
 
-from dpcert.arith.exact import to_fraction
 from dpcert.core.claim import Verdict
 from dpcert.core.parallel import Summary, map_chunks
 from dpcert.darrm.corners import corners
@@ -496,7 +495,8 @@ class OptimizeResult:
         gamma: γ(0..K) shipped, exact rationals, symmetric.
         verdict: the exact all-multiset certifier's verdict on ``gamma`` (CERTIFIED: DaRRM_γ is (mε, δ)-DP).
         privacy: that certifier's full result (:class:`~dpcert.darrm.privacy.PrivacyResult`).
-        error: E(DaRRM_γ) under the prior, exact (i.i.d. mechanisms with p = μ).
+        error: E(DaRRM_γ) under the prior, exact (i.i.d. mechanisms with p = μ); for a Monte-Carlo prior, the
+            estimated objective at γ (exact for those coefficients, an estimate of the error).
         lower_bound: a certified lower bound on the optimum of the LP over all of 𝒫 (weak duality, balls).
         gap: error − lower_bound, exact: the shipped γ is within ``gap`` of the optimum.
         rounds: constraint-generation rounds (float passes over 𝒫).
@@ -515,7 +515,7 @@ class OptimizeResult:
     eps: Fraction
     Delta: Fraction
     delta: Fraction
-    prior: Fraction
+    prior: Any  # a Fraction μ or a MonteCarloPrior
     gamma: tuple[Fraction, ...]
     verdict: Verdict
     error: Fraction
@@ -559,6 +559,7 @@ class OptimizeResult:
             "Delta": str(self.Delta),
             "delta": str(self.delta),
             "prior": str(self.prior),
+            "objective": "exact" if isinstance(self.prior, Fraction) else "monte-carlo estimate (float evidence)",
             "max_margin": self.privacy.margin.to_json() if self.privacy is not None else None,
             "seconds": round(self.seconds, 4),
         }
@@ -580,7 +581,7 @@ def write_table(path: Any, gamma: tuple[Fraction, ...]) -> None:
 # --------------------------------------------------------------------------------------------- optimize
 
 
-def _check(K: Any, m: Any, eps: Any, Delta: Any, delta: Any, prior: Any) -> tuple[_Setting, Fraction]:
+def _check(K: Any, m: Any, eps: Any, Delta: Any, delta: Any, prior: Any) -> tuple[_Setting, Any]:
     """The inputs checked as ``darrm certify`` checks them (:func:`dpcert.darrm.privacy.problem`) and μ."""
     from dpcert.darrm.kernel import MAX_K, MAX_M_EPS
     from dpcert.darrm.privacy import problem
@@ -591,9 +592,11 @@ def _check(K: Any, m: Any, eps: Any, Delta: Any, delta: Any, prior: Any) -> tupl
     pr = problem(gamma_one(K), K, m, eps, Delta, delta)
     if pr.m * pr.eps > MAX_M_EPS:
         raise InvalidParameter("m*eps", pr.m * pr.eps, f"at most {MAX_M_EPS}")
-    mu = to_fraction(prior, "prior")
-    if not 0 <= mu <= 1:
-        raise InvalidParameter("prior", mu, "the prior mean mu, a rational in [0, 1]")
+    from dpcert.darrm.mc_prior import MonteCarloPrior, parse_prior
+
+    mu = parse_prior(prior)
+    if isinstance(mu, MonteCarloPrior):
+        mu.check_size(K)
     return _Setting(K, pr.m, pr.eps, pr.Delta, pr.delta), mu
 
 
@@ -622,7 +625,10 @@ def optimize(
 
     Args:
         K, m, eps, Delta, delta: as ``darrm certify`` (K odd, 1 <= m <= K, 0 <= Δ <= δ < 1, ε >= 0).
-        prior: μ, the prior mean (3/4: the paper's [0.5, 1]^K surrogate; 17/20 its T_P prior).
+        prior: μ, the prior mean (3/4: the paper's [0.5, 1]^K surrogate; 17/20 its T_P prior), or a seeded
+            Monte-Carlo estimate of the objective as the paper computes it (Algorithms 4/5, e.g.
+            ``"mc:grid(0.5,1,50):seed=0:samples=10000"``; :mod:`dpcert.darrm.mc_prior`): the error, lower bound
+            and gap are then certified for that estimated objective.
         workers: processes for the float passes and the final certification (results identical for any number).
         progress: called after each round with ``{"round", "violated", "max_violation", "rows", "lp_error",
             "gap_estimate"}`` (floats: evidence).
@@ -665,7 +671,7 @@ def _optimize(
     st, mu = _check(K, m, eps, Delta, delta, prior)
     K = st.K
     H = (K - 1) // 2
-    c, E0 = objective(K, mu)
+    c, E0 = objective(K, mu) if isinstance(mu, Fraction) else mu.coefficients(K)
     cmax = max(c) if max(c) > 0 else Fraction(1)
     cf = np.array([float(cj / cmax) for cj in c])
     fs = _base(st)

@@ -13,10 +13,15 @@ itself (read once, when the claims are built; a certificate never reads a file) 
 
 Otherwise REFUTED, saying which part failed.
 
+The Table 3 / Figure 6 settings (App. D.1.1, ``T3_SETTINGS``: K = 35, budget from M-fold general composition, m
+irrational) are checked by :func:`check_table3`: privacy at a rational m_lo <= m, the lower bound at a rational
+m_hi >= m, and the error below γ_Sub of M and γ_const (τ, λ of K-fold composition).
+
     python -m dpcert.darrm.optimize_claims verify/tables/darrm     # (re)write the tables
 
 References:
-    DaRRM (Jiang–Zhang–Joshi): §6.1 (Figure 2), App. D.1.2 (Figures 7, 8), App. D.1.3 (Figure 9), Lemma 3.2.
+    DaRRM (Jiang–Zhang–Joshi): §6.1 (Figure 2), App. D.1.1 (Table 3, Figure 6), App. D.1.2 (Figures 7, 8),
+    App. D.1.3 (Figure 9), Lemma 3.2.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from typing import Any
 from dpcert.arith.exact import fraction_to_decimal, parse_rational
 from dpcert.core.claim import Claim, Evidence, FunctionClaim, Verdict, check_function
 
-__all__ = ["CLAIMS", "SETTINGS", "check_optimum", "write_tables", "table_dir"]
+__all__ = ["CLAIMS", "SETTINGS", "T3_SETTINGS", "check_optimum", "check_table3", "write_tables", "table_dir"]
 
 P = "Jiang–Zhang–Joshi, DaRRM (TMLR)"
 
@@ -109,6 +114,27 @@ def _settings() -> list[dict[str, Any]]:
 
 
 SETTINGS = _settings()
+
+
+#: App. D.1.1, Table 3 / Figure 6: K = 35, ε = 0.1, Δ = 1e-5, δ' = 0.1, M subsampled mechanisms. The budget is
+#: (mε, δ) with m = ε_opt/ε of M-fold general composition (irrational) and δ = 1 − (1 − Δ)^M (1 − δ') (exact);
+#: baselines γ_Sub of M (not m) and γ_const with τ = ε'/ε of K-fold composition, λ = 1 − (1 − Δ)^K (1 − δ').
+T3_SETTINGS: list[dict[str, Any]] = [
+    {
+        "name": f"t3_k35_M{M}",
+        "ref": "App. D.1.1, Table 3 and Figure 6",
+        "K": 35,
+        "M": M,
+        "eps": "0.1",
+        "Delta": "0.00001",
+        "delta_prime": "0.1",
+        "prior": "3/4",
+        "slow": True,
+    }
+    for M in (10, 13, 15, 20)
+]
+#: The table of a Table 3 setting is optimised at m rounded down to this grid (m itself is irrational).
+T3_M_GRID = 10**12
 #: The gap every table must be within (certified lower bound on the optimum vs the table's exact error).
 GAP_AT_MOST = "1e-12"
 
@@ -274,7 +300,169 @@ def _claims() -> list[Claim]:
     return out
 
 
-CLAIMS: list[Claim] = _claims()
+# --------------------------------------------------------------------------------------------- Table 3 / Figure 6
+
+
+def _t3_budget(K: int, M: int, eps: Fraction, Delta: Fraction, dp: Fraction, max_prec: int) -> tuple[Any, ...]:
+    """(m, τ) as certified enclosures (ε'/ε of M- and K-fold general composition), δ and λ exact, and m rounded
+    down / up to the grid ``T3_M_GRID`` (rationals around the irrational m)."""
+    from dpcert.engine.registry import quantity
+
+    q = quantity("darrm.general.allowance")
+    m = q.enclose({"k": M, "eps": eps, "delta_prime": dp}, rel_tol=1e-30, max_prec=max_prec)
+    tau = q.enclose({"k": K, "eps": eps, "delta_prime": dp}, rel_tol=1e-30, max_prec=max_prec)
+    delta = 1 - (1 - Delta) ** M * (1 - dp)
+    lam = 1 - (1 - Delta) ** K * (1 - dp)
+    m_lo = Fraction((m.lo * T3_M_GRID).__floor__(), T3_M_GRID)
+    m_hi = Fraction(-((-m.hi * T3_M_GRID).__floor__()), T3_M_GRID)
+    return m, tau, delta, lam, m_lo, m_hi
+
+
+def _t3_inputs(s: dict[str, Any], max_prec: int = 4096) -> tuple[Any, ...]:
+    eps = parse_rational(s["eps"], "eps").value
+    D = parse_rational(s["Delta"], "Delta").value
+    dp = parse_rational(s["delta_prime"], "delta_prime").value
+    return (s["K"], s["M"], eps, D, dp, parse_rational(s["prior"], "prior").value, max_prec)
+
+
+def _const_error_t3(m: Any, tau: Any, eps: Fraction, delta: Fraction, lam: Fraction, E0: Fraction) -> Any:
+    """γ_const ≡ min(1, p_const) with Lemma A.1's p_const at irrational m, τ (Eq. 4), its error E0·(1 − γ) in
+    balls; None when p_const < 1 is not certified."""
+    from dpcert.arith.ball import Enclosure, ball, workprec
+
+    with workprec(256):
+        e = ball(eps)
+        mb, tb = (ball(v) if isinstance(v, Fraction) else v for v in (m.ball(), tau.ball()))  # exact when k-fold
+        xm, xt = (mb * e).exp(), (tb * e).exp()
+        pc = (xm - 1 + 2 * ball(delta)) / (2 * (xt - xm + (1 + xm) * ball(lam)) / (xt + 1) + xm - 1)
+        if not pc < 1:
+            return None
+        return Enclosure.from_ball(ball(E0) * (1 - pc))
+
+
+def _validate_t3(K: int, M: int, eps: str, Delta: str, delta_prime: str, prior: str, table: Any, **_: Any) -> None:
+    from dpcert.darrm.gamma import check_integer_m, check_k, validate_table
+    from dpcert.errors import InvalidParameter
+
+    check_k(K)
+    check_integer_m(K, M)
+    for name, v in (("eps", eps), ("Delta", Delta), ("delta_prime", delta_prime), ("prior", prior)):
+        x = parse_rational(v, name).value
+        if not 0 <= x <= (2 if name == "eps" else 1) or (name == "delta_prime" and not 0 < x < 1):
+            raise InvalidParameter(name, v, "eps in [0, 2], Delta and prior in [0, 1], delta_prime in (0, 1)")
+    validate_table(list(table), K)
+
+
+@check_function(validate=_validate_t3)
+def check_table3(
+    max_prec: int,
+    K: int,
+    M: int,
+    eps: str,
+    Delta: str,
+    delta_prime: str,
+    prior: str,
+    table: tuple[str, ...],
+    gap_at_most: str,
+) -> tuple[Verdict, Evidence]:
+    """App. D.1.1 (Table 3, Figure 6): the table is (mε, δ)-DP for all K (ε, Δ)-DP mechanisms with m = ε_opt/ε of
+    M-fold general composition (irrational: proved at a rational m_lo <= m, which implies it at m) and
+    δ = 1 − (1 − Δ)^M (1 − δ'); its error is within ``gap_at_most`` of a certified lower bound on the optimum at a
+    rational m_hi >= m (so of the optimum at m); it is certified below γ_Sub of M and γ_const (τ, λ of K-fold
+    composition, Lemma A.1)."""
+    from dpcert.arith.ball import Enclosure
+    from dpcert.darrm.gamma import gamma_sub, validate_table
+    from dpcert.darrm.optimize import lower_bound, objective
+    from dpcert.darrm.privacy import certify, problem
+
+    ev = parse_rational(eps, "eps").value
+    Dv = parse_rational(Delta, "Delta").value
+    dpv = parse_rational(delta_prime, "delta_prime").value
+    mu = parse_rational(prior, "prior").value
+    gap_max = parse_rational(gap_at_most, "gap_at_most").value
+    m, tau, dv, lam, m_lo, m_hi = _t3_budget(K, M, ev, Dv, dpv, max_prec)
+    g = validate_table(list(table), K, name="table")
+    res = certify(problem(g, K, m_lo, ev, Dv, dv, max_prec=max_prec))
+    c, E0 = objective(K, mu)
+    err = sum((cj * (1 - g.table[j]) for j, cj in enumerate(c)), Fraction(0))
+    # every γ in [0, 1] has error >= 0: a table of error 0 is optimal without an LP
+    lower = Fraction(0) if err == 0 else lower_bound(K, m_hi, ev, Dv, dv, mu)
+    fails: list[str] = []
+    if res.verdict != Verdict.CERTIFIED:
+        fails.append(f"the table is not certified private at m_lo = {m_lo} ({res.verdict.value})")
+    if err - lower > gap_max:
+        fails.append(f"its error exceeds the certified lower bound by more than {gap_at_most}")
+    sub = gamma_sub(K, M)
+    e_sub = sum((cj * (1 - sub.table[j]) for j, cj in enumerate(c)), Fraction(0))
+    e_const = _const_error_t3(m, tau, ev, dv, lam, E0)
+    if not e_sub > err:
+        fails.append(f"gamma_Sub (M = {M})'s error is not above the table's")
+    if e_const is None or not e_const.lo > err:
+        fails.append("gamma_const's error is not certified above the table's")
+    dec = fraction_to_decimal(err, 12, "nearest")
+    detail = (
+        f"m in {m.short(14)} (proved at m_lo = {fraction_to_decimal(m_lo, 12, 'down')}), delta = "
+        f"{fraction_to_decimal(dv, 14, 'nearest')}; table private ({res.verdict.value}), error {dec}, certified "
+        f"lower bound {fraction_to_decimal(lower, 12, 'down')}; gamma_Sub(M = {M}) error "
+        f"{fraction_to_decimal(e_sub, 12, 'nearest')}, gamma_const error "
+        f"{e_const.short(12) if e_const is not None else 'undecided'}"
+    )
+    if fails:
+        detail = "; ".join(fails) + "; " + detail
+    return (Verdict.REFUTED if fails else Verdict.CERTIFIED), Evidence(
+        enclosure=Enclosure(lower, err),
+        method="exact certifier at a rational m_lo <= m (rationals, sign at e^eps) + weak duality in arb balls",
+        detail=detail,
+        extra={
+            "error": str(err),
+            "lower_bound": str(lower),
+            "m_lo": str(m_lo),
+            "m_hi": str(m_hi),
+            "delta": str(dv),
+            "baseline_errors": {"sub": str(e_sub), "const": e_const.to_json() if e_const is not None else None},
+            "max_margin": res.margin.to_json(),
+        },
+    )
+
+
+def _t3_claims() -> list[Claim]:
+    from dpcert.darrm.gamma import read_table
+
+    out: list[Claim] = []
+    for s in T3_SETTINGS:
+        path = table_dir() / f"{s['name']}.csv"
+        if not path.is_file():
+            continue
+        stmt = (
+            f"gamma_opt ({s['name']}.csv) is (m eps, delta)-DP with m = eps_opt/eps of M = {s['M']}-fold general "
+            f"composition and delta = 1 - (1 - Delta)^M (1 - delta'), within {GAP_AT_MOST} of the optimum, and its "
+            f"error is below gamma_Sub (majority of M = {s['M']} subsampled)'s and gamma_const (RR, tau and lambda "
+            f"of K-fold composition)'s (K = {s['K']}, eps = {s['eps']}, Delta = {s['Delta']}, "
+            f"delta' = {s['delta_prime']}, prior mu = {s['prior']})"
+        )
+        out.append(
+            FunctionClaim(
+                f"darrm.opt.{s['name']}",
+                f"{P}, {s['ref']}",
+                stmt,
+                fn=check_table3,
+                inputs={
+                    "K": s["K"],
+                    "M": s["M"],
+                    "eps": s["eps"],
+                    "Delta": s["Delta"],
+                    "delta_prime": s["delta_prime"],
+                    "prior": s["prior"],
+                    "table": read_table(str(path)),
+                    "gap_at_most": GAP_AT_MOST,
+                },
+                slow=bool(s.get("slow", False)),
+            )
+        )
+    return out
+
+
+CLAIMS: list[Claim] = _claims() + _t3_claims()
 
 
 def write_tables(directory: str | Path, names: list[str] | None = None) -> list[dict[str, Any]]:
@@ -292,6 +480,25 @@ def write_tables(directory: str | Path, names: list[str] | None = None) -> list[
         out.append(
             {
                 "name": s["name"],
+                "verdict": r.verdict.value,
+                "error": float(r.error),
+                "gap": float(r.gap),
+                "source": r.source,
+                "seconds": round(r.seconds, 3),
+            }
+        )
+        print(out[-1], flush=True)
+    for s in T3_SETTINGS:
+        if names and s["name"] not in names:
+            continue
+        K, M, eps, D, dp, mu, prec = _t3_inputs(s)
+        _, _, d, _, m_lo, _ = _t3_budget(K, M, eps, D, dp, prec)
+        r = optimize(K, m_lo, eps, D, d, mu)
+        write_table(Path(directory) / f"{s['name']}.csv", r.gamma)
+        out.append(
+            {
+                "name": s["name"],
+                "m_lo": str(m_lo),
                 "verdict": r.verdict.value,
                 "error": float(r.error),
                 "gap": float(r.gap),
