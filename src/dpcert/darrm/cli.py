@@ -1,7 +1,8 @@
 """``dpcert darrm ...``: certify a DaRRM γ's privacy, and its expected error.
 
     dpcert darrm certify gamma=sub K=11 m=3 eps=0.1 Delta=1e-5 delta=0.00003 [--for-all-eps] [--iid]
-        [--workers N] [--certificate DIR] [--json]
+        [--workers N] [--executor serial|processes|dask] [--scheduler ADDRESS] [--checkpoint FILE]
+        [--certificate DIR] [--json]
     dpcert darrm error gamma=sub K=11 m=3 mu=0.75 [--json]
 
 ``gamma`` is a name (sub, dsub, max, const, one) or a γ table file (CSV ``l,gamma`` or a JSON list): the file is
@@ -18,17 +19,13 @@ Exit codes as ``dpcert verify``: 0 certified, 1 refuted, 2 undecided or bad inpu
 from __future__ import annotations
 
 import argparse
-import sys
 import time
+from dataclasses import replace
 from typing import Any
 
 __all__ = ["add_commands"]
 
 _EXIT = {"CERTIFIED": 0, "REFUTED": 1}
-
-
-#: Most worker processes ``--workers`` starts.
-MAX_WORKERS = 256
 
 
 def _parse_k(text: Any, cap: int, why: str) -> int:
@@ -44,7 +41,8 @@ def _parse_k(text: Any, cap: int, why: str) -> int:
 
 def add_commands(sub: Any) -> None:
     """Add the ``darrm`` command and its subcommands to dpcert's subparsers."""
-    from dpcert.cli import int_option, max_prec_option
+    from dpcert.cli import max_prec_option
+    from dpcert.core.parallel import add_run_options
 
     p = sub.add_parser("darrm", help="DaRRM: certify a noise function gamma's privacy; its error")
     dsub = p.add_subparsers(dest="darrm_command", parser_class=type(p))
@@ -56,12 +54,7 @@ def add_commands(sub: Any) -> None:
     c.add_argument("inputs", nargs="*", metavar="name=value", help="gamma, K, m, eps, Delta, delta")
     c.add_argument("--for-all-eps", action="store_true", help="certify for every eps > 0 at once (eps not needed)")
     c.add_argument("--iid", action="store_true", help="identical mechanisms only (Theorem 4.1's setting)")
-    c.add_argument(
-        "--workers",
-        type=int_option("--workers", 1, MAX_WORKERS),
-        default=1,
-        help=f"processes, 1 to {MAX_WORKERS} (results identical for any number)",
-    )
+    add_run_options(c)
     c.add_argument("--certificate", metavar="DIR", help="write a certificate into DIR")
     c.add_argument(
         "--id", default=None, help="claim id for the certificate (default: user.darrm.certify.<hash of the claim>)"
@@ -100,8 +93,6 @@ def _cmd_certify(a: argparse.Namespace) -> int:
     from dpcert.errors import InvalidParameter
 
     inputs = parse_kv(a.inputs)
-    if a.workers < 1:
-        raise InvalidParameter("workers", a.workers, "an integer >= 1")
     if a.for_all_eps and a.iid:
         raise InvalidParameter("--iid", True, "not together with --for-all-eps")
     names = ["gamma", "K", "m", "Delta", "delta"] + ([] if a.for_all_eps else ["eps"])
@@ -126,7 +117,6 @@ def _cmd_certify(a: argparse.Namespace) -> int:
         fn, mode = pc.check_private_iid, "i.i.d. mechanisms"
     else:
         fn, mode = pc.check_private, "all corner multisets"
-        settings["workers"] = a.workers  # how to run, never recorded in the certificate
     _validate_early(kw)
     from dpcert.engine import registry
     from dpcert.engine.certificate import default_claim_id, derived_statement
@@ -143,13 +133,18 @@ def _cmd_certify(a: argparse.Namespace) -> int:
         inputs=kw,
         settings=settings,
     )
+    from dpcert.core.parallel import run_options
+
+    max_prec = a.max_prec or MAX_PREC
+    import json
+
+    # the checkpoint is of these inputs only (the claim as drafted: its id does not matter)
+    key = "darrm certify " + json.dumps([max_prec, draft.spec_json()], sort_keys=True, default=str)
+    # how to run, never recorded in the certificate
+    settings["run"] = run_options(a, key=key, progress=None if a.quiet else "dpcert darrm certify")
+    claim = replace(claim, settings=settings)
     t0 = time.perf_counter()
-    if not a.quiet:
-        pc.set_progress(_Progress(t0))
-    try:
-        result = claim.check(max_prec=a.max_prec or MAX_PREC)
-    finally:
-        pc.set_progress(None)
+    result = claim.check(max_prec=max_prec)
     seconds = time.perf_counter() - t0
     if result.error:
         raise InvalidParameter("inputs", inputs, result.error)
@@ -254,18 +249,6 @@ def _exact_text(value: Any) -> str:
     from flint import fmpq
 
     return str(fmpq(value.numerator, value.denominator))
-
-
-class _Progress:
-    """Progress lines on stderr, only once a run has taken more than a second."""
-
-    def __init__(self, t0: float) -> None:
-        self.t0 = t0
-
-    def __call__(self, done: int, total: int) -> None:
-        el = time.perf_counter() - self.t0
-        if el > 1:
-            sys.stderr.write(f"dpcert darrm certify: {done}/{total} chunks, {el:.1f} s\n")
 
 
 def _validate_early(kw: dict[str, Any]) -> None:
