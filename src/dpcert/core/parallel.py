@@ -65,6 +65,8 @@ MAX_WORKERS = 256
 MAX_ATTEMPTS = 2
 #: Environment variable naming the Dask scheduler when ``--scheduler`` is not given.
 SCHEDULER_ENV = "DPCERT_SCHEDULER"
+#: Seconds to reach a Dask scheduler before ``--scheduler`` is refused.
+SCHEDULER_TIMEOUT = 10.0
 
 #: how often the watchdog of a worker checks that its parent is alive (seconds)
 _WATCHDOG_PERIOD = 0.5
@@ -311,11 +313,15 @@ def run_options(args: argparse.Namespace, *, key: str | None = None, progress: s
         progress: the label of progress lines on stderr (``None``: silent).
 
     Raises:
-        InvalidParameter: ``--scheduler`` without ``--executor dask``, ``--checkpoint`` naming a directory.
+        InvalidParameter: ``--scheduler`` without ``--executor dask``; ``--checkpoint`` naming a directory, a file
+            that is not a checkpoint, or a checkpoint of other inputs or another dpcert version (checked here,
+            before any work).
     """
     ckpt = getattr(args, "checkpoint", None)
     if ckpt is not None and Path(ckpt).is_dir():
         raise InvalidParameter("--checkpoint", ckpt, "a file (it is a directory)")
+    if ckpt is not None and key is not None:
+        Checkpoint(ckpt, key)  # refuses a foreign file at once
     return RunOptions(
         executor=args.executor,
         workers=args.workers,
@@ -662,7 +668,7 @@ def _dask_client(n: int, scheduler: str | None) -> tuple[Any, Any]:
     address = scheduler or os.environ.get(SCHEDULER_ENV) or None
     if address is not None:
         try:
-            return distributed.Client(address, timeout=10), None
+            return distributed.Client(address, timeout=SCHEDULER_TIMEOUT), None
         except (OSError, TimeoutError, ValueError) as exc:
             raise InvalidParameter(
                 "--scheduler", address, f"the address of a running Dask scheduler, tcp://HOST:PORT ({exc})"
