@@ -44,6 +44,7 @@ from dpcert.errors import InvalidParameter, WorkerDied
 __all__ = [
     "Summary",
     "map_chunks",
+    "map_each",
     "default_workers",
     "WorkerDied",
     "RunOptions",
@@ -409,16 +410,43 @@ class Checkpoint:
     def finished(self, section: str) -> dict[int, Summary]:
         """The chunks of ``section`` already finished, by index."""
         try:
-            return {int(i): Summary.from_json(v) for i, v in self.data["sections"].get(section, {}).items()}
+            return {i: Summary.from_json(v) for i, v in self._raw(section).items()}
         except (ValueError, TypeError):
-            raise InvalidParameter("--checkpoint", str(self.path), "a dpcert checkpoint file (it is damaged)") from None
+            raise self._damaged() from None
 
     def record(self, section: str, i: int, summary: Summary) -> None:
         """Add chunk ``i`` of ``section`` and write the file (atomically)."""
+        self._put(section, i, summary.to_json())
+
+    def values(self, section: str) -> dict[int, Any]:
+        """The values recorded by :meth:`put` in ``section``, by index (tuples, floats and fractions restored)."""
+        try:
+            return {i: _decode(v) for i, v in self._raw(section).items()}
+        except (ValueError, TypeError):
+            raise self._damaged() from None
+
+    def put(self, section: str, i: int, value: Any) -> None:
+        """Record any value of None, bool, int, float, str, Fraction, tuple, list and dict with str keys.
+
+        Raises:
+            TypeError: for a value of another type (nothing is written).
+        """
+        self._put(section, i, _encode(value))
+
+    def _raw(self, section: str) -> dict[int, Any]:
+        sec = self.data["sections"].get(section, {})
+        if not isinstance(sec, dict) or not all(k.isdigit() and len(k) < 10 for k in sec):
+            raise self._damaged()
+        return {int(k): v for k, v in sec.items()}
+
+    def _put(self, section: str, i: int, encoded: Any) -> None:
         from dpcert.core.files import atomic_write_text
 
-        self.data["sections"].setdefault(section, {})[str(i)] = summary.to_json()
+        self.data["sections"].setdefault(section, {})[str(i)] = encoded
         atomic_write_text(self.path, json.dumps(self.data, separators=(",", ":")) + "\n")
+
+    def _damaged(self) -> InvalidParameter:
+        return InvalidParameter("--checkpoint", str(self.path), "a dpcert checkpoint file (it is damaged)")
 
 
 def _section(fn: Callable[..., Any], chunks: list[Any]) -> str:
@@ -500,6 +528,45 @@ def map_chunks(
                 rec["range"] = describe(chunks[i])
             total = total.merge(Summary({"failed_chunks": 1}, failed=[rec]))
     return total
+
+
+def map_each(
+    fn: Callable[[C], Any],
+    items: Sequence[C] | Iterable[C],
+    *,
+    run: RunOptions | None = None,
+    on_result: Callable[[int, Any], None] | None = None,
+) -> list[tuple[Any, str | None]]:
+    """``fn`` over ``items`` on ``run``'s executor, each result handed to ``on_result(index, result)`` as it
+    finishes (in any order); returns ``(result, None)`` per item in the items' order, ``(None, reason)`` for an
+    item whose worker died on every attempt. ``fn``: module-level and picklable, as for :func:`map_chunks`
+    (no checkpoint: results need not be summaries)."""
+    items = list(items)
+    run = run or RunOptions()
+    out: dict[int, Any] = {}
+    reporters = [Progress(run.progress)] if run.progress else []
+
+    def finished(i: int, value: Any) -> None:
+        out[i] = value
+        if on_result is not None:
+            on_result(i, value)
+        for r in reporters:
+            r(len(out), len(items))
+
+    for r in reporters:
+        r(0, len(items))
+    todo = list(range(len(items)))
+    n = run.n_workers
+    failed: dict[int, str] = {}
+    if todo:
+        if run.executor == "dask":
+            failed = _run_dask(fn, items, todo, n, run.scheduler, finished)
+        elif run.executor == "serial" or n <= 1 or len(todo) <= 1:
+            for i in todo:
+                finished(i, fn(items[i]))
+        else:
+            failed = _run_pool(fn, items, todo, min(n, len(todo)), finished)
+    return [(out[i], None) if i in out else (None, failed.get(i, "not run")) for i in range(len(items))]
 
 
 class _FirstError:
