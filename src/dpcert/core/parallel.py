@@ -13,6 +13,11 @@ its range). A checkpoint (:class:`Checkpoint`, ``--checkpoint FILE``) records ea
 atomically, keyed by a hash of the inputs and the dpcert version, so a resumed run merges the same summaries in the
 same order as an uninterrupted one.
 
+A command offers the options with :func:`add_run_options` (``--workers``, ``--executor``, ``--scheduler``,
+``--checkpoint``) and passes ``run_options(args, key=<its inputs as text>, progress=<label or None>)`` down to
+``map_chunks(fn, chunks, run=run)`` (or :func:`map_each` for results that are not summaries); a command making
+several ``map_chunks`` calls shares one checkpoint file, one section per call.
+
 Workers never outlive the run. Each worker dies with its parent (Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``;
 everywhere: a watchdog thread that exits when the parent process is gone), so killing the main process (SIGKILL,
 a timeout, a CI cancellation) leaves no orphan. SIGTERM to the main process, Ctrl-C, or any exception while the
