@@ -204,3 +204,38 @@ def test_a_checkpoint_of_other_inputs_or_version_is_refused(tmp_path, capsys):
     Path(ck).write_text('{"format": "something else"}')
     with pytest.raises(InvalidParameter, match="not one"):
         Checkpoint(ck, "k")
+
+
+def test_for_all_eps_in_chunks_keeps_the_plain_loops_first_tight_and_first_counterexample():
+    from itertools import combinations_with_replacement
+
+    from dpcert.darrm.all_eps import certify_all_eps, poly_nonpositive_on
+
+    K, m = 7, 3
+    pr = privacy.problem(named_gamma("one", K, Fraction(m), Fraction(1), Fraction(0), Fraction(0)), K, m, 1, 0, 0)
+    counts: dict[str, int] = {}
+    tight = cex = None
+    for combo in combinations_with_replacement(range(4), K):  # the plain loop over 𝒫, in its own order
+        vec = tuple(combo.count(j) for j in range(4))
+        M = privacy.row_margin(pr, vec).numerator()
+        ok, _, method = poly_nonpositive_on(M)
+        counts[method] = counts.get(method, 0) + 1
+        tight = vec if tight is None and ok and M.is_zero() else tight
+        cex = vec if cex is None and not ok else cex
+    for run in (RunOptions("serial"), RunOptions("processes", 2)):
+        r = certify_all_eps(pr, run=run)
+        assert (r.counts, r.tight, tuple(r.counterexample["counts"])) == (counts, tight, cex)
+        assert r.verdict.value == "REFUTED"
+
+
+def test_progress_line_shows_done_rate_and_time_left():
+    import io
+
+    out = io.StringIO()
+    p = __import__("dpcert.core.parallel", fromlist=["Progress"]).Progress("run", stream=out, after=0, every=0)
+    p(1, 5)  # a resumed run: 1 chunk already done when counting starts
+    p(3, 5)
+    p(5, 5)
+    first, last = out.getvalue().splitlines()
+    assert first.startswith("run: 3/5 chunks, ") and "chunks/s" in first and first.endswith(" s left")
+    assert last.startswith("run: 5/5 chunks, ") and "left" not in last
