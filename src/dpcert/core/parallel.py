@@ -747,9 +747,16 @@ def _dask_client(n: int, scheduler: str | None) -> tuple[Any, Any]:
             ) from None
     import logging
 
-    cluster = distributed.LocalCluster(
-        n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
-    )
+    import dask
+
+    # on Linux the local workers are forked (Dask's "fork" method): they start in a fraction of a second with dpcert
+    # imported and its caches warm, where spawned ones import everything again (seconds)
+    option = "distributed.worker.multiprocessing-method"
+    method = "fork" if sys.platform.startswith("linux") else dask.config.get(option)
+    with dask.config.set({option: method}):
+        cluster = distributed.LocalCluster(
+            n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        )
     return distributed.Client(cluster), cluster
 
 

@@ -505,8 +505,9 @@ def certify(
         run = RunOptions(workers=workers)
     elif run.workers is None and run.executor == "processes" and pr.n_rows < SERIAL_BELOW:
         run = RunOptions("serial", 1, checkpoint=run.checkpoint, checkpoint_key=run.checkpoint_key)
-    total = map_chunks(_chunk, tasks, run=run, progress=progress, describe=_describe)
     fs = _float_setting(pr)
+    fs.levels()  # built once, here: forked workers inherit it (each would build its own)
+    total = map_chunks(_chunk, tasks, run=run, progress=progress, describe=_describe)
     case = total.worst_case
     counts = dict(total.counts)
     if counts.get("violating"):
