@@ -103,3 +103,17 @@ def _dies_on_third(task):
     if task[1] == 2:
         os.kill(os.getpid(), signal.SIGKILL)
     return _real_check(task)
+
+
+def test_verify_checkpoint_resumes_and_refuses_another_selection(tmp_path, capsys):
+    ck = str(tmp_path / "v.ckpt")
+    assert main(["verify", *SELECT, "--json", "-q", "--checkpoint", ck, "--workers", "2"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert len(json.loads(open(ck).read())["sections"]["verify"]) == 8
+    assert main(["verify", *SELECT, "--json", "-q", "--checkpoint", ck]) == 0  # every claim from the file
+    again = json.loads(capsys.readouterr().out)
+    assert _untimed(again) == _untimed(first)
+    assert main(["verify", "-s", "darrm.table2.*", "--checkpoint", ck, "-q"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"dpcert: error: invalid --checkpoint={ck!r}: expected a checkpoint of these inputs (it was "
+                   "written for other inputs)"]  # fmt: skip
