@@ -239,3 +239,13 @@ def test_progress_line_shows_done_rate_and_time_left():
     first, last = out.getvalue().splitlines()
     assert first.startswith("run: 3/5 chunks, ") and "chunks/s" in first and first.endswith(" s left")
     assert last.startswith("run: 5/5 chunks, ") and "left" not in last
+
+
+@needs_dask
+def test_a_cluster_whose_workers_run_another_dpcert_is_refused(monkeypatch):
+    import dpcert.core.parallel as parallel
+
+    monkeypatch.setattr(parallel, "_dpcert_version", lambda: "0.0.0")  # what each worker reports
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as lc:
+        with pytest.raises(InvalidParameter, match=r"workers running dpcert .* \(found 0\.0\.0\)"):
+            privacy.certify(_problem(), run=RunOptions("dask", scheduler=lc.scheduler_address))

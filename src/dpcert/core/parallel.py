@@ -728,6 +728,15 @@ def _death_signal(procs: list[Any]) -> int | None:
 # --------------------------------------------------------------------------------------------- dask
 
 
+def _dpcert_version() -> str | None:
+    """On a Dask worker: the dpcert version it imports (``None`` without dpcert)."""
+    try:
+        from dpcert._version import __version__
+    except ImportError:  # pragma: no cover - a worker without dpcert
+        return None
+    return __version__
+
+
 def _dask_client(n: int, scheduler: str | None) -> tuple[Any, Any]:
     """A ``distributed.Client`` on ``scheduler`` (or ``$DPCERT_SCHEDULER``), else on a new ``LocalCluster`` of ``n``
     single-threaded worker processes; (client, cluster or None)."""
@@ -740,11 +749,19 @@ def _dask_client(n: int, scheduler: str | None) -> tuple[Any, Any]:
     address = scheduler or os.environ.get(SCHEDULER_ENV) or None
     if address is not None:
         try:
-            return distributed.Client(address, timeout=SCHEDULER_TIMEOUT), None
+            client = distributed.Client(address, timeout=SCHEDULER_TIMEOUT)
         except (OSError, TimeoutError, ValueError) as exc:
             raise InvalidParameter(
                 "--scheduler", address, f"the address of a running Dask scheduler, tcp://HOST:PORT ({exc})"
             ) from None
+        from dpcert._version import __version__
+
+        versions = set(client.run(_dpcert_version).values())
+        if versions - {__version__}:  # another dpcert on a worker could compute something else
+            client.close()
+            found = ", ".join(sorted(map(str, versions)))
+            raise InvalidParameter("--scheduler", address, f"workers running dpcert {__version__} (found {found})")
+        return client, None
     import logging
 
     import dask
