@@ -27,6 +27,9 @@ __all__ = ["add_commands"]
 
 _EXIT = {"CERTIFIED": 0, "REFUTED": 1}
 
+#: Most worker processes ``--workers`` starts (the same as :data:`dpcert.core.parallel.MAX_WORKERS`).
+MAX_WORKERS = 256
+
 
 def _parse_k(text: Any, cap: int, why: str) -> int:
     """K, an odd integer in [1, cap], refused before any work (the message says why the cap)."""
@@ -133,11 +136,11 @@ def _cmd_certify(a: argparse.Namespace) -> int:
         inputs=kw,
         settings=settings,
     )
+    import json
+
     from dpcert.core.parallel import run_options
 
     max_prec = a.max_prec or MAX_PREC
-    import json
-
     # the checkpoint is of these inputs only (the claim as drafted: its id does not matter)
     key = "darrm certify " + json.dumps([max_prec, draft.spec_json()], sort_keys=True, default=str)
     # how to run, never recorded in the certificate
