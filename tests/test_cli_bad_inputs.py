@@ -176,7 +176,52 @@ def bad_files(tmp_path_factory):
         str(d),
     ]
     certificate = [str(loop), str(d / "missing.json")] + [p for p in generic if p.endswith(".json") and "fifo" not in p]
-    return {"generic": generic, "manifest": manifest, "mechanism": mechanism, "certificate": certificate}
+    (d / "dir.csv").mkdir()
+    table = [  # files that are no table at all (a table with malformed rows is checked, its rows reported)
+        _write(d, "no_columns.csv", "a,b\n1,2\n"),
+        _write(d, "dup_columns.csv", "quantity,value,value,claim\n"),
+        _write(d, "rows_object.json", '{"rows": {}}'),
+        _write(d, "inline.toml", 'rows = [{quantity = "x"}]\n'),
+        _write(d, "table.txt", "quantity,value,claim\n"),
+        _write(d, "too_many.csv", "quantity,k,eps,value,claim\n" + "composition.simple.eps,3,0.1,0.3,upper\n" * 10001),
+        str(d / "dir.csv"),
+    ]
+    vector = {
+        "id": "composition.simple.eps.x",
+        "topic": "composition",
+        "quantity": "composition.simple.eps",
+        "inputs": {"k": "1", "eps": "0.1"},
+        "lo": "0.1",
+        "hi": "0.1",
+        "exact": True,
+        "why": "w",
+        "certificate": {"file": "certificates/vectors.composition.simple.eps.x.json", "sha256": "0" * 64},
+        "dpcert": "0.1.0",
+    }
+    vdoc = lambda **kw: json.dumps(  # noqa: E731
+        {"format": "dpcert-vectors", "version": 1, "dpcert": "0.1.0", "digits": 20, "vectors": [{**vector, **kw}]}
+    )
+    vectors = [
+        _write(d, "not_vectors.json", '{"a": 1}'),
+        _write(d, "v_quantity.json", vdoc(quantity="no.such")),
+        _write(d, "v_inputs.json", vdoc(inputs={"k": "0", "eps": "0.1"})),
+        _write(d, "v_digits.json", vdoc(inputs={"k": "١", "eps": "0.1"})),
+        _write(d, "v_order.json", vdoc(lo="2", hi="1")),
+        _write(d, "v_exponent.json", vdoc(lo="1e-999999999")),
+        _write(d, "v_sha.json", vdoc(certificate={"file": "/etc/passwd", "sha256": "0"})),
+    ]
+    out = [str(d), str(d / "missing" / "v.json"), str(d / "binary.json" / "v.json")]
+    certdir = [str(d / "binary.json"), str(d / "missing" / "deeper")]
+    return {
+        "generic": generic,
+        "manifest": manifest,
+        "mechanism": mechanism,
+        "certificate": certificate,
+        "table": table,
+        "vectors": vectors,
+        "out": out,
+        "certdir": certdir,
+    }
 
 
 def _leaves(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):
@@ -197,15 +242,23 @@ def _typed_options(parser: argparse.ArgumentParser) -> list[str]:
 INPUT_NAMES = {
     ("darrm", "certify"): {"gamma": "sub", "K": "11", "m": "3", "eps": "0.1", "Delta": "1e-5", "delta": "0.00003"},
     ("darrm", "error"): {"gamma": "sub", "K": "11", "m": "3", "mu": "0.75"},
+    ("darrm", "optimize"): {"K": "11", "m": "3", "eps": "0.1", "Delta": "1e-5", "delta": "0.00003", "prior": "0.75"},
     ("shuffle", "rdp"): {"n": "1000", "eps0": "1", "lam": "2..4"},
     ("shuffle", "dp"): {"n": "1000000", "eps0": "0.5", "T": "1000", "delta": "1e-6"},
     ("br", "compare"): {"k": "10", "eps": "0.1", "delta": "1e-6"},
     ("br", "optimum"): {"k": "10", "eps": "1", "eps_g": "0"},
     ("br", "adaptive"): {"k": "4", "eps": "1", "eps_g": "0"},
     ("dpsgd", "eps"): {"q": "0.01", "sigma": "1", "steps": "1000", "delta": "1e-5"},
+    ("dpsgd", "sigma"): {"q": "0.01", "steps": "1000", "eps": "2", "delta": "1e-5"},
 }
-FILE_COMMANDS = {("verify",): "manifest", ("check",): "certificate", ("sml", "mechanism"): "mechanism"}
-OTHER = {("list",), ("quantities",), ("eval",), ("claim",)}
+FILE_COMMANDS = {
+    ("verify",): "manifest",
+    ("check",): "certificate",
+    ("sml", "mechanism"): "mechanism",
+    ("table", "check"): "table",
+    ("vectors", "check"): "vectors",
+}
+OTHER = {("list",), ("quantities",), ("eval",), ("claim",), ("table", "template"), ("vectors", "export"), ("audit",)}
 COMMANDS = sorted(INPUT_NAMES) + sorted(FILE_COMMANDS) + sorted(OTHER)
 
 
@@ -283,11 +336,43 @@ def _argv(draw, path: tuple[str, ...], parser: argparse.ArgumentParser, files: d
             return [*path, draw(st.sampled_from(pool))]
         chosen = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=2))
         return [*path, *chosen, *draw(options(parser, bad=False))]
+    if path == ("table", "template"):
+        name = draw(st.sampled_from(["no.such.quantity", "composition.simple", "١٢", ""]) | non_ascii)
+        fmt = draw(st.sampled_from([[], ["--format", "xml"], ["--format", "csv"], ["--format", ""], ["--bogus"]]))
+        return ["table", "template", name, *fmt]
     if path == ("list",):
         glob = draw(st.sampled_from(["zz*", "nope", "darrm.nothing.*", "١٢"]) | non_ascii)
         return ["list", glob]
     if path == ("quantities",):
         return ["quantities", *draw(options(parser, bad=True))]
+    if path == ("vectors", "export"):  # every defect is refused before any vector is certified
+        defect = draw(st.sampled_from(["topic", "format", "out", "certificates", "max-prec", "csv-json", "other"]))
+        argv = ["vectors", "export"]
+        if defect == "topic":
+            argv += ["--topic", draw(st.sampled_from(["nope", "١٢", "", "composition.kov"]) | non_ascii)]
+        elif defect == "format":
+            argv += ["--format", draw(st.sampled_from(["xml", "JSON", "", "١"]))]
+        elif defect == "out":
+            argv += ["--out", draw(st.sampled_from(files["out"]))]
+        elif defect == "certificates":
+            argv += ["--certificates", draw(st.sampled_from(files["certdir"]))]
+        elif defect == "max-prec":
+            argv += ["--max-prec", draw(st.sampled_from(BAD_OPTION))]
+        elif defect == "csv-json":
+            argv += ["--format", "csv", "--json"]
+        else:
+            argv += [draw(st.sampled_from(["--bogus", "extra", "--topic"]))]
+        return argv
+    if path == ("audit",):  # an unknown peer or a bad vectors file (refused before any peer runs), a bad option
+        which = draw(st.sampled_from(["peer", "vectors", "option"]))
+        if which == "peer":
+            peer = draw(st.sampled_from(["no-such-peer", "", "dp_accounting", "DP-ACCOUNTING", "١٢"]) | non_ascii)
+            return ["audit", "--peer", peer, *draw(options(parser, bad=False))]
+        if which == "vectors":
+            return ["audit", "--vectors", draw(st.sampled_from(every_file)), *draw(options(parser, bad=False))]
+        bad = [["--bogus"], ["--json", "--markdown"], ["--peer"], ["--json=1"]]
+        bad += [["--call-seconds", v] for v in ("0", "-1", "inf", "nan", "1e9", "١")]
+        return ["audit", *draw(st.sampled_from(bad))]
     # eval and claim: a registered quantity (or none such) and its inputs, one defect at least
     qs = _quantities()
     name = draw(st.sampled_from(sorted(qs)) | st.sampled_from(["no.such.quantity", "composition.simple"]))
@@ -330,7 +415,7 @@ def test_many_bad_inputs_are_refused_in_one_line(path, bad_files):
     _property(path, bad_files, 8 * EXAMPLES)
 
 
-@pytest.mark.parametrize("group", ["darrm", "sml", "shuffle", "br"])
+@pytest.mark.parametrize("group", ["darrm", "sml", "shuffle", "br", "table", "vectors"])
 def test_an_unknown_subcommand_is_one_line(group):
     assert_refused([group, "bogus"])
     assert_refused([group, "١٢", "k=1"])

@@ -117,3 +117,19 @@ def test_enclosure_safe_floats_and_display():
     assert Enclosure.exact(Fraction(3, 8)).short() == "0.375"
     assert Enclosure.exact(Fraction(1, 3)).short(5) == "≈0.33333"
     assert enc.short(6) == "[0.333333, 0.333334]"  # outward rounding never claims 6 exact digits
+
+
+def test_an_exact_value_too_long_to_print_is_recorded_by_its_outward_decimals():
+    # k = 1000 compositions at delta = 1e-16 give an exact rational with a ~17,000-digit denominator; Python refuses
+    # str() beyond 4300 digits, which made `dpcert eval ... --json` an internal error
+    from fractions import Fraction
+
+    from dpcert.arith.ball import Enclosure
+
+    x = 1 - (1 - Fraction(1, 10**16)) ** 1000
+    record = Enclosure(x, x).to_json()
+    assert "exact" not in record
+    back = Enclosure.from_json(record)
+    assert back.lo <= x <= back.hi and back.hi - back.lo < Fraction(1, 10**30)
+    small = Enclosure(Fraction(1, 3), Fraction(1, 3)).to_json()
+    assert small["exact"] == "1/3"

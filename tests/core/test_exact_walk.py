@@ -38,9 +38,13 @@ IRRATIONAL = {
     "shuffle.dp.delta": "Lemma 1 on an irrational RDP curve (e^{...} terms)",
     "br.mgf.eps": "an infimum over lambda of logs, or k eps when that is smaller (not at small inputs)",
     "gaussian.delta": "Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu): normal tails of rational arguments",
+    "gaussian.composed.delta": "gaussian.delta at mu^2 = sum (Delta_i/sigma_i)^2: normal tails of rational arguments",
+    "gaussian.composed.eps": "the root in eps of delta_mu(eps) = delta (normal tails; 0 only if delta >= delta_mu(0))",
     "gaussian.sigma": "the root in sigma of delta_mu(eps) = delta (normal tails)",
     "sgm.delta": "a mixture of normal tails at x* = sigma^2 ln((e^eps - (1 - q))/q) + 1/2",
     "dpsgd.rdp.eps": "a minimum over orders of ln A_alpha/(alpha - 1) plus logs of delta and alpha (the first inputs)",
+    "dpsgd.delta": "a PLD bracket: sums of normal-tail cell masses times e^{j/n} (never an exact point)",
+    "dpsgd.sigma": "a bracket [sigma_lo, sigma_hi] of two proofs around the least sigma (never an exact point)",
 }
 
 

@@ -58,7 +58,7 @@ class NotExact(BaseException):
     """
 
 
-#: True while an exact attempt runs: ball arithmetic then signals :class:`NotExact` instead of computing.
+#: True while an exact attempt runs; ball arithmetic then signals :class:`NotExact` instead of computing.
 EXACT_ATTEMPT: ContextVar[bool] = ContextVar("dpcert_exact_attempt", default=False)
 
 
@@ -263,6 +263,16 @@ def _enclosure_end(text: str) -> Fraction:
     return -value if sign == "-" else value
 
 
+#: The largest numerator or denominator, in bits, whose exact value an enclosure record writes out. Python refuses to
+#: print an integer of more than 4300 digits (a guard against quadratic-time conversion) and a record that long helps
+#: nobody; a larger exact value is recorded by its outward-rounded ``lo``/``hi`` only, still a rigorous enclosure.
+EXACT_RECORD_BITS = 14000
+
+
+def _printable(x: Fraction) -> bool:
+    return max(abs(x.numerator).bit_length(), x.denominator.bit_length()) <= EXACT_RECORD_BITS
+
+
 @dataclass(frozen=True)
 class Enclosure:
     """A rigorous enclosure [lo, hi] of a real number, with exact rational endpoints.
@@ -360,7 +370,7 @@ class Enclosure:
         """Outward-rounded ``lo``/``hi`` strings; an exact value also records ``exact``, its exact rational."""
         lo, hi = self.decimal(digits)
         out = {"lo": lo, "hi": hi}
-        if self.is_exact:
+        if self.is_exact and _printable(self.lo):
             out["exact"] = str(self.lo)
         return out
 

@@ -39,6 +39,7 @@ __all__ = [
     "AtLeast",
     "Rounds",
     "Truncates",
+    "Within",
     "Evidence",
     "ClaimResult",
     "Claim",
@@ -178,6 +179,47 @@ class _Printed(Comparison):
         """The ends (lo, hi) of the values that print as ``printed``."""
         return self.bounds()[:2]
 
+    #: whether a negative value that comes to zero units is printed "-0" (truncation: (-1, 0] is not [0, 1))
+    _signed_zero = False
+
+    def _unit_exponent(self, x: Fraction) -> int:
+        """The decimal exponent of the last digit ``x`` is printed to (as ``printed`` is)."""
+        return _printed(self.printed)[1]
+
+    def _to_unit(self, q: Fraction) -> int:
+        """``q`` (a value in units of the last digit) as a whole number of units, the way ``printed`` was made."""
+        raise NotImplementedError
+
+    def printed_as(self, x: Fraction) -> str:
+        """``x`` written the way ``printed`` is: rounded (or truncated) at the same last digit, in the same
+        notation (``Rounds("9.900").printed_as(Fraction("9.9009067"))`` is ``"9.901"``; with ``figures``, at that
+        many significant figures of ``x``)."""
+        last = self._unit_exponent(x)
+        n = self._to_unit(x / Fraction(10) ** last)
+        m = _PRINTED.fullmatch(self.printed.strip())
+        assert m is not None  # checked when the comparison was made
+        exp = m.group(4)
+        shift = 0 if exp is None else int(exp)  # scientific notation keeps the printed exponent
+        digits = shift - last  # digits after the point of the mantissa
+        sign, mag = ("-" if n < 0 or (x < 0 and self._signed_zero) else ""), abs(n)
+        if digits <= 0:
+            body = str(mag * 10 ** (-digits))
+        else:
+            text = str(mag).rjust(digits + 1, "0")
+            body = f"{text[:-digits]}.{text[-digits:]}"
+        if exp is not None:
+            body += self.printed.strip()[m.start(4) - 1] + exp  # the printed 'e' or 'E' and exponent
+        return sign + body
+
+    def at_printed_precision(self, enc: Enclosure) -> str | None:
+        """The enclosed value at the printed precision: one string when both ends of ``enc`` print alike,
+        ``"a to b"`` when they do not, ``None`` for an unbounded enclosure (what a REFUTED printed number
+        should have been, e.g. ``"9.901"`` rather than ``"9.900906703…"``)."""
+        if enc.lo is None or enc.hi is None:
+            return None
+        lo, hi = self.printed_as(enc.lo), self.printed_as(enc.hi)
+        return lo if lo == hi else f"{lo} to {hi}"
+
     def decide(self, enc: Enclosure) -> bool | None:
         lo, hi, lo_closed, hi_closed = self.bounds()
         inside_lo = enc.lo is not None and (lo < enc.lo or (lo_closed and lo == enc.lo))
@@ -240,6 +282,14 @@ class Rounds(_Printed):
             return False
         return None
 
+    def _unit_exponent(self, x: Fraction) -> int:
+        if self.figures is not None and x != 0:
+            return _exponent10(abs(x)) - self.figures + 1
+        return _printed(self.printed)[1]
+
+    def _to_unit(self, q: Fraction) -> int:
+        return round(q)  # to nearest (a tie to even: a value on a tie is never CERTIFIED or REFUTED anyway)
+
     def describe(self) -> str:
         figs = f" ({self.figures} significant figures)" if self.figures is not None else ""
         return f"rounds to {self.printed}{figs}"
@@ -269,11 +319,54 @@ class Truncates(_Printed):
         unit = Fraction(10) ** last
         return (value - unit, value, False, True) if negative else (value, value + unit, True, False)
 
+    _signed_zero = True  # Truncates("-0") is (-1, 0], Truncates("0") is [0, 1)
+
+    def _to_unit(self, q: Fraction) -> int:
+        return int(q)  # towards zero
+
     def describe(self) -> str:
         return f"truncates to {self.printed}"
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "value": self.printed}
+
+
+@dataclass(frozen=True)
+class Within(Comparison):
+    """The quantity lies in the closed interval [``lo``, ``hi``], two decimal strings (a golden vector's enclosure).
+
+    ``Within("0.33333", "0.33334")`` holds iff 0.33333 <= value <= 0.33334: CERTIFIED when the enclosure lies in
+    it, REFUTED when it lies entirely outside. The ends are exact as written (``"0.1"`` is 1/10).
+    """
+
+    lo: str
+    hi: str
+    kind = "within"
+
+    def __post_init__(self) -> None:
+        lo, _, _ = _printed(self.lo, "lo")
+        hi, _, _ = _printed(self.hi, "hi")
+        if lo > hi:
+            raise InvalidParameter("lo", self.lo, f"a lower end <= the upper end {self.hi}")
+
+    @property
+    def interval(self) -> tuple[Fraction, Fraction]:
+        """The exact ends (lo, hi)."""
+        return _printed(self.lo, "lo")[0], _printed(self.hi, "hi")[0]
+
+    def decide(self, enc: Enclosure) -> bool | None:
+        lo, hi = self.interval
+        if enc.lo is not None and enc.hi is not None and lo <= enc.lo and enc.hi <= hi:
+            return True
+        if (enc.hi is not None and enc.hi < lo) or (enc.lo is not None and enc.lo > hi):
+            return False
+        return None
+
+    def describe(self) -> str:
+        return f"lies in [{self.lo}, {self.hi}]"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "value": {"lo": self.lo, "hi": self.hi}}
 
 
 def _exponent10(x: Fraction) -> int:
@@ -309,7 +402,15 @@ def comparison_from_json(data: Mapping[str, Any]) -> Comparison:
         if kind == "truncates_to":
             return Truncates(value)
         return Rounds(value, data.get("figures"))
-    raise InvalidParameter("comparison.kind", kind, "one of at_most, at_least, rounds_to, truncates_to")
+    if kind == "within":
+        if (
+            not isinstance(value, Mapping)
+            or set(value) != {"lo", "hi"}
+            or not all(isinstance(v, str) for v in value.values())
+        ):
+            raise InvalidParameter("comparison.value", value, "an object {lo, hi} of two decimal strings")
+        return Within(value["lo"], value["hi"])
+    raise InvalidParameter("comparison.kind", kind, "one of at_most, at_least, rounds_to, truncates_to, within")
 
 
 # --------------------------------------------------------------------------------------------- results
@@ -363,7 +464,7 @@ class ClaimResult:
     seconds: float
     expected: Verdict
     error: str | None = None
-    #: the maximum ball precision the check was allowed (a certificate records it: UNDECIDED means "undecided
+    #: the maximum ball precision the check was allowed (a certificate records it; UNDECIDED means "undecided
     #: within max_prec bits", and the re-check runs with the same allowance)
     max_prec: int = MAX_PREC
 

@@ -201,14 +201,24 @@ def _toml_module() -> Any:
     return tomllib
 
 
-def loads_toml(text: str, *, where: str = "<text>", what: str = "manifest", max_depth: int = MAX_DEPTH) -> Any:
-    """Parse TOML with bounded nesting; any parse error is one line."""
+def loads_toml(
+    text: str,
+    *,
+    where: str = "<text>",
+    what: str = "manifest",
+    max_depth: int = MAX_DEPTH,
+    parse_float: Callable[[str], Any] = float,
+) -> Any:
+    """Parse TOML with bounded nesting; any parse error is one line.
+
+    ``parse_float`` goes to ``tomllib.loads`` (``str`` keeps a float as written, e.g. ``0.030``).
+    """
     tomllib = _toml_module()
     pos = _nesting_exceeds(text, max_depth, quotes="\"'", comment="#")
     if pos is not None:
         raise InvalidParameter(what, _short(where), f"TOML nested at most {max_depth} deep (deeper at character {pos})")
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(text, parse_float=parse_float)
     except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
         raise InvalidParameter(what, _short(where), f"valid TOML ({_short(exc, 120)})") from None
 

@@ -13,7 +13,8 @@ Public functions (imported on first use): :func:`problem` states a privacy quest
 :func:`certify` decides it over every corner multiset (:class:`PrivacyResult`), :func:`certify_iid` for identical
 mechanisms (Theorem 4.1), :func:`certify_all_eps` for every ε > 0 at once; :func:`error` and :func:`error_iid`
 give the error of DaRRM_γ exactly; γ comes from :func:`named_gamma` (``sub``, ``dsub``, ``max``, ``const``,
-``one`` or a table file), the constructors ``gamma_*`` or :func:`load_table`.
+``one`` or a table file), the constructors ``gamma_*`` or :func:`load_table`; :func:`optimize` computes γ_opt (the
+LP of §5) as exact rationals, proved private, with a certified optimality gap (:class:`OptimizeResult`).
 """
 
 from dpcert.core.tables import lazy_tables
@@ -37,6 +38,8 @@ __all__ = [
     "gamma_one",
     "gamma_const",
     "load_table",
+    "optimize",
+    "OptimizeResult",
 ]
 
 _EXPORTS = {
@@ -56,12 +59,14 @@ _EXPORTS = {
     "gamma_one": "gamma",
     "gamma_const": "gamma",
     "load_table": "gamma",
+    "optimize": "optimize",
+    "OptimizeResult": "optimize",
 }
 
 # built on first access, so that importing the package (or its cli) loads none of its mathematics
 __getattr__ = lazy_tables(
     __name__,
     quantities=("accounting", "gnmax", "privacy_quantities", "utility"),
-    claims=("claims", "privacy_claim_list"),
+    claims=("claims", "privacy_claim_list", "optimize_claims"),
     exports=_EXPORTS,
 )

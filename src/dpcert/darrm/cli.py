@@ -4,6 +4,8 @@
         [--workers N] [--executor serial|processes|dask] [--scheduler ADDRESS] [--checkpoint FILE]
         [--certificate DIR] [--json]
     dpcert darrm error gamma=sub K=11 m=3 mu=0.75 [--json]
+    dpcert darrm optimize K=11 m=3 eps=0.1 Delta=1e-5 delta=general [prior=0.75] [--out FILE] [--workers N] [--json]
+    (prior=mc:grid(0.5,1,50):seed=0:samples=10000 or mc:uniform(0.5,1):...: the paper's Monte-Carlo objective)
 
 ``gamma`` is a name (sub, dsub, max, const, one) or a γ table file (CSV ``l,gamma`` or a JSON list): the file is
 read once, here, and the claim and its certificate record the table itself, so ``dpcert check`` reads no file.
@@ -74,6 +76,28 @@ def add_commands(sub: Any) -> None:
     e.add_argument("inputs", nargs="*", metavar="name=value", help="gamma, K, m and mu or p (comma-separated)")
     e.add_argument("--json", action="store_true", help="machine-readable output")
     e.set_defaults(fn=_cmd_error)
+    o = dsub.add_parser(
+        "optimize",
+        help="the optimal gamma by LP over every corner multiset, shipped as exact rationals, proved private, with a "
+        "certified optimality gap: `dpcert darrm optimize K=11 m=3 eps=0.1 Delta=1e-5 delta=general`",
+    )
+    o.add_argument(
+        "inputs",
+        nargs="*",
+        metavar="name=value",
+        help="K, m, eps, Delta, delta and optionally prior (mu, or mc:grid(LO,HI,TAU):seed=S:samples=T, "
+        "mc:uniform(LO,HI):seed=S:samples=T)",
+    )
+    o.add_argument("--out", metavar="FILE", help="write the table as CSV l,gamma with exact fractions")
+    o.add_argument(
+        "--workers",
+        type=int_option("--workers", 1, MAX_WORKERS),
+        default=1,
+        help=f"processes, 1 to {MAX_WORKERS} (results identical for any number)",
+    )
+    o.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
+    o.add_argument("--json", action="store_true", help="machine-readable output (top-level 'verdict')")
+    o.set_defaults(fn=_cmd_optimize)
 
 
 def _need(inputs: dict[str, str], names: list[str]) -> None:
@@ -210,6 +234,83 @@ def _cmd_error(a: argparse.Namespace) -> int:
     else:
         print(f"E(DaRRM_{inputs['gamma']}) = {dec}  (exact: {_exact_text(val)})")
     return 0
+
+
+def _cmd_optimize(a: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
+    from dpcert.arith.exact import fraction_to_decimal, parse_rational
+    from dpcert.cli import parse_kv, print_json
+    from dpcert.darrm.kernel import MAX_K
+    from dpcert.darrm.optimize import PRIOR_DEFAULT, optimize, write_table
+    from dpcert.darrm.privacy_claims import parse_delta
+    from dpcert.errors import InvalidParameter
+
+    inputs = parse_kv(a.inputs)
+    names = ["K", "m", "eps", "Delta", "delta"]
+    for k in inputs:
+        if k not in [*names, "prior"]:
+            raise InvalidParameter(k, inputs[k], f"one of the inputs {[*names, 'prior']}")
+    _need({k: v for k, v in inputs.items() if k != "prior"}, names)
+    K = _parse_k(inputs["K"], MAX_K, "darrm optimize: the float kernel's error analysis")
+    m = parse_rational(inputs["m"], "m").value
+    eps = parse_rational(inputs["eps"], "eps").value
+    D = parse_rational(inputs["Delta"], "Delta").value
+    try:
+        d = parse_delta(inputs["delta"], D, m)
+    except ValueError as exc:
+        raise InvalidParameter("delta", inputs["delta"], str(exc)) from None
+    if "prior" in inputs and inputs["prior"].strip().startswith("mc:"):
+        from dpcert.darrm.mc_prior import parse_prior
+
+        mu = parse_prior(inputs["prior"])  # the paper's Monte-Carlo objective (Algorithms 4/5), seeded
+    else:
+        mu = parse_rational(inputs["prior"], "prior").value if "prior" in inputs else PRIOR_DEFAULT
+    if a.out is not None:  # refused before the work, not after it
+        out = Path(a.out)
+        if out.is_dir() or not out.parent.is_dir() or not os.access(out.parent, os.W_OK):
+            raise InvalidParameter("--out", a.out, "a file path in an existing writable directory")
+    t0 = time.perf_counter()
+
+    def progress(info: dict[str, Any]) -> None:
+        if not a.quiet and time.perf_counter() - t0 > 1:
+            sys.stderr.write(
+                f"dpcert darrm optimize: round {info['round']}: {info['violated']} rows violated "
+                f"(largest {info['max_violation']:.3g}), working rows {info['rows']}, "
+                f"LP error {info['lp_error']:.12g}, "
+                f"gap estimate {info['gap_estimate']:.3g}, {time.perf_counter() - t0:.1f} s\n"
+            )
+
+    res = optimize(K, m, eps, D, d, mu, workers=a.workers, progress=progress)
+    if a.out is not None:
+        try:
+            write_table(a.out, res.gamma)
+        except OSError as exc:
+            raise InvalidParameter("--out", a.out, f"a writable file path ({exc.strerror})") from None
+    if a.json:
+        out_json = res.to_json()
+        if a.out is not None:
+            out_json["out"] = a.out
+        print_json(out_json)
+    else:
+        print(
+            f"{res.verdict.value}: the shipped gamma is ({m}*eps, {d})-DP for all K = {K} ({eps}, {D})-DP mechanisms"
+            if res.verdict.value == "CERTIFIED"
+            else f"{res.verdict.value}: the shipped gamma's privacy"
+        )
+        print(f"  gamma(0..K): {', '.join(_exact_text(v) for v in res.gamma)}")
+        err = fraction_to_decimal(res.error, 15, "nearest")
+        what = f"prior mu = {mu}" if not hasattr(mu, "coefficients") else f"estimated objective, prior {mu}"
+        print(f"  error ({what}): {err} (exact: {_exact_text(res.error)})")
+        gap = fraction_to_decimal(res.gap, 6, "up") if res.gap else "0"
+        low = fraction_to_decimal(res.lower_bound, 15, "down")
+        print(f"  certified optimality gap <= {gap} (a lower bound on the optimum: {low})")
+        print(f"  source: {res.source}; status: {res.status}; shrink t = {fraction_to_decimal(res.shrink, 6, 'up')}")
+        print(f"  rounds: {res.rounds}; working rows: {res.rows}; time: {res.seconds:.3f} s")
+        if a.out is not None:
+            print(f"  table: {a.out}")
+    return _EXIT.get(res.verdict.value, 2)
 
 
 #: The evidence keys that say what a number is (see :mod:`dpcert.darrm.privacy_claims`).

@@ -173,7 +173,8 @@ def load_manifest(path: str | Path) -> list[Entry]:
 
     Raises:
         ManifestError: for unreadable TOML, unknown keys, bad values, include cycles or no claims at all.
-        UnknownClaim / InvalidParameter: for unknown claim ids, quantities or bad inputs.
+        UnknownClaim: for unknown claim ids.
+        InvalidParameter: for unknown quantities or bad inputs.
     """
     done: set[Path] = set()
     out = _load(Path(path), (), done)

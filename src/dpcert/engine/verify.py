@@ -228,7 +228,7 @@ def _run_parallel(
 @lru_cache(maxsize=4)
 def _chosen(recipe: tuple[Any, ...]) -> list[Entry]:
     manifests, selectors, full = recipe
-    entries, full_all = _select(list(manifests), list(selectors))
+    entries, full_all = _select(list(manifests), list(selectors), full)
     return [e for e in entries if full or full_all or not e.full]
 
 
@@ -242,13 +242,19 @@ def _check_entry(task: tuple[Any, ...]) -> tuple[Verdict, Evidence, float, str |
     return r.verdict, r.evidence, r.seconds, r.error
 
 
-def _select(manifests: list[str | Path], selectors: list[str]) -> tuple[list[Entry], bool]:
-    """The entries of ``verify(manifests, selectors)`` and whether selecting by id runs slow claims too."""
+def _select(manifests: list[str | Path], selectors: list[str], full: bool = False) -> tuple[list[Entry], bool]:
+    """The entries of ``verify(manifests, selectors, full=full)`` and whether selecting by id runs slow claims too
+    (the bundled run with ``full`` also re-certifies the bundled golden vectors)."""
     entries: list[Entry] = []
-    if not manifests and not selectors:
+    bundled = not manifests and not selectors
+    if bundled:
         manifests = [default_manifest()]
     for m in manifests:
         entries += load_manifest(m)
+    if bundled and full:
+        from dpcert.vectors.check import entries as vector_entries
+
+        entries += vector_entries()
     if selectors and manifests:
         for sel in selectors:
             if not any(matches(e.claim.id, sel) for e in entries):
@@ -269,7 +275,8 @@ def verify(
     on_result: Callable[[ClaimResult], None] | None = None,
     run: RunOptions | None = None,
 ) -> VerifyReport:
-    """Run manifests and/or claim selectors; with neither, the bundled default manifest.
+    """Run manifests and/or claim selectors; with neither, the bundled default manifest (and, with ``full``, the
+    bundled golden vectors, each re-certified against its certificate and a re-run: :mod:`dpcert.vectors.check`).
 
     ``progress``: a stream for progress lines on claims slower than a second (the CLI passes stderr).
     ``on_result``: called with each result as its claim finishes (see :func:`run_entries`).
@@ -280,7 +287,7 @@ def verify(
     (0, ['CERTIFIED', 'CERTIFIED'])
     """
     manifests, selectors = list(manifests), list(selectors)
-    entries, by_id = _select(manifests, selectors)
+    entries, by_id = _select(manifests, selectors, full)
     return run_entries(
         entries,
         full=full or by_id,

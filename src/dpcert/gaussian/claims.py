@@ -13,6 +13,12 @@
 * TF Privacy's MNIST tutorial (batch 256 of 60,000, 60 epochs of ⌊60000/256⌋ = 234 steps as the tutorial counts
   them, δ = 1e-5): the README's printed ε = 2.92 at σ = 1.12 (Mironov's conversion) reproduces over integer
   orders, and the issue's setting σ = 1.1 has the certified RDP ε below (CKS conversion, every order <= 10^4).
+  The tight ε of the same run (PLD, both neighbouring directions) is certified in [2.3791, 2.3797] (resolution
+  8192; the claim's default resolution 4096 gives [2.37486, 2.38016]): the claims state ε <= 2.381 and
+  ε >= 2.374 (slow: about 25 s).
+* opacus#643: Opacus' GDP (CLT) accountant's ε = 1.83 for σ = 3, q = 0.2, 50 steps, δ = 1/48000 is not a bound:
+  the certified δ(1.83) is in [5.208e-5, 5.261e-5], 2.5x the target (expected REFUTED), and the certified tight ε
+  lies in (1.95, 2.00) (notes §4.7).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 from dpcert.core.claim import AtLeast, AtMost, QuantityClaim, Rounds, Verdict
 from dpcert.gaussian.dpsgd_rdp import DPSGD_RDP_EPS
 from dpcert.gaussian.mechanism import GAUSSIAN_DELTA, GAUSSIAN_SIGMA
+from dpcert.gaussian.pld import DPSGD_DELTA, DPSGD_EPS
 from dpcert.gaussian.sgm import SGM_DELTA
 
 __all__ = ["CLAIMS"]
@@ -27,6 +34,10 @@ __all__ = ["CLAIMS"]
 _AUTODP = (
     "yuxiangw/autodp#39 (autodp 0.2.3.1 calibrator_zoo.ana_gaussian_calibrator, from Balle–Wang's reference code); "
     "values reproduced in notes gaussian.md §4.6"
+)
+_OPACUS643 = (
+    "meta-pytorch/opacus#643 (sigma = 3, sample rate 0.2, 50 steps, delta = 1/48000: GDP eps = 1.83, RDP 2.16); "
+    "notes gaussian.md §4.7-4.8"
 )
 _MNIST = (
     "tensorflow/privacy tutorials/mnist_dpsgd_tutorial.py (batch 256, 60000 examples, 60 epochs, "
@@ -130,5 +141,53 @@ CLAIMS = [
         quantity=DPSGD_RDP_EPS,
         inputs={"q": "256/60000", "sigma": "1.1", "steps": 14040, "delta": "1e-5", "conversion": "mironov"},
         comparison=Rounds("3.01"),
+    ),
+    QuantityClaim(
+        id="gaussian.opacus643.gdp_eps_1p83",
+        reference=_OPACUS643,
+        statement="DP-SGD at q = 0.2, sigma = 3, 50 steps is (1.83, 1/48000)-DP, as Opacus' GDP accountant "
+        "reports (the tight delta(1.83), both neighbouring directions, is <= 1/48000)",
+        quantity=DPSGD_DELTA,
+        inputs={"q": "0.2", "sigma": "3", "steps": 50, "eps": "1.83"},
+        comparison=AtMost.of("1/48000"),
+        expected=Verdict.REFUTED,
+        erratum="the GDP accountant's CLT mu = q sqrt(k (e^{1/sigma^2} - 1)) is an approximation, not a bound: the "
+        "certified delta(1.83) lies in [5.208e-5, 5.261e-5], 2.5x the target 2.083e-5; the RDP eps 2.16 is valid",
+    ),
+    QuantityClaim(
+        id="gaussian.opacus643.tight_eps_above_1p95",
+        reference=_OPACUS643,
+        statement="the tight eps of that run at delta = 1/48000 is >= 1.95 (certified PLD enclosure [1.9590, 1.9629])",
+        quantity=DPSGD_EPS,
+        inputs={"q": "0.2", "sigma": "3", "steps": 50, "delta": "1/48000"},
+        comparison=AtLeast.of("1.95"),
+    ),
+    QuantityClaim(
+        id="gaussian.opacus643.tight_eps_below_2",
+        reference=_OPACUS643,
+        statement="the tight eps of that run at delta = 1/48000 is <= 2.00 (certified PLD enclosure [1.9590, 1.9629])",
+        quantity=DPSGD_EPS,
+        inputs={"q": "0.2", "sigma": "3", "steps": 50, "delta": "1/48000"},
+        comparison=AtMost.of("2"),
+    ),
+    QuantityClaim(
+        id="gaussian.tfp_mnist.pld_eps_sigma1p1_at_most",
+        reference=_MNIST + "; the issue's setting (noise multiplier 1.1), tight accounting",
+        statement="DP-SGD at q = 256/60000, sigma = 1.1, 14040 steps is (2.381, 1e-5)-DP: the tight eps (PLD, "
+        "both neighbouring directions) is certified in [2.3791, 2.3797] (resolution 8192), below the RDP eps 2.5948",
+        quantity=DPSGD_EPS,
+        inputs={"q": "256/60000", "sigma": "1.1", "steps": 14040, "delta": "1e-5"},
+        comparison=AtMost.of("2.381"),
+        slow=True,
+    ),
+    QuantityClaim(
+        id="gaussian.tfp_mnist.pld_eps_sigma1p1_at_least",
+        reference=_MNIST + "; the issue's setting (noise multiplier 1.1), tight accounting",
+        statement="no accountant can report eps below 2.374 for that run at delta = 1e-5: the tight eps is "
+        "certified in [2.3791, 2.3797] (resolution 8192)",
+        quantity=DPSGD_EPS,
+        inputs={"q": "256/60000", "sigma": "1.1", "steps": 14040, "delta": "1e-5"},
+        comparison=AtLeast.of("2.374"),
+        slow=True,
     ),
 ]

@@ -1,27 +1,108 @@
-"""``dpcert dpsgd …``: DP-SGD's certified ε.
+"""``dpcert dpsgd …``: DP-SGD's certified ε and the certified noise calibration.
 
-``dpcert dpsgd eps q=0.01 sigma=1 steps=1000 delta=1e-5 [--method rdp] [--json]`` prints the RDP ε over every
-integer order 2..max_order (default 10^4; ``conversion=mironov`` and ``max_order=N`` may be given as inputs), with the
-optimal order. ``--method pld`` (the tight PLD enclosure) and ``dpcert dpsgd sigma`` are not built yet. The Gaussian
-mechanism's quantities are ``dpcert eval gaussian.delta|gaussian.eps|gaussian.sigma …``.
+``dpcert dpsgd eps q=0.01 sigma=1 steps=1000 delta=1e-5 [--method pld|rdp] [--json]`` prints the tight ε: by
+default (``--method pld``) the certified enclosure from the privacy loss distribution of both neighbouring
+directions (:mod:`dpcert.gaussian.pld`), narrowed to ``--rel-tol`` (default 1 %) within ``--seconds`` (default
+300), with progress on stderr. ``--method rdp`` prints the RDP ε over every integer order 2..max_order (default
+10^4; ``conversion=mironov`` and ``max_order=N`` may be given as inputs), with the optimal order.
+
+``dpcert dpsgd sigma q=… steps=… eps=… delta=…`` prints [σ_lo, σ_hi] around the least noise multiplier making the
+run (ε, δ)-DP: δ(σ_hi) <= δ and δ(σ_lo) > δ are both proved. The Gaussian mechanism's quantities are
+``dpcert eval gaussian.delta|gaussian.eps|gaussian.sigma …``; the tight δ(ε) is ``dpcert eval dpsgd.delta …``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 __all__ = ["add_commands"]
 
+_NEIGHBOURS = "add/remove one, Poisson sampling (both directions, the max)"
+
+
+#: progress lines start once a run has taken this long, then come at most once per this many seconds
+_PROGRESS_AFTER = 2.0
+
+
+def _progress(quiet: bool):  # noqa: ANN202 - a callback or None
+    """A progress callback for stderr: silent for a run of under two seconds, then at most a line a second (a round
+    of the composition is fast; a line per round would flood the terminal), each result line always shown."""
+    if quiet:
+        return None
+    import time
+
+    start = time.monotonic()
+    last = [start]
+
+    def say(msg: str) -> None:
+        now = time.monotonic()
+        if now - start < _PROGRESS_AFTER:
+            return
+        if now - last[0] < 1.0 and not msg.startswith("resolution"):
+            return
+        last[0] = now
+        print(f"dpcert: [{now - start:.0f} s] {msg}", file=sys.stderr, flush=True)
+
+    return say
+
 
 def _cmd_eps(a: argparse.Namespace) -> int:
-    from dpcert.cli import parse_kv, print_json
-    from dpcert.core.params import inputs_to_json
+    from dpcert.cli import parse_kv
     from dpcert.errors import InvalidParameter
+
+    kv = parse_kv(a.inputs)
+    if a.method == "rdp":
+        return _eps_rdp(a, kv)
+    if a.method != "pld":
+        raise InvalidParameter("--method", a.method, "pld (the tight PLD enclosure, default) or rdp")
+    return _eps_pld(a, kv)
+
+
+def _eps_pld(a: argparse.Namespace, kv: dict[str, str]) -> int:
+    from dpcert.cli import print_json
+    from dpcert.core.params import inputs_to_json
+    from dpcert.gaussian.pld import DPSGD_EPS, dpsgd_eps
+
+    parsed = DPSGD_EPS.parse(kv)  # every input checked before any work
+    res = dpsgd_eps(**kv, rel_tol=a.rel_tol, seconds=a.seconds, progress=_progress(a.quiet))
+    enc = res.enclosure
+    if a.json:
+        print_json(
+            {
+                "quantity": DPSGD_EPS.name,
+                "method": "pld",
+                "inputs": inputs_to_json(parsed),
+                "enclosure": enc.to_json(20),
+                "rel_width": 0.0 if enc.is_exact else enc.rel_width(),
+                "rel_tol": a.rel_tol,
+                "reached": res.reached,
+                "resolution": res.resolution,
+                "resolutions_tried": list(res.runs),
+                "seconds": res.seconds,
+                "neighbours": _NEIGHBOURS,
+                "reference": DPSGD_EPS.reference,
+            }
+        )
+        return 0
+    lo, hi = enc.decimal(12)
+    print(
+        f"DP-SGD eps by PLD (Poisson q = {parsed['q'].given}, sigma = {parsed['sigma'].given}, "
+        f"steps = {parsed['steps']}, delta = {parsed['delta'].given}; {_NEIGHBOURS})"
+    )
+    print(f"eps <= {hi}   (certified enclosure [{lo}, {hi}])")
+    width = "exact" if enc.is_exact else f"relative width {enc.rel_width():.2e}"
+    print(f"{width} at resolution {res.resolution} cells per unit loss, {res.seconds:.1f} s")
+    if not res.reached:
+        print(f"the time budget ran out before relative width {a.rel_tol:g}: give more --seconds")
+    return 0
+
+
+def _eps_rdp(a: argparse.Namespace, kv: dict[str, str]) -> int:
+    from dpcert.cli import print_json
+    from dpcert.core.params import inputs_to_json
     from dpcert.gaussian.dpsgd_rdp import DPSGD_RDP_EPS, dpsgd_rdp_eps
 
-    if a.method != "rdp":
-        raise InvalidParameter("--method", a.method, "rdp (the tight PLD accounting, --method pld, is not built yet)")
-    kv = parse_kv(a.inputs)
     parsed = DPSGD_RDP_EPS.parse(kv)  # every input checked before any work
     res = dpsgd_rdp_eps(**kv)
     enc = res.enclosure
@@ -32,8 +113,9 @@ def _cmd_eps(a: argparse.Namespace) -> int:
                 "method": "rdp",
                 "inputs": inputs_to_json(parsed),
                 "enclosure": enc.to_json(20),
-                "order": res.order,
+                "order": res.order if isinstance(res.order, int) else str(res.order),
                 "orders_bounded": f"every integer order 2..{res.max_order}",
+                **({} if res.searched is None else _real_json(res)),
                 "orders_evaluated": res.evaluations,
                 "kl_branch": res.kl_branch,
                 "neighbours": "add/remove one, Poisson sampling",
@@ -50,7 +132,65 @@ def _cmd_eps(a: argparse.Namespace) -> int:
     )
     print(f"eps <= {hi}   (certified enclosure [{lo}, {hi}], at {where})")
     print(f"every integer order 2..{res.max_order} bounded ({res.evaluations} evaluated in balls, the rest by blocks)")
+    if res.searched is not None:
+        a, b = res.searched
+        print(f"real orders searched in [{a}, {b}]: eps(alpha) >= {float(res.searched_lower):.12g} for every one")
     return 0
+
+
+def _real_json(res: object) -> dict:
+    a, b = res.searched  # type: ignore[attr-defined]
+    return {"real_orders_searched": [str(a), str(b)], "real_orders_lower": str(res.searched_lower)}  # type: ignore
+
+
+def _cmd_sigma(a: argparse.Namespace) -> int:
+    from dpcert.cli import parse_kv, print_json
+    from dpcert.core.params import inputs_to_json
+    from dpcert.gaussian.pld import DPSGD_SIGMA, dpsgd_sigma
+
+    kv = parse_kv(a.inputs)
+    parsed = DPSGD_SIGMA.parse(kv)  # every input checked before any work
+    res = dpsgd_sigma(**kv, rel_tol=a.rel_tol, seconds=a.seconds, progress=_progress(a.quiet))
+    enc = res.enclosure
+    if a.json:
+        print_json(
+            {
+                "quantity": DPSGD_SIGMA.name,
+                "method": "pld",
+                "inputs": inputs_to_json(parsed),
+                "enclosure": enc.to_json(20),
+                "safe_sigma": enc.to_json(20)["hi"],
+                "rel_width": enc.rel_width(),
+                "rel_tol": a.rel_tol,
+                "reached": res.reached,
+                "resolution": res.resolution,
+                "seconds": res.seconds,
+                "neighbours": _NEIGHBOURS,
+                "reference": DPSGD_SIGMA.reference,
+            }
+        )
+        return 0
+    lo, hi = enc.decimal(12)
+    print(
+        f"DP-SGD noise calibration by PLD (Poisson q = {parsed['q'].given}, steps = {parsed['steps']}, "
+        f"eps = {parsed['eps'].given}, delta = {parsed['delta'].given})"
+    )
+    print(f"sigma = {hi} is (eps, delta)-DP (certified); the least such sigma lies in [{lo}, {hi}]")
+    print(f"relative width {enc.rel_width():.2e} at resolution {res.resolution}, {res.seconds:.1f} s")
+    if not res.reached:
+        print(f"the time budget ran out before relative width {a.rel_tol:g}: give more --seconds")
+    return 0
+
+
+def _common(p: argparse.ArgumentParser, seconds: float) -> None:
+    from dpcert.cli import _seconds_option, real_option
+
+    p.add_argument("--rel-tol", type=real_option("--rel-tol", "1e-6", "0.5"), default=0.01, help="relative width")
+    p.add_argument(
+        "--seconds", type=_seconds_option("--seconds"), default=seconds, help=f"time budget (default {seconds:g})"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -60,16 +200,27 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     e = inner.add_parser(
         "eps",
         help="certified eps of DP-SGD, e.g. `dpcert dpsgd eps q=0.01 sigma=1 steps=1000 delta=1e-5`",
-        description="The RDP eps of DP-SGD, minimised over every integer order up to max_order (default 10000).",
+        description="The tight eps of DP-SGD (PLD, both neighbouring directions), or with --method rdp the RDP "
+        "eps minimised over every integer order up to max_order (default 10000).",
     )
     e.add_argument(
         "inputs",
         nargs="*",
         metavar="name=value",
-        help="q=<rate in (0,1]> sigma=<noise multiplier> steps=<int> delta=<(0,1)> [conversion=cks|mironov] "
-        "[max_order=<int>]",
+        help="q=<rate in (0,1]> sigma=<noise multiplier> steps=<int> delta=<(0,1)> "
+        "[rdp only: conversion=cks|mironov max_order=<int> orders=integer|real]",
     )
-    e.add_argument("--method", default="rdp", help="rdp (default); pld is not built yet")
-    e.add_argument("--json", action="store_true", help="machine-readable output")
+    e.add_argument("--method", default="pld", help="pld (default: tight, certified both ends) or rdp")
+    _common(e, 300.0)
     e.set_defaults(fn=_cmd_eps)
+    s = inner.add_parser(
+        "sigma",
+        help="certified noise calibration, e.g. `dpcert dpsgd sigma q=0.01 steps=1000 eps=2 delta=1e-5`",
+        description="The least noise multiplier making DP-SGD (eps, delta)-DP, bracketed by two proofs (PLD).",
+    )
+    s.add_argument(
+        "inputs", nargs="*", metavar="name=value", help="q=<rate in (0,1]> steps=<int> eps=<>=0> delta=<(0,1)>"
+    )
+    _common(s, 600.0)
+    s.set_defaults(fn=_cmd_sigma)
     p.set_defaults(fn=lambda a: (p.print_help(), 2)[1])

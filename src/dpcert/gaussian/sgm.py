@@ -8,9 +8,16 @@ A_α = E_{z∼Q}[((1−q) + q e^{(2z−1)/(2σ²)})^α]; at an integer α the bi
 A_α = Σ_j C(α, j)(1−q)^{α−j} q^j e^{(j²−j)/(2σ²)}. Since Σ_j C(α, j)(1−q)^{α−j} q^j = 1 and the j = 0, 1
 exponents vanish, A_α − 1 = Σ_{j>=2} C(α, j)(1−q)^{α−j} q^j expm1((j²−j)/(2σ²)), a sum of positive terms: the
 ball is formed without cancellation and RDP = log1p(A_α − 1)/(α−1) keeps its relative accuracy for tiny q.
-MTZ show that this remove direction dominates the add direction in RDP (the convention of every peer:
-dp_accounting, Opacus, TF Privacy); the theorem number is quoted from memory in dpcert's notes, so the quantity
-is documented as D_α(P‖Q), the value those accountants use.
+
+**The add direction.** The add pair's divergence is D_α(Q‖P) = log(B_α)/(α−1), B_α = E_P[(Q/P)^α]
+= E_Q[(P/Q)^{1−α}]. Mironov–Talwar–Zhang (arXiv 1908.10530, Sec. 3) prove A_α >= B_α at integer orders α, so at an
+integer order D_α(P‖Q) is the step's RDP for add/remove neighbours (the convention of every peer: dp_accounting,
+Opacus, TF Privacy). The theorem's number is not confirmed against the paper's text here (dpcert's notes quote it
+from memory, "Thm 5?"). The statement is checked numerically in tests/gaussian/test_gaussian_sgm_directions.py: both
+divergences by direct mpmath quadrature at nine (q, σ, α), five of them non-integer orders, where A_α > B_α holds as
+well. ``sgm.rdp`` is D_α(P‖Q) at every order; where a non-integer order is used for accounting
+(``dpsgd.rdp.eps orders=real``) the add direction is computed too (:func:`rdp_add_ball`, certified quadrature) and
+the max taken, so nothing rests on dominance at non-integer orders.
 
 Non-integer α > 1: certified quadrature (``acb.integral``) of A_α − 1 = ∫ φ_σ(z)(b^α − 1 − α(b − 1)) dz,
 b = P/Q, whose integrand is non-negative (see :func:`_a_minus_one_quad`), with proved tails; as α → 1 the value
@@ -26,7 +33,7 @@ x′ = σ² log((1 − e^ε(1−q))/(e^ε q)) + ½, δ_add(ε) = (1 − e^ε(1�
 
 References:
     I. Mironov, K. Talwar, L. Zhang, "Rényi Differential Privacy of the Sampled Gaussian Mechanism",
-    arXiv 1908.10530, Sec. 3.3.
+    arXiv 1908.10530, Sec. 3 (A_α >= B_α at integer α) and Sec. 3.3 (the computation).
     B. Balle, Y.-X. Wang, ICML 2018 (the half-line form of the hockey-stick divergence for monotone ratios).
 """
 
@@ -48,6 +55,7 @@ __all__ = [
     "rdp_ball",
     "rdp_float",
     "a_minus_one_ball",
+    "rdp_add_ball",
     "delta_ball",
     "delta_float",
     "SGM_RDP",
@@ -290,6 +298,42 @@ def _rdp_real(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) -> arb |
     guard = 2 * _SERIES_BITS + 30
     with workprec(prec + guard):
         return _a_minus_one_quad(q, sigma, alpha, prec + guard).log1p() / ball(alpha - 1)
+
+
+def rdp_add_ball(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) -> arb | Fraction:
+    """Rigorous ball of the **add** direction's divergence D_α(Q‖P) = log(B_α)/(α − 1), B_α = E_Q[(P/Q)^{1−α}], by
+    certified quadrature (any real α > 1; used where MTZ's dominance A_α >= B_α is not invoked: non-integer orders).
+
+    With r = P/Q = (1−q) + q e^{(2z−1)/(2σ²)} >= 1 − q and 1 − α < 0, the integrand φ_σ r^{1−α} is at most
+    φ_σ (1−q)^{1−α}, so the two tails beyond ±L are at most 2(1−q)^{1−α} Φ̄(L/σ). B_α − 1 is about
+    q² C(α, 2)(e^{1/σ²} − 1), so log2 of its inverse is added as guard bits (the subtraction of 1 cancels them).
+    """
+    from flint import acb
+
+    if q == 1:
+        return alpha / (2 * sigma * sigma)  # the Gaussian: both directions coincide
+    qf, sf, af = float(q), float(sigma), float(alpha)
+    scale = qf * qf * af * (af - 1) / 2 * math.expm1(min(1 / (sf * sf), 700.0))
+    guard = 40 + (max(0, math.ceil(-math.log2(scale))) if scale > 0 else 4000)
+    bits = prec + guard
+    with workprec(bits):
+        s, bq, beta = ball(sigma), ball(q), ball(1 - alpha)
+        inv2s2 = 1 / (2 * s * s)
+        norm = 1 / (s * (2 * arb.pi()).sqrt())
+        one_q = ball(1 - q)
+
+        def f(z: Any, analytic: bool) -> Any:
+            r = one_q + bq * ((2 * z - 1) * inv2s2).exp()
+            return norm * (-z * z * inv2s2).exp() * (beta * r.log(analytic=analytic)).exp()
+
+        span = 2 * (bits + 20) * math.log(2) + 2 * (af - 1) * -math.log1p(-qf)
+        end = Fraction(sf * math.sqrt(span) + 2).limit_denominator(2**20)
+        value = acb.integral(
+            f, acb(_fmpq(-end)), acb(_fmpq(end)), rel_tol=arb(2) ** (-bits), abs_tol=arb(2) ** (-bits - 10)
+        ).real
+        tail = 2 * one_q**beta * (ball(end) / (s * arb(2).sqrt())).erfc() / 2
+        total = value + arb(0).union(tail.upper())
+        return (total - 1).log1p() / ball(alpha - 1)
 
 
 def _sci(x: Fraction) -> str:

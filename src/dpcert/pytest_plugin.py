@@ -1,0 +1,44 @@
+"""The ``dpcert`` pytest plugin (entry point ``pytest11``): parametrise tests over dpcert's golden vectors.
+
+A test that takes an argument named ``dpcert_vector`` runs once per bundled vector (ids: the vector ids), or once
+per vector of a selection::
+
+    import pytest
+    from dpcert.testing import assert_within_certified
+
+    @pytest.mark.dpcert_vectors(topic="composition", quantity="composition.kov.delta")
+    def test_my_kov(dpcert_vector):
+        value = my_kov_delta(**{k: float(v) for k, v in dpcert_vector.inputs.items()})
+        assert_within_certified(value, dpcert_vector, rel_tol=1e-9, bound="upper")
+
+The marker takes the arguments of :func:`dpcert.testing.vectors` (``topic``, ``quantity``, ``path``). Nothing is
+imported from dpcert until a test asks for ``dpcert_vector``, so the plugin costs nothing to other test suites.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["pytest_configure", "pytest_generate_tests"]
+
+_ARG = "dpcert_vector"
+
+
+def pytest_configure(config: Any) -> None:
+    """Register the ``dpcert_vectors`` marker (so ``--strict-markers`` accepts it)."""
+    config.addinivalue_line(
+        "markers",
+        "dpcert_vectors(topic=None, quantity=None, path=None): the golden vectors a test's `dpcert_vector` "
+        "argument runs over (dpcert.testing.vectors)",
+    )
+
+
+def pytest_generate_tests(metafunc: Any) -> None:
+    """Parametrise ``dpcert_vector`` over the vectors the ``dpcert_vectors`` marker selects (all by default)."""
+    if _ARG not in metafunc.fixturenames:
+        return
+    from dpcert.testing import vectors
+
+    marker = metafunc.definition.get_closest_marker("dpcert_vectors")
+    kwargs = dict(marker.kwargs) if marker is not None else {}
+    metafunc.parametrize(_ARG, vectors(**kwargs))

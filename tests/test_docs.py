@@ -1,0 +1,269 @@
+"""The documentation (``docs/``): it builds in strict mode, its examples run, and its generated pages say what the
+code says.
+
+The build needs the ``docs`` extra (sphinx, myst-parser) and is skipped without it, except under CI (``CI`` set),
+where a missing extra is a failure. The examples and the errata commands need only dpcert.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import doctest
+import io
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+
+import dpcert_docs  # noqa: E402
+
+from dpcert.cli import _parser, main  # noqa: E402
+from dpcert.engine import registry  # noqa: E402
+
+PAGES = sorted(p for p in DOCS.rglob("*.md") if "_build" not in p.parts)
+FENCE = re.compile(r"^```(console|pycon)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+def _need_sphinx() -> None:
+    if os.environ.get("CI"):
+        import myst_parser  # noqa: F401  (CI installs the docs extra: a missing one fails here)
+        import sphinx  # noqa: F401
+    else:
+        pytest.importorskip("sphinx")
+        pytest.importorskip("myst_parser")
+
+
+def _sphinx_build(src: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]))
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "html", str(src), str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The HTML of a strict build (``-W --keep-going``): any warning (a broken reference, a malformed docstring,
+    an unknown generated section) fails it."""
+    _need_sphinx()
+    out = tmp_path_factory.mktemp("html")
+    proc = _sphinx_build(DOCS, out)
+    assert proc.returncode == 0, f"strict build failed:\n{proc.stderr[-4000:]}"
+    assert proc.stderr.strip() == "", proc.stderr[-4000:]
+    return out
+
+
+def _text(html_file: Path) -> str:
+    import html
+
+    return html.unescape(re.sub(r"<[^>]+>", "", html_file.read_text(encoding="utf-8")))
+
+
+# --------------------------------------------------------------------------------------------- the build
+
+
+def test_strict_build_succeeds(built: Path) -> None:
+    for page in ["index", "install", "examples", "cli", "formats", "errata", "api", "topics/darrm"]:
+        assert (built / f"{page}.html").is_file(), page
+
+
+def test_strict_build_fails_on_a_broken_reference(tmp_path: Path) -> None:
+    """The same configuration fails on a link to a missing page or label and on a reference to a dpcert name that
+    does not exist, and accepts a reference to a real but undocumented one (the missing-reference rule)."""
+    _need_sphinx()
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
+        "extensions = ['myst_parser', 'sphinx.ext.autodoc', 'dpcert_docs']\nnitpicky = True\n",
+        encoding="utf-8",
+    )
+    (src / "index.md").write_text(
+        "# T\n\n{doc}`nowhere` and {ref}`no-such-label` and {func}`dpcert.engine.certificate.write_certificat`\n\n"
+        "{func}`dpcert.composition.kov.KOV_MAX_K` is real but undocumented here.\n",
+        encoding="utf-8",
+    )
+    proc = _sphinx_build(src, tmp_path / "out")
+    assert proc.returncode != 0
+    assert "nowhere" in proc.stderr and "no-such-label" in proc.stderr and "write_certificat" in proc.stderr
+    assert "KOV_MAX_K" not in proc.stderr
+
+
+def test_cli_page_lists_every_command_and_option(built: Path) -> None:
+    """Every subcommand of the real parser has its section, and every option string appears on the page."""
+    html = (built / "cli.html").read_text(encoding="utf-8")
+    text = _text(built / "cli.html")
+    commands = list(dpcert_docs.walk_parsers(_parser()))
+    assert {words[0] for words, _, _ in commands} >= {"verify", "check", "list", "quantities", "eval", "claim"}
+    for words, parser, _ in commands:
+        assert f'id="{dpcert_docs.anchor("cli " + " ".join(words))}"' in html, words
+        assert f"dpcert {' '.join(words)}" in text
+        for action in parser._actions:
+            for option in action.option_strings:
+                assert option in text, (words, option)
+
+
+def test_errata_page_lists_every_erratum_and_open_question(built: Path) -> None:
+    text = _text(built / "errata.html")
+    expected = [c for c in registry.claims().values() if c.expected.value in ("REFUTED", "UNDECIDED")]
+    assert len([c for c in expected if c.expected.value == "REFUTED"]) >= 29
+    for c in expected:
+        assert c.id in text, c.id
+        assert f"dpcert verify --select {c.id}" in text, c.id
+
+
+def test_topic_pages_list_their_quantities(built: Path) -> None:
+    import importlib
+
+    for page, package in [
+        ("composition", "dpcert.composition"),
+        ("darrm", "dpcert.darrm"),
+        ("br", "dpcert.br"),
+        ("sml", "dpcert.sml"),
+        ("shuffle", "dpcert.shuffle"),
+        ("gaussian", "dpcert.gaussian"),
+    ]:
+        text = _text(built / "topics" / f"{page}.html")
+        for name in importlib.import_module(package).QUANTITIES:
+            assert name in text, (page, name)
+
+
+def test_every_quantity_is_on_a_topic_page() -> None:
+    """A quantity registered by a package with no topic page would be missing from the documentation."""
+    pages = " ".join(p.read_text(encoding="utf-8") for p in (DOCS / "topics").glob("*.md"))
+    documented = set(re.findall(r"^% dpcert: quantities (\S+)$", pages, re.MULTILINE))
+    from dpcert.engine.registry import PACKAGES
+
+    assert set(PACKAGES) <= documented
+
+
+def test_run_them_all_selects_each_package_claims() -> None:
+    """The errata summary's ``dpcert verify --select <paper>.*`` selects exactly that package's claims."""
+    for pkg, _, _ in dpcert_docs.errata_claims():
+        prefix = pkg.__name__.split(".")[-1]
+        assert {c.id for c in registry.select(f"{prefix}.*")} == {c.id for c in pkg.CLAIMS}
+
+
+# ------------------------------------------------------------------------------------ executed examples
+
+
+def _blocks() -> list[tuple[str, str, str]]:
+    out = []
+    for page in PAGES:
+        for m in FENCE.finditer(page.read_text(encoding="utf-8")):
+            out.append((str(page.relative_to(DOCS)), m.group(1), m.group(2)))
+    return out
+
+
+def _run_cli(line: str) -> str:
+    """One console line ``dpcert ARGS [; echo "exit $?"]`` run in-process; stdout and stderr as a terminal shows
+    them."""
+    echo = re.search(r';\s*echo\s+"exit \$\?"\s*$', line)
+    argv = shlex.split(line[: echo.start()] if echo else line, comments=True)
+    assert argv[0] == "dpcert", f"a console block runs dpcert commands only (use a bash block to show {line!r})"
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        code = main(argv[1:])
+    return buf.getvalue() + (f"exit {code}\n" if echo else "")
+
+
+def test_pages_have_examples() -> None:
+    kinds = {(page, kind) for page, kind, _ in _blocks()}
+    assert ("examples.md", "console") in kinds and ("examples.md", "pycon") in kinds
+
+
+@pytest.mark.parametrize("page", sorted({p for p, _, _ in _blocks()}))
+def test_examples_run_as_shown(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every ``console`` block's ``$ dpcert ...`` lines and every ``pycon`` block of a page, in order (a page's
+    Python blocks share their names), print what the page shows. Console commands run in a fresh directory in which
+    ``verify/`` is the checkout's (so a page may name ``verify/...`` files). A command that is not ``dpcert`` belongs
+    in a ``bash`` block, which is shown and not run."""
+    for name in ("verify", "docs"):
+        (tmp_path / name).symlink_to(ROOT / name, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    checker = doctest.OutputChecker()
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(checker=checker, optionflags=FLAGS)
+    globs: dict[str, object] = {}
+    ran = 0
+    for _, kind, body in [b for b in _blocks() if b[0] == page]:
+        if kind == "pycon":
+            test = parser.get_doctest(body, globs, page, page, 0)
+            out = io.StringIO()
+            result = runner.run(test, out=out.write, clear_globs=False)
+            globs = test.globs  # a DocTest works on a copy: the next block sees this one's names
+            assert result.failed == 0, out.getvalue()
+            ran += result.attempted
+            continue
+        commands = re.split(r"^\$ ", body, flags=re.MULTILINE)
+        assert commands[0] == "", f"{page}: a console block must start with '$ '"
+        for chunk in commands[1:]:
+            line, _, want = chunk.partition("\n")
+            got = _run_cli(line)
+            assert checker.check_output(want, got, FLAGS), f"{page}: $ {line}\n--- shown:\n{want}--- got:\n{got}"
+            ran += 1
+    assert ran > 0
+
+
+def test_examples_fail_when_the_output_differs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison is not vacuous: a wrong last digit is caught."""
+    monkeypatch.chdir(tmp_path)
+    got = _run_cli("dpcert eval composition.simple.eps k=3 eps=0.1")
+    checker = doctest.OutputChecker()
+    assert checker.check_output("composition.simple.eps = 0.3\n...", got, FLAGS)
+    assert not checker.check_output("composition.simple.eps = 0.4\n...", got, FLAGS)
+
+
+# ------------------------------------------------------------------------------------------ the errata
+
+
+def test_errata_commands_reproduce_the_verdicts() -> None:
+    """Each erratum's command on the errata page (as generated) gives REFUTED: the ``dpcert verify --select``
+    lines together (slow ones excluded), and each ``dpcert claim`` line on its own (exit 1, REFUTED)."""
+    page = dpcert_docs.errata()
+    verify_lines = re.findall(r"Reproduce \(REFUTED\): `(dpcert verify --select \S+)`", page)
+    refuted = [c for c in registry.claims().values() if c.expected.value == "REFUTED"]
+    assert len(verify_lines) == len(refuted)
+    argv = ["verify", "--json", "--quiet"]
+    for line in verify_lines:
+        argv += shlex.split(line)[2:]
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
+        code = main(argv)
+    report = json.loads(buf.getvalue())
+    verdicts = {r["id"]: r["verdict"] for r in report["results"]}
+    assert code == 0
+    assert set(verdicts) == {c.id for c in refuted if not c.slow}
+    assert set(verdicts.values()) == {"REFUTED"}
+
+    claim_lines = re.findall(r"The same check by hand: `(dpcert claim [^`]+)`", page)
+    assert claim_lines
+    for line in claim_lines:
+        out = _run_cli(line + '; echo "exit $?"')
+        assert out.startswith("REFUTED: ") and out.endswith("exit 1\n"), (line, out)
+
+
+def test_try_it_commands_are_valid(capsys: pytest.CaptureFixture[str]) -> None:
+    """The ``Try it:`` command of each topic page is accepted by the real parser (each was run by hand; running
+    them all here would cost several seconds)."""
+    found = []
+    for page in sorted((DOCS / "topics").glob("*.md")):
+        found += re.findall(r"Try it: `(dpcert [^`]+)`", page.read_text(encoding="utf-8"))
+    assert len(found) >= 5
+    parser = _parser()
+    for line in found:
+        args = parser.parse_args(shlex.split(line)[1:])
+        assert getattr(args, "fn", None) is not None, line
