@@ -21,6 +21,7 @@ Exit codes as ``dpcert verify``: 0 certified, 1 refuted, 2 undecided or bad inpu
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from dataclasses import replace
 from typing import Any
@@ -89,12 +90,7 @@ def add_commands(sub: Any) -> None:
         "mc:uniform(LO,HI):seed=S:samples=T)",
     )
     o.add_argument("--out", metavar="FILE", help="write the table as CSV l,gamma with exact fractions")
-    o.add_argument(
-        "--workers",
-        type=int_option("--workers", 1, MAX_WORKERS),
-        default=1,
-        help=f"processes, 1 to {MAX_WORKERS} (results identical for any number)",
-    )
+    add_run_options(o)
     o.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     o.add_argument("--json", action="store_true", help="machine-readable output (top-level 'verdict')")
     o.set_defaults(fn=_cmd_optimize)
@@ -242,6 +238,7 @@ def _cmd_optimize(a: argparse.Namespace) -> int:
 
     from dpcert.arith.exact import fraction_to_decimal, parse_rational
     from dpcert.cli import parse_kv, print_json
+    from dpcert.core.parallel import run_options
     from dpcert.darrm.kernel import MAX_K
     from dpcert.darrm.optimize import PRIOR_DEFAULT, optimize, write_table
     from dpcert.darrm.privacy_claims import parse_delta
@@ -282,7 +279,9 @@ def _cmd_optimize(a: argparse.Namespace) -> int:
                 f"gap estimate {info['gap_estimate']:.3g}, {time.perf_counter() - t0:.1f} s\n"
             )
 
-    res = optimize(K, m, eps, D, d, mu, workers=a.workers, progress=progress)
+    key = "darrm optimize " + " ".join(f"{k}={inputs[k]}" for k in sorted(inputs))
+    run = run_options(a, key=key, progress=None if a.quiet else "dpcert darrm optimize")
+    res = optimize(K, m, eps, D, d, mu, workers=a.workers, progress=progress, run=run)  # workers None: every core
     if a.out is not None:
         try:
             write_table(a.out, res.gamma)
