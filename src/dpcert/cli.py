@@ -164,10 +164,14 @@ def _cmd_verify(a: argparse.Namespace) -> int:
             return
         written.append(str(write_certificate(result, a.certificates)))
 
+    from dpcert.core.parallel import run_options
+
+    key = json.dumps(["verify", a.manifest, a.select, a.full, a.max_prec])  # what a checkpoint is of
+    run = run_options(a, key=key)
     try:
         report = verify(
             a.manifest, a.select, full=a.full, max_prec=a.max_prec, progress=progress,
-            on_result=keep if a.certificates else None,
+            on_result=keep if a.certificates else None, run=run,
         )  # fmt: skip
     finally:
         if a.certificates and not a.json:
@@ -411,6 +415,9 @@ def _parser() -> argparse.ArgumentParser:
         help="write one certificate per claim into DIR (the golden vectors keep theirs in verify/vectors/certificates)",
     )
     v.add_argument("--max-prec", type=max_prec, default=MAX_PREC, help="maximum ball precision in bits")
+    from dpcert.core.parallel import add_run_options
+
+    add_run_options(v, workers_default=1)  # claims in parallel with --workers N (results in manifest order)
     v.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     v.add_argument("--json", action="store_true", help="machine-readable output")
     v.set_defaults(fn=_cmd_verify)

@@ -6,6 +6,8 @@ sleeps), acts on it with a signal, and looks at /proc.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import signal
 import subprocess
@@ -120,16 +122,94 @@ def test_sigterm_of_the_parent_terminates_the_workers_and_the_parent(tmp_path):
         _cleanup(workers)
 
 
-def test_a_killed_worker_is_a_fault_of_the_run(tmp_path):
-    proc, workers = _start(CLI_RUN, tmp_path)
+#: chunks 0 and 1 sleep (each worker writes DIR/<pid> holding its chunk); 2 and 3 return at once
+RETRY_RUN = textwrap.dedent(
+    """
+    import json, os, sys, time
+    from dpcert.core.parallel import Summary, map_chunks
+
+    def slow(chunk):
+        if chunk < 2:
+            with open(os.path.join(sys.argv[1], str(os.getpid())), "w") as f:
+                f.write(str(chunk))
+            time.sleep(60)
+        return Summary({"ok": 1})
+
+    s = map_chunks(slow, range(4), workers=2)
+    print(json.dumps({"counts": s.counts, "failed": s.failed}))
+    """
+)
+
+
+def _new_pids(tmp_path: Path, known: set[int], n: int, proc: subprocess.Popen) -> list[int]:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        pids = [int(p.name) for p in tmp_path.iterdir() if int(p.name) not in known and p.read_text()]
+        if len(pids) == n:
+            return pids
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError("the retried chunks did not start")
+
+
+def test_a_killed_worker_is_retried_alone_and_a_second_death_is_reported_not_dropped(tmp_path):
+    proc, workers = _start(RETRY_RUN, tmp_path)
+    seen = set(workers)
     try:
         os.kill(workers[0], signal.SIGKILL)
-        _, err = proc.communicate(timeout=10)
-        assert proc.returncode == 2
-        assert err.strip().splitlines() == [
-            "dpcert: error: a worker process died (signal 9, SIGKILL); the run is incomplete (no verdict)"
-        ]
-        assert _gone_within(workers, 3)
+        # the pool broke: the two running chunks are retried, each alone in a fresh process
+        retried = _new_pids(tmp_path, seen, 2, proc)
+        seen |= set(retried)
+        assert sorted(int((tmp_path / str(p)).read_text()) for p in retried) == [0, 1]
+        for p in retried:  # a second death of each: both chunks fail, the other two still run
+            os.kill(p, signal.SIGKILL)
+        out, err = proc.communicate(timeout=20)
+        assert proc.returncode == 0, err
+        res = json.loads(out)
+        assert res["counts"] == {"ok": 2, "failed_chunks": 2}
+        assert [f["chunk"] for f in res["failed"]] == [0, 1]
+        assert all(f["reason"] == "its worker died (signal 9, SIGKILL) on each of 2 attempts" for f in res["failed"])
+        assert _gone_within(list(seen), 3)
+    finally:
+        _cleanup(list(seen))
+
+
+DASK_RUN = textwrap.dedent(
+    """
+    import os, sys, time
+    from dpcert.core.parallel import RunOptions, Summary, map_chunks
+
+    def slow(chunk):
+        open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
+        time.sleep(60)
+        return Summary()
+
+    if __name__ == "__main__":
+        map_chunks(slow, range(4), run=RunOptions("dask", 2))
+    """
+)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="needs dask.distributed")
+def test_sigkill_of_the_parent_leaves_no_dask_local_cluster_worker(tmp_path):
+    script = tmp_path / "run.py"
+    script.write_text(DASK_RUN)
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, str(script), str(pids)], env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 30
+        while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            workers = [int(p.name) for p in pids.iterdir()]
+            time.sleep(0.05)
+        assert len(workers) == 2, proc.communicate()
+        assert all(w != proc.pid for w in workers)  # the chunks run in worker processes
+        proc.kill()
+        proc.wait(5)
+        assert _gone_within(workers, 10), "Dask workers orphaned after SIGKILL of the parent"
     finally:
         _cleanup(workers)
 

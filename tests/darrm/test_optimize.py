@@ -312,3 +312,22 @@ def test_cli_out_into_a_missing_directory_is_refused_before_the_work(tmp_path, c
     ]
     assert main(argv) == 2
     assert "--out" in capsys.readouterr().err
+
+
+def test_optimize_cli_same_result_on_every_executor_and_after_a_checkpoint(tmp_path, capsys):
+    """Issue 21: `darrm optimize` takes the run options; the answer does not depend on where the chunks ran, and a
+    run resumed from its checkpoint gives what an uninterrupted one gives."""
+    import json
+
+    from dpcert.cli import main
+
+    argv = ["darrm", "optimize", "K=9", "m=3", "eps=0.1", "Delta=1e-5", "delta=general", "--json", "--quiet"]
+    outs = []
+    ckpt = str(tmp_path / "opt.ckpt")
+    for extra in (["--executor", "serial"], ["--workers", "2"], ["--checkpoint", ckpt], ["--checkpoint", ckpt]):
+        assert main(argv + extra) == 0
+        out = json.loads(capsys.readouterr().out)
+        out.pop("seconds", None)
+        outs.append(out)
+    assert all(o == outs[0] for o in outs[1:])
+    assert main(argv[:3] + ["m=5", *argv[4:], "--checkpoint", ckpt]) == 2  # a checkpoint of other inputs

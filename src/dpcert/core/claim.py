@@ -614,7 +614,7 @@ _VALIDATE_MARK = "__dpcert_validate__"
 
 #: Keyword arguments of check functions that say how to run, not what is claimed (the number of processes). They
 #: are never recorded in a certificate, so a certificate cannot choose them (see ``FunctionClaim.settings``).
-EXECUTION_SETTINGS = frozenset({"workers"})
+EXECUTION_SETTINGS = frozenset({"workers", "run"})
 
 
 def check_function(

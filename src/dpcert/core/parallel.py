@@ -2,41 +2,89 @@
 
 A long check is split into chunks (a list fixed before anything runs); a pure function maps one chunk to a small
 :class:`Summary` (counts by path, the worst case, the undecided items); summaries merge associatively, in chunk
-order, so the result is identical whatever the number of workers. The pool is the standard library's
-``ProcessPoolExecutor``; a Dask cluster can run the same functions later through the same interface.
+order, so the result is identical whatever the executor and the number of workers. Three executors run the same
+functions (:class:`RunOptions`): ``serial`` (in this process), ``processes`` (the default: the standard library's
+``ProcessPoolExecutor`` on every local core) and ``dask`` (``dask.distributed``, imported only when asked: a running
+scheduler given by address or ``DPCERT_SCHEDULER``, else a ``LocalCluster``).
+
+Faults: a chunk whose worker dies is run again in a fresh process of its own (Dask: rescheduled on another worker);
+a chunk that dies there too is not dropped but reported in :attr:`Summary.failed` (its caller says UNDECIDED for
+its range). A checkpoint (:class:`Checkpoint`, ``--checkpoint FILE``) records each finished chunk's summary
+atomically, keyed by a hash of the inputs and the dpcert version, so a resumed run merges the same summaries in the
+same order as an uninterrupted one.
+
+A command offers the options with :func:`add_run_options` (``--workers``, ``--executor``, ``--scheduler``,
+``--checkpoint``) and passes ``run_options(args, key=<its inputs as text>, progress=<label or None>)`` down to
+``map_chunks(fn, chunks, run=run)`` (or :func:`map_each` for results that are not summaries); a command making
+several ``map_chunks`` calls shares one checkpoint file, one section per call.
 
 Workers never outlive the run. Each worker dies with its parent (Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``;
 everywhere: a watchdog thread that exits when the parent process is gone), so killing the main process (SIGKILL,
 a timeout, a CI cancellation) leaves no orphan. SIGTERM to the main process, Ctrl-C, or any exception while the
 pool runs terminates the workers before the exception propagates. Workers ignore SIGINT: a Ctrl-C to the
-process group is handled once, by the parent. A worker that dies mid-run (killed, out of memory) is reported as
-:class:`WorkerDied`, a fault of the run, never as a verdict or a bad input.
+process group is handled once, by the parent. A Dask ``LocalCluster``'s worker processes end with their parent
+(``distributed`` watches a pipe from it); a remote cluster's workers are the cluster's and only lose the tasks.
 """
 
 from __future__ import annotations
 
+import argparse
+import hashlib
+import json
 import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from pathlib import Path
 from typing import Any, TypeVar
 
-from dpcert.errors import WorkerDied
+from dpcert.errors import InvalidParameter, WorkerDied
 
-__all__ = ["Summary", "map_chunks", "default_workers", "WorkerDied"]
+__all__ = [
+    "Summary",
+    "map_chunks",
+    "map_each",
+    "default_workers",
+    "WorkerDied",
+    "RunOptions",
+    "Checkpoint",
+    "Progress",
+    "EXECUTORS",
+    "MAX_WORKERS",
+    "MAX_ATTEMPTS",
+    "add_run_options",
+    "run_options",
+]
 
+#: The executors of :func:`map_chunks` (``--executor``).
+EXECUTORS = ("serial", "processes", "dask")
+#: Most workers ``--workers`` asks for.
+MAX_WORKERS = 256
+#: Times a chunk is started before a death of its worker makes it a failed chunk (the first run shares a pool
+#: with other chunks; every later one is alone in a fresh process, so a death there is its own).
+MAX_ATTEMPTS = 2
+#: Environment variable naming the Dask scheduler when ``--scheduler`` is not given.
+SCHEDULER_ENV = "DPCERT_SCHEDULER"
+#: Seconds to reach a Dask scheduler before ``--scheduler`` is refused.
+SCHEDULER_TIMEOUT = 10.0
 
 #: how often the watchdog of a worker checks that its parent is alive (seconds)
 _WATCHDOG_PERIOD = 0.5
 
+#: shared flags, one per chunk, set by a worker when it starts the chunk (to know what a dead worker was running)
+_STARTED: Any = None
 
-def _die_with_parent(parent: int) -> None:
+
+def _die_with_parent(parent: int, started: Any = None) -> None:
     """Pool initializer: make this worker end when ``parent`` ends, and leave SIGINT to the parent."""
+    global _STARTED
+    _STARTED = started
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):  # blocked by the parent while it started us (see _run_pool)
@@ -61,6 +109,13 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="dpcert-parent-watchdog", daemon=True).start()
 
 
+def _run_one(fn: Callable[[Any], Summary], i: int, chunk: Any) -> Summary:
+    """In a worker: mark chunk ``i`` started, then run it."""
+    if _STARTED is not None:
+        _STARTED[i] = 1
+    return fn(chunk)
+
+
 #: signals the parent blocks while it starts workers, so that none reaches a worker before its handlers are set
 _STARTUP_BLOCKED = {signal.SIGINT, signal.SIGTERM}
 
@@ -77,7 +132,8 @@ class Summary:
     """What a chunk decided: counts by path, the worst case (largest ``score``), undecided items, refutations.
 
     ``merge`` is associative and keeps the first of equal scores in chunk order, so merging in order gives the
-    same summary for any chunking of the same items.
+    same summary for any chunking of the same items. ``failed`` lists the chunks that could not be run (their
+    worker died on every attempt): their items are decided by nobody, and a caller reports their range UNDECIDED.
     """
 
     counts: dict[str, int] = field(default_factory=dict)
@@ -87,6 +143,8 @@ class Summary:
     refuted: list[Any] = field(default_factory=list)
     #: the highest ball precision (bits) any item needed; 0 when everything was exact
     precision: int = 0
+    #: chunks whose worker died on every attempt: ``{"chunk": i, "of": n, "range": ..., "reason": ...}``
+    failed: list[Any] = field(default_factory=list)
 
     def add(self, path: str, n: int = 1) -> None:
         self.counts[path] = self.counts.get(path, 0) + n
@@ -108,12 +166,63 @@ class Summary:
             [*self.undecided, *other.undecided],
             [*self.refuted, *other.refuted],
             max(self.precision, other.precision),
+            [*self.failed, *other.failed],
         )
         for path, n in other.counts.items():
             out.add(path, n)
         if other.worst_score is not None:
             out.consider(other.worst_score, other.worst_case)
         return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as JSON-safe data that :meth:`from_json` restores exactly (tuples, floats, fractions)."""
+        return {k: _encode(getattr(self, k)) for k in _FIELDS}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Summary:
+        if not isinstance(data, dict) or set(data) != set(_FIELDS):
+            raise ValueError("not a summary")
+        return cls(**{k: _decode(data[k]) for k in _FIELDS})
+
+
+_FIELDS = ("counts", "worst_score", "worst_case", "undecided", "refuted", "precision", "failed")
+
+
+def _encode(v: Any) -> Any:
+    """JSON-safe, type-preserving: floats by their hex (exact, also inf), tuples and fractions tagged."""
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return {"f": v.hex()}
+    if isinstance(v, Fraction):
+        return {"q": [v.numerator, v.denominator]}
+    if isinstance(v, tuple):
+        return {"t": [_encode(x) for x in v]}
+    if isinstance(v, list):
+        return [_encode(x) for x in v]
+    if isinstance(v, dict) and all(isinstance(k, str) for k in v):
+        return {"d": {k: _encode(x) for k, x in v.items()}}
+    if type(v).__module__ == "numpy" and hasattr(v, "item"):  # a numpy scalar: its Python value
+        return _encode(v.item())
+    raise TypeError(f"a checkpoint cannot record a {type(v).__name__}")
+
+
+def _decode(v: Any) -> Any:
+    if isinstance(v, list):
+        return [_decode(x) for x in v]
+    if not isinstance(v, dict):
+        return v
+    if set(v) == {"f"}:
+        return float.fromhex(v["f"])
+    if set(v) == {"q"}:
+        return Fraction(*v["q"])
+    if set(v) == {"t"}:
+        return tuple(_decode(x) for x in v["t"])
+    if set(v) == {"d"}:
+        return {k: _decode(x) for k, x in v["d"].items()}
+    raise ValueError("unknown tag")
 
 
 def default_workers() -> int:
@@ -124,30 +233,373 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def map_chunks(fn: Callable[[C], Summary], chunks: Sequence[C] | Iterable[C], *, workers: int | None = None) -> Summary:
-    """Apply ``fn`` to every chunk (in processes when ``workers > 1``) and merge the summaries in chunk order.
+# --------------------------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run a chunked computation (never what is computed: results are identical for every choice).
+
+    Attributes:
+        executor: ``"serial"``, ``"processes"`` (local processes, the default) or ``"dask"``.
+        workers: local processes, or the workers of the ``LocalCluster`` Dask starts; ``None``: every core.
+        scheduler: a Dask scheduler address (``tcp://HOST:PORT``); ``None``: ``$DPCERT_SCHEDULER``, else a
+            ``LocalCluster``.
+        checkpoint: a file recording finished chunks (resumed when it exists), or ``None``.
+        checkpoint_key: what the checkpoint is of (the caller's inputs, any text; hashed with the dpcert version);
+            ``None``: the chunks themselves.
+        progress: a label for progress lines on stderr, or ``None`` for silence.
+    """
+
+    executor: str = "processes"
+    workers: int | None = None
+    scheduler: str | None = None
+    checkpoint: str | None = None
+    checkpoint_key: str | None = None
+    progress: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.executor not in EXECUTORS:
+            raise InvalidParameter("--executor", self.executor, f"one of {', '.join(EXECUTORS)}")
+        if self.workers is not None and (
+            isinstance(self.workers, bool) or not isinstance(self.workers, int) or not 1 <= self.workers <= MAX_WORKERS
+        ):
+            raise InvalidParameter("--workers", self.workers, f"an integer in [1, {MAX_WORKERS}]")
+        if self.scheduler is not None and self.executor != "dask":
+            raise InvalidParameter("--scheduler", self.scheduler, "only with --executor dask")
+
+    @property
+    def n_workers(self) -> int:
+        return default_workers() if self.workers is None else self.workers
+
+
+def add_run_options(
+    parser: argparse.ArgumentParser, *, checkpoint: bool = True, workers_default: int | None = None
+) -> None:
+    """Add ``--workers N``, ``--executor serial|processes|dask``, ``--scheduler ADDRESS`` and (with ``checkpoint``)
+    ``--checkpoint FILE`` to a command's parser; :func:`run_options` turns the parsed arguments into
+    :class:`RunOptions`. ``workers_default``: the default of ``--workers`` (``None``: every core)."""
+    from dpcert.cli import int_option
+
+    cores = "every core" if workers_default is None else str(workers_default)
+    parser.add_argument(
+        "--workers",
+        type=int_option("--workers", 1, MAX_WORKERS),
+        default=workers_default,
+        help=f"worker processes, 1 to {MAX_WORKERS} (default: {cores}; results identical for any number)",
+    )
+    parser.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="processes",
+        help="where chunks run: serial (this process), processes (local, the default) or dask "
+        '(pip install "dpcert[distributed]"); results identical for each',
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help=f"with --executor dask: the scheduler (tcp://HOST:PORT; default ${SCHEDULER_ENV}, else a LocalCluster)",
+    )
+    if checkpoint:
+        parser.add_argument(
+            "--checkpoint",
+            metavar="FILE",
+            default=None,
+            help="record finished chunks in FILE and resume from it (refused if it is of other inputs or another "
+            "dpcert version)",
+        )
+
+
+def run_options(args: argparse.Namespace, *, key: str | None = None, progress: str | None = None) -> RunOptions:
+    """:class:`RunOptions` from arguments parsed with :func:`add_run_options`.
+
+    Args:
+        key: what the command computes (its inputs as text); keys the checkpoint with the dpcert version.
+        progress: the label of progress lines on stderr (``None``: silent).
+
+    Raises:
+        InvalidParameter: ``--scheduler`` without ``--executor dask``; ``--checkpoint`` naming a directory, a file
+            that is not a checkpoint, or a checkpoint of other inputs or another dpcert version (checked here,
+            before any work).
+    """
+    ckpt = getattr(args, "checkpoint", None)
+    if ckpt is not None and Path(ckpt).is_dir():
+        raise InvalidParameter("--checkpoint", ckpt, "a file (it is a directory)")
+    if ckpt is not None and key is not None:
+        Checkpoint(ckpt, key)  # refuses a foreign file at once
+    return RunOptions(
+        executor=args.executor,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        checkpoint=ckpt,
+        checkpoint_key=key,
+        progress=progress,
+    )
+
+
+# --------------------------------------------------------------------------------------------- progress
+
+
+class Progress:
+    """Progress lines on stderr (chunks done, the rate across workers, an estimate of the time left), at most one
+    a second and only once a run has taken more than ``after`` seconds."""
+
+    def __init__(self, label: str, *, stream: Any = None, after: float = 1.0, every: float = 1.0) -> None:
+        self.label, self.stream, self.after, self.every = label, stream, after, every
+        self.t0 = time.perf_counter()
+        self.last = -float("inf")
+        self.base: int | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.perf_counter()
+        if self.base is None:  # chunks already done when counting started (a resumed checkpoint)
+            self.base = done
+            return
+        el = now - self.t0
+        if el <= self.after or (now - self.last < self.every and done < total):
+            return
+        self.last = now
+        rate = (done - self.base) / el
+        left = f", about {(total - done) / rate:.0f} s left" if rate > 0 and done < total else ""
+        stream = self.stream if self.stream is not None else sys.stderr
+        stream.write(f"{self.label}: {done}/{total} chunks, {rate:.2f} chunks/s, {el:.1f} s{left}\n")
+        stream.flush()
+
+
+# --------------------------------------------------------------------------------------------- checkpoints
+
+
+class Checkpoint:
+    """A file of finished chunks: ``{"format", "dpcert", "key", "sections": {call: {chunk index: summary}}}``.
+
+    ``key`` hashes what the run computes; each :func:`map_chunks` call of the run is a section keyed by its
+    function and chunks. Written atomically (a temporary file renamed over it) after each chunk, so a kill at
+    any moment leaves the previous or the next state, never a torn file.
+
+    Raises:
+        InvalidParameter: the file is not a dpcert checkpoint, or is of other inputs or another dpcert version.
+    """
+
+    FORMAT = "dpcert-checkpoint"
+
+    def __init__(self, path: str | os.PathLike[str], key: str) -> None:
+        from dpcert._version import __version__
+
+        self.path = Path(path)
+        self.version = __version__
+        self.key = hashlib.sha256(f"{__version__}\0{key}".encode()).hexdigest()
+        self.data: dict[str, Any] = {"format": self.FORMAT, "dpcert": __version__, "key": self.key, "sections": {}}
+        if self.path.exists():
+            self._load()
+
+    def _load(self) -> None:
+        from dpcert.core.files import load_json
+
+        data = load_json(self.path, what="checkpoint")
+        ok = isinstance(data, dict) and data.get("format") == self.FORMAT and isinstance(data.get("sections"), dict)
+        if not ok or set(data) != set(self.data):
+            raise InvalidParameter("--checkpoint", str(self.path), "a dpcert checkpoint file (this is not one)")
+        if data["dpcert"] != self.version:
+            raise InvalidParameter(
+                "--checkpoint",
+                str(self.path),
+                f"a checkpoint written by this dpcert {self.version} (it was written by dpcert {data['dpcert']})",
+            )
+        if data["key"] != self.key:
+            raise InvalidParameter(
+                "--checkpoint", str(self.path), "a checkpoint of these inputs (it was written for other inputs)"
+            )
+        self.data = data
+
+    def finished(self, section: str) -> dict[int, Summary]:
+        """The chunks of ``section`` already finished, by index."""
+        try:
+            return {i: Summary.from_json(v) for i, v in self._raw(section).items()}
+        except (ValueError, TypeError):
+            raise self._damaged() from None
+
+    def record(self, section: str, i: int, summary: Summary) -> None:
+        """Add chunk ``i`` of ``section`` and write the file (atomically)."""
+        self._put(section, i, summary.to_json())
+
+    def values(self, section: str) -> dict[int, Any]:
+        """The values recorded by :meth:`put` in ``section``, by index (tuples, floats and fractions restored)."""
+        try:
+            return {i: _decode(v) for i, v in self._raw(section).items()}
+        except (ValueError, TypeError):
+            raise self._damaged() from None
+
+    def put(self, section: str, i: int, value: Any) -> None:
+        """Record any value of None, bool, int, float, str, Fraction, tuple, list and dict with str keys.
+
+        Raises:
+            TypeError: for a value of another type (nothing is written).
+        """
+        self._put(section, i, _encode(value))
+
+    def _raw(self, section: str) -> dict[int, Any]:
+        sec = self.data["sections"].get(section, {})
+        if not isinstance(sec, dict) or not all(k.isdigit() and len(k) < 10 for k in sec):
+            raise self._damaged()
+        return {int(k): v for k, v in sec.items()}
+
+    def _put(self, section: str, i: int, encoded: Any) -> None:
+        from dpcert.core.files import atomic_write_text
+
+        self.data["sections"].setdefault(section, {})[str(i)] = encoded
+        atomic_write_text(self.path, json.dumps(self.data, separators=(",", ":")) + "\n")
+
+    def _damaged(self) -> InvalidParameter:
+        return InvalidParameter("--checkpoint", str(self.path), "a dpcert checkpoint file (it is damaged)")
+
+
+def _section(fn: Callable[..., Any], chunks: list[Any]) -> str:
+    """The identity of one :func:`map_chunks` call: its function and its chunks (their ``repr``)."""
+    h = hashlib.sha256(f"{fn.__module__}:{fn.__qualname__}".encode())
+    for c in chunks:
+        h.update(b"\0" + repr(c).encode())
+    return h.hexdigest()
+
+
+# --------------------------------------------------------------------------------------------- map_chunks
+
+
+def map_chunks(
+    fn: Callable[[C], Summary],
+    chunks: Sequence[C] | Iterable[C],
+    *,
+    workers: int | None = None,
+    run: RunOptions | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    describe: Callable[[C], Any] | None = None,
+) -> Summary:
+    """Apply ``fn`` to every chunk and merge the summaries in chunk order.
 
     ``fn`` must be a module-level function (picklable) and pure: the same chunk always gives the same summary.
-    An exception in a worker (every dpcert exception pickles intact) is raised here as it would be serially.
+    An exception in a worker (every dpcert exception pickles intact) is raised here as it would be serially (the
+    first failing chunk's, in chunk order).
+
+    Args:
+        workers: local processes when ``run`` is not given (``None``: every core; ``1``: this process).
+        run: executor, workers, checkpoint and progress (:class:`RunOptions`); its ``workers`` wins when set.
+        progress: called with (chunks done, chunks total) as chunks finish (in addition to ``run.progress``).
+        describe: what a chunk covers, recorded for a failed chunk (default: its index only).
+
+    Returns:
+        The merged :class:`Summary`; chunks whose worker died on every attempt are in its ``failed``.
     """
     chunks = list(chunks)
-    n = default_workers() if workers is None else workers
-    if n <= 1 or len(chunks) <= 1:
-        parts = [fn(c) for c in chunks]
-    else:
-        parts = _run_pool(fn, chunks, min(n, len(chunks)))
+    if run is None:
+        run = RunOptions(workers=workers)
+    elif run.workers is None and workers is not None:
+        run = replace(run, workers=workers)
+    ckpt: Checkpoint | None = None
+    section = ""
+    parts: dict[int, Summary] = {}
+    if run.checkpoint is not None:
+        section = _section(fn, chunks)
+        ckpt = Checkpoint(run.checkpoint, run.checkpoint_key if run.checkpoint_key is not None else section)
+        parts = ckpt.finished(section)
+    reporters = [r for r in (progress, Progress(run.progress) if run.progress else None) if r is not None]
+    for r in reporters:
+        r(len(parts), len(chunks))
+
+    def finished(i: int, s: Summary) -> None:
+        parts[i] = s
+        if ckpt is not None:
+            ckpt.record(section, i, s)
+        for r in reporters:
+            r(len(parts), len(chunks))
+
+    todo = [i for i in range(len(chunks)) if i not in parts]
+    n = run.n_workers
+    failed: dict[int, str] = {}
+    if todo:
+        if run.executor == "dask":
+            failed = _run_dask(fn, chunks, todo, n, run.scheduler, finished)
+        elif run.executor == "serial" or n <= 1 or len(todo) <= 1:
+            for i in todo:
+                finished(i, fn(chunks[i]))
+        else:
+            failed = _run_pool(fn, chunks, todo, min(n, len(todo)), finished)
     total = Summary()
-    for p in parts:
-        total = total.merge(p)
+    for i in range(len(chunks)):
+        if i in parts:
+            total = total.merge(parts[i])
+        else:
+            rec: dict[str, Any] = {"chunk": i, "of": len(chunks), "reason": failed.get(i, "not run")}
+            if describe is not None:
+                rec["range"] = describe(chunks[i])
+            total = total.merge(Summary({"failed_chunks": 1}, failed=[rec]))
     return total
 
 
-def _run_pool(fn: Callable[[C], Summary], chunks: list[C], n: int) -> list[Summary]:
-    """``fn`` over ``chunks`` in ``n`` worker processes, which are terminated on any way out but success.
+def map_each(
+    fn: Callable[[C], Any],
+    items: Sequence[C] | Iterable[C],
+    *,
+    run: RunOptions | None = None,
+    on_result: Callable[[int, Any], None] | None = None,
+) -> list[tuple[Any, str | None]]:
+    """``fn`` over ``items`` on ``run``'s executor, each result handed to ``on_result(index, result)`` as it
+    finishes (in any order); returns ``(result, None)`` per item in the items' order, ``(None, reason)`` for an
+    item whose worker died on every attempt. ``fn``: module-level and picklable, as for :func:`map_chunks`
+    (no checkpoint: results need not be summaries)."""
+    items = list(items)
+    run = run or RunOptions()
+    out: dict[int, Any] = {}
+    reporters = [Progress(run.progress)] if run.progress else []
 
-    Raises:
-        WorkerDied: a worker died mid-run.
+    def finished(i: int, value: Any) -> None:
+        out[i] = value
+        if on_result is not None:
+            on_result(i, value)
+        for r in reporters:
+            r(len(out), len(items))
+
+    for r in reporters:
+        r(0, len(items))
+    todo = list(range(len(items)))
+    n = run.n_workers
+    failed: dict[int, str] = {}
+    if todo:
+        if run.executor == "dask":
+            failed = _run_dask(fn, items, todo, n, run.scheduler, finished)
+        elif run.executor == "serial" or n <= 1 or len(todo) <= 1:
+            for i in todo:
+                finished(i, fn(items[i]))
+        else:
+            failed = _run_pool(fn, items, todo, min(n, len(todo)), finished)
+    return [(out[i], None) if i in out else (None, failed.get(i, "not run")) for i in range(len(items))]
+
+
+class _FirstError:
+    """The exception of the first chunk (in chunk order) that raised, raised once every earlier chunk is done."""
+
+    def __init__(self) -> None:
+        self.index: int | None = None
+        self.exc: BaseException | None = None
+
+    def note(self, i: int, exc: BaseException) -> None:
+        if self.index is None or i < self.index:
+            self.index, self.exc = i, exc
+
+    def due(self, settled: Callable[[int], bool]) -> bool:
+        return self.index is not None and all(settled(j) for j in range(self.index))
+
+
+def _run_pool(
+    fn: Callable[[Any], Summary], chunks: list[Any], todo: list[int], n: int, finished: Callable[[int, Summary], None]
+) -> dict[int, str]:
+    """``fn`` over ``chunks[todo]`` in ``n`` worker processes, which are terminated on any way out but success.
+
+    A pool broken by a worker's death keeps what finished; the chunks that were running are run again, each alone in
+    a fresh process (so a second death is the chunk's own), the others in a fresh pool. Returns the chunks that
+    failed (index -> reason).
     """
+    import multiprocessing
+
     main = threading.current_thread() is threading.main_thread()
     old_term: Any = None
     installed = False
@@ -155,37 +607,98 @@ def _run_pool(fn: Callable[[C], Summary], chunks: list[C], n: int) -> list[Summa
     def on_term(signum: int, frame: Any) -> None:
         raise _Terminated
 
-    pool = ProcessPoolExecutor(max_workers=n, initializer=_die_with_parent, initargs=(os.getpid(),))
-    procs: list[Any] = []
-    block = main and hasattr(signal, "pthread_sigmask")
+    started = multiprocessing.get_context().Array("b", len(chunks), lock=False)
+    live: list[tuple[ProcessPoolExecutor, list[Any]]] = []
+    attempts = dict.fromkeys(todo, 0)
+    failed: dict[int, str] = {}
+    first = _FirstError()
+    done_: set[int] = set()
+    queue, alone = list(todo), []  # alone: chunks that were running when a worker died
     try:
         if main:  # a signal handler can only be set in the main thread
             old_term, installed = signal.signal(signal.SIGTERM, on_term), True
-        # workers inherit the blocked mask and unblock once their handlers are set; a Ctrl-C meanwhile waits
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STARTUP_BLOCKED) if block else None
-        try:
-            futures = [pool.submit(fn, c) for c in chunks]
-            procs = list(getattr(pool, "_processes", {}).values())  # started by submit: kept to report, terminate
-        finally:
-            if mask is not None:
-                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        parts = [f.result() for f in futures]
-    except BrokenProcessPool:
-        _stop(pool, procs)
-        raise WorkerDied(_death_signal(procs)) from None
+        while queue or alone:
+            if alone:  # each suspect in its own process, n at a time
+                lanes = [[i] for i in alone[:n]]
+                alone = alone[n:]
+            else:
+                lanes, queue = [queue], []
+            futures: dict[Any, tuple[int, int]] = {}
+            pools = []
+            for lane_no, lane in enumerate(lanes):
+                pool = ProcessPoolExecutor(
+                    max_workers=min(n, len(lane)), initializer=_die_with_parent, initargs=(os.getpid(), started)
+                )
+                procs: list[Any] = []
+                live.append((pool, procs))
+                pools.append((pool, procs))
+                # workers inherit the blocked mask and unblock once their handlers are set; a Ctrl-C meanwhile waits
+                block = main and hasattr(signal, "pthread_sigmask")
+                mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STARTUP_BLOCKED) if block else None
+                try:
+                    for i in lane:
+                        started[i] = 0
+                        attempts[i] += 1
+                        futures[pool.submit(_run_one, fn, i, chunks[i])] = (i, lane_no)
+                    procs += list(getattr(pool, "_processes", {}).values())  # started by submit
+                finally:
+                    if mask is not None:
+                        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            broken: dict[int, list[int]] = {}
+            pending = set(futures)
+            while pending and not first.due(lambda j: j not in attempts or j in done_ or j in failed):
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in sorted(done, key=lambda f: futures[f][0]):
+                    i, lane_no = futures[f]
+                    exc = f.exception()
+                    if exc is None:
+                        done_.add(i)
+                        finished(i, f.result())
+                    elif isinstance(exc, BrokenProcessPool):
+                        broken.setdefault(lane_no, []).append(i)
+                    else:
+                        first.note(i, exc)
+            if first.due(lambda j: j not in attempts or j in done_ or j in failed):
+                assert first.exc is not None
+                raise first.exc
+            for lane_no, lost in broken.items():
+                pool, procs = pools[lane_no]
+                sig = _death_signal(procs)
+                reason = "its worker died" + (f" (signal {sig}, {signal.Signals(sig).name})" if sig else "")
+                for i in sorted(lost):
+                    if started[i] or len(lanes[lane_no]) == 1:  # it was running when the worker died
+                        if attempts[i] >= MAX_ATTEMPTS:
+                            failed[i] = f"{reason} on each of {attempts[i]} attempts"
+                        else:
+                            alone.append(i)
+                    else:  # never started: not an attempt
+                        attempts[i] -= 1
+                        queue.append(i)
+            for lane_no, (pool, procs) in enumerate(pools):
+                if lane_no in broken:
+                    _stop(pool, procs)
+                else:
+                    pool.shutdown(wait=True)
+                live.remove((pool, procs))
+            queue.sort()
+            alone.sort()
+        if first.index is not None:  # a chunk raised, and every chunk before it is done
+            assert first.exc is not None
+            raise first.exc
     except _Terminated:
-        _stop(pool, procs)
+        for pool, procs in live:
+            _stop(pool, procs)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # die of SIGTERM, as the default action would have
         os.kill(os.getpid(), signal.SIGTERM)
         raise SystemExit(128 + signal.SIGTERM) from None  # pragma: no cover - not reached
     except BaseException:  # Ctrl-C, a worker's exception: no worker keeps running
-        _stop(pool, procs)
+        for pool, procs in live:
+            _stop(pool, procs)
         raise
     finally:
         if installed:
             signal.signal(signal.SIGTERM, old_term if old_term is not None else signal.SIG_DFL)
-    pool.shutdown(wait=True)
-    return parts
+    return failed
 
 
 def _stop(pool: ProcessPoolExecutor, procs: list[Any]) -> None:
@@ -210,3 +723,99 @@ def _death_signal(procs: list[Any]) -> int | None:
         time.sleep(0.01)  # the pool's own thread may be reaping a worker: its exit code appears when it is done
     codes = [-p.exitcode for p in procs if p.exitcode is not None and p.exitcode < 0]
     return next((c for c in codes if c != signal.SIGTERM), codes[0] if codes else None)
+
+
+# --------------------------------------------------------------------------------------------- dask
+
+
+def _dpcert_version() -> str | None:
+    """On a Dask worker: the dpcert version it imports (``None`` without dpcert)."""
+    try:
+        from dpcert._version import __version__
+    except ImportError:  # pragma: no cover - a worker without dpcert
+        return None
+    return __version__
+
+
+def _dask_client(n: int, scheduler: str | None) -> tuple[Any, Any]:
+    """A ``distributed.Client`` on ``scheduler`` (or ``$DPCERT_SCHEDULER``), else on a new ``LocalCluster`` of ``n``
+    single-threaded worker processes; (client, cluster or None)."""
+    try:
+        import distributed
+    except ImportError:
+        raise InvalidParameter(
+            "--executor", "dask", 'an installed Dask (pip install "dpcert[distributed]") or another executor'
+        ) from None
+    address = scheduler or os.environ.get(SCHEDULER_ENV) or None
+    if address is not None:
+        try:
+            client = distributed.Client(address, timeout=SCHEDULER_TIMEOUT)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise InvalidParameter(
+                "--scheduler", address, f"the address of a running Dask scheduler, tcp://HOST:PORT ({exc})"
+            ) from None
+        from dpcert._version import __version__
+
+        versions = set(client.run(_dpcert_version).values())
+        if versions - {__version__}:  # another dpcert on a worker could compute something else
+            client.close()
+            found = ", ".join(sorted(map(str, versions)))
+            raise InvalidParameter("--scheduler", address, f"workers running dpcert {__version__} (found {found})")
+        return client, None
+    import logging
+
+    import dask
+
+    # on Linux the local workers are forked (Dask's "fork" method): they start in a fraction of a second with dpcert
+    # imported and its caches warm, where spawned ones import everything again (seconds)
+    option = "distributed.worker.multiprocessing-method"
+    method = "fork" if sys.platform.startswith("linux") else dask.config.get(option)
+    with dask.config.set({option: method}):
+        cluster = distributed.LocalCluster(
+            n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        )
+    return distributed.Client(cluster), cluster
+
+
+def _run_dask(
+    fn: Callable[[Any], Summary],
+    chunks: list[Any],
+    todo: list[int],
+    n: int,
+    scheduler: str | None,
+    finished: Callable[[int, Summary], None],
+) -> dict[int, str]:
+    """``fn`` over ``chunks[todo]`` on a Dask cluster. A worker's death reschedules its task on another worker
+    (Dask's ``distributed.scheduler.allowed-failures``); a task that kills too many is a failed chunk."""
+    from distributed import as_completed
+    from distributed.scheduler import KilledWorker
+
+    client, cluster = _dask_client(n, scheduler)
+    failed: dict[int, str] = {}
+    first = _FirstError()
+    try:
+        token = hashlib.sha256(f"{time.time_ns()}:{os.getpid()}".encode()).hexdigest()[:16]
+        futures = client.map(fn, [chunks[i] for i in todo], key=[f"dpcert-{token}-{i}" for i in todo], pure=False)
+        index = {f.key: i for f, i in zip(futures, todo, strict=True)}
+        settled: set[int] = set()
+        for f in as_completed(futures):
+            i = index[f.key]
+            settled.add(i)
+            if f.status == "finished":
+                finished(i, f.result())
+            else:
+                exc = f.exception()
+                if isinstance(exc, KilledWorker):
+                    failed[i] = f"its workers died ({exc})"
+                else:
+                    first.note(i, exc)
+            if first.due(lambda j: j in settled or j not in index.values()):
+                break
+        if first.index is not None:
+            assert first.exc is not None
+            raise first.exc
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    return failed

@@ -37,6 +37,7 @@ from flint import fmpq, fmpq_poly, fmpz_poly
 from dpcert.arith.ball import fraction_of, sign_at_exp, workprec
 from dpcert.arith.exact import fraction_to_decimal
 from dpcert.core.claim import Verdict
+from dpcert.core.parallel import RunOptions, Summary, map_chunks
 from dpcert.darrm.privacy import Problem, certify, row_margin
 from dpcert.errors import InvalidParameter
 
@@ -133,8 +134,29 @@ def _eps_in(x: Fraction) -> Fraction:
     return Fraction(math.log(float(x))).limit_denominator(10**6)
 
 
-def certify_all_eps(pr: Problem) -> AllEpsResult:
+def _all_eps_chunk(task: tuple[Problem, int]) -> Summary:
+    """The multisets with ``n0`` mechanisms at the first corner, in the order of the serial loop; the first
+    counterexample is ``refuted[0]``, the first tight multiset the ``worst_case`` (score 0: ties keep the first)."""
+    pr, n0 = task
+    s = Summary()
+    c = pr.n_corners
+    for rest in combinations_with_replacement(range(1, c), pr.K - n0):
+        combo = (0,) * n0 + rest
+        vec = tuple(combo.count(j) for j in range(c))
+        M = row_margin(pr, vec).numerator()
+        ok, x, method = poly_nonpositive_on(M)
+        s.add(method)
+        if ok and M.is_zero() and s.worst_case is None:
+            s.consider(0, vec)
+        if not ok and not s.refuted:
+            s.refuted.append(_counterexample(pr, vec, x, M))
+    return s
+
+
+def certify_all_eps(pr: Problem, *, run: RunOptions | None = None) -> AllEpsResult:
     """Decide whether DaRRM_γ is (mε, δ)-DP for every ε > 0 (Δ, δ fixed), over every multiset of 𝒫.
+
+    ``run``: how the chunks (one per count at the first corner) run; serial by default, results identical.
 
     Raises:
         InvalidParameter: γ depends on ε, or m is not an integer.
@@ -144,22 +166,16 @@ def certify_all_eps(pr: Problem) -> AllEpsResult:
     if not pr.integer_m:
         raise InvalidParameter("m", pr.m, "an integer (the margin is then a polynomial in e^eps)")
     t0 = time.perf_counter()
-    counts: dict[str, int] = {}
-    tight = None
-    cex = None
-    c = pr.n_corners
-    for combo in combinations_with_replacement(range(c), pr.K):
-        vec = tuple(combo.count(j) for j in range(c))
-        M = row_margin(pr, vec).numerator()
-        ok, x, method = poly_nonpositive_on(M)
-        counts[method] = counts.get(method, 0) + 1
-        if ok and M.is_zero() and tight is None:
-            tight = vec
-        if not ok and cex is None:
-            cex = _counterexample(pr, vec, x, M)
+    # the serial loop's order (combinations_with_replacement): most mechanisms at the first corner first
+    total = map_chunks(_all_eps_chunk, [(pr, n0) for n0 in range(pr.K, -1, -1)], run=run or RunOptions("serial"))
+    counts = dict(total.counts)
+    tight = total.worst_case
+    cex = total.refuted[0] if total.refuted else None
     verdict = Verdict.REFUTED if cex else Verdict.CERTIFIED
     if cex is not None and cex.get("eps") is None:
         verdict = Verdict.UNDECIDED
+    if total.failed:  # multisets nobody decided: a counterexample elsewhere still refutes
+        verdict = Verdict.REFUTED if verdict == Verdict.REFUTED else Verdict.UNDECIDED
     return AllEpsResult(pr, verdict, counts, pr.n_rows, cex, tight, time.perf_counter() - t0)
 
 

@@ -1,7 +1,8 @@
 """``dpcert darrm ...``: certify a DaRRM γ's privacy, and its expected error.
 
     dpcert darrm certify gamma=sub K=11 m=3 eps=0.1 Delta=1e-5 delta=0.00003 [--for-all-eps] [--iid]
-        [--workers N] [--certificate DIR] [--json]
+        [--workers N] [--executor serial|processes|dask] [--scheduler ADDRESS] [--checkpoint FILE]
+        [--certificate DIR] [--json]
     dpcert darrm error gamma=sub K=11 m=3 mu=0.75 [--json]
     dpcert darrm optimize K=11 m=3 eps=0.1 Delta=1e-5 delta=general [prior=0.75] [--out FILE] [--workers N] [--json]
     (prior=mc:grid(0.5,1,50):seed=0:samples=10000 or mc:uniform(0.5,1):...: the paper's Monte-Carlo objective)
@@ -22,14 +23,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from typing import Any
 
 __all__ = ["add_commands"]
 
 _EXIT = {"CERTIFIED": 0, "REFUTED": 1}
 
-
-#: Most worker processes ``--workers`` starts.
+#: Most worker processes ``--workers`` starts (the same as :data:`dpcert.core.parallel.MAX_WORKERS`).
 MAX_WORKERS = 256
 
 
@@ -46,7 +47,8 @@ def _parse_k(text: Any, cap: int, why: str) -> int:
 
 def add_commands(sub: Any) -> None:
     """Add the ``darrm`` command and its subcommands to dpcert's subparsers."""
-    from dpcert.cli import int_option, max_prec_option
+    from dpcert.cli import max_prec_option
+    from dpcert.core.parallel import add_run_options
 
     p = sub.add_parser("darrm", help="DaRRM: certify a noise function gamma's privacy; its error")
     dsub = p.add_subparsers(dest="darrm_command", parser_class=type(p))
@@ -58,12 +60,7 @@ def add_commands(sub: Any) -> None:
     c.add_argument("inputs", nargs="*", metavar="name=value", help="gamma, K, m, eps, Delta, delta")
     c.add_argument("--for-all-eps", action="store_true", help="certify for every eps > 0 at once (eps not needed)")
     c.add_argument("--iid", action="store_true", help="identical mechanisms only (Theorem 4.1's setting)")
-    c.add_argument(
-        "--workers",
-        type=int_option("--workers", 1, MAX_WORKERS),
-        default=1,
-        help=f"processes, 1 to {MAX_WORKERS} (results identical for any number)",
-    )
+    add_run_options(c)
     c.add_argument("--certificate", metavar="DIR", help="write a certificate into DIR")
     c.add_argument(
         "--id", default=None, help="claim id for the certificate (default: user.darrm.certify.<hash of the claim>)"
@@ -93,12 +90,7 @@ def add_commands(sub: Any) -> None:
         "mc:uniform(LO,HI):seed=S:samples=T)",
     )
     o.add_argument("--out", metavar="FILE", help="write the table as CSV l,gamma with exact fractions")
-    o.add_argument(
-        "--workers",
-        type=int_option("--workers", 1, MAX_WORKERS),
-        default=1,
-        help=f"processes, 1 to {MAX_WORKERS} (results identical for any number)",
-    )
+    add_run_options(o)
     o.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     o.add_argument("--json", action="store_true", help="machine-readable output (top-level 'verdict')")
     o.set_defaults(fn=_cmd_optimize)
@@ -124,8 +116,6 @@ def _cmd_certify(a: argparse.Namespace) -> int:
     from dpcert.errors import InvalidParameter
 
     inputs = parse_kv(a.inputs)
-    if a.workers < 1:
-        raise InvalidParameter("workers", a.workers, "an integer >= 1")
     if a.for_all_eps and a.iid:
         raise InvalidParameter("--iid", True, "not together with --for-all-eps")
     names = ["gamma", "K", "m", "Delta", "delta"] + ([] if a.for_all_eps else ["eps"])
@@ -150,7 +140,6 @@ def _cmd_certify(a: argparse.Namespace) -> int:
         fn, mode = pc.check_private_iid, "i.i.d. mechanisms"
     else:
         fn, mode = pc.check_private, "all corner multisets"
-        settings["workers"] = a.workers  # how to run, never recorded in the certificate
     _validate_early(kw)
     from dpcert.engine import registry
     from dpcert.engine.certificate import default_claim_id, derived_statement
@@ -167,13 +156,18 @@ def _cmd_certify(a: argparse.Namespace) -> int:
         inputs=kw,
         settings=settings,
     )
+    import json
+
+    from dpcert.core.parallel import run_options
+
+    max_prec = a.max_prec or MAX_PREC
+    # the checkpoint is of these inputs only (the claim as drafted: its id does not matter)
+    key = "darrm certify " + json.dumps([max_prec, draft.spec_json()], sort_keys=True, default=str)
+    # how to run, never recorded in the certificate
+    settings["run"] = run_options(a, key=key, progress=None if a.quiet else "dpcert darrm certify")
+    claim = replace(claim, settings=settings)
     t0 = time.perf_counter()
-    if not a.quiet:
-        pc.set_progress(_Progress(t0))
-    try:
-        result = claim.check(max_prec=a.max_prec or MAX_PREC)
-    finally:
-        pc.set_progress(None)
+    result = claim.check(max_prec=max_prec)
     seconds = time.perf_counter() - t0
     if result.error:
         raise InvalidParameter("inputs", inputs, result.error)
@@ -244,6 +238,7 @@ def _cmd_optimize(a: argparse.Namespace) -> int:
 
     from dpcert.arith.exact import fraction_to_decimal, parse_rational
     from dpcert.cli import parse_kv, print_json
+    from dpcert.core.parallel import run_options
     from dpcert.darrm.kernel import MAX_K
     from dpcert.darrm.optimize import PRIOR_DEFAULT, optimize, write_table
     from dpcert.darrm.privacy_claims import parse_delta
@@ -284,7 +279,9 @@ def _cmd_optimize(a: argparse.Namespace) -> int:
                 f"gap estimate {info['gap_estimate']:.3g}, {time.perf_counter() - t0:.1f} s\n"
             )
 
-    res = optimize(K, m, eps, D, d, mu, workers=a.workers, progress=progress)
+    key = "darrm optimize " + " ".join(f"{k}={inputs[k]}" for k in sorted(inputs))
+    run = run_options(a, key=key, progress=None if a.quiet else "dpcert darrm optimize")
+    res = optimize(K, m, eps, D, d, mu, workers=a.workers, progress=progress, run=run)  # workers None: every core
     if a.out is not None:
         try:
             write_table(a.out, res.gamma)
@@ -355,18 +352,6 @@ def _exact_text(value: Any) -> str:
     from flint import fmpq
 
     return str(fmpq(value.numerator, value.denominator))
-
-
-class _Progress:
-    """Progress lines on stderr, only once a run has taken more than a second."""
-
-    def __init__(self, t0: float) -> None:
-        self.t0 = t0
-
-    def __call__(self, done: int, total: int) -> None:
-        el = time.perf_counter() - self.t0
-        if el > 1:
-            sys.stderr.write(f"dpcert darrm certify: {done}/{total} chunks, {el:.1f} s\n")
 
 
 def _validate_early(kw: dict[str, Any]) -> None:

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
+from typing import Any
 
 from flint import arb, arb_poly, fmpq, fmpq_poly
 
@@ -483,12 +484,12 @@ def _candidates(pr: Problem) -> list[tuple[Fraction, Fraction]]:
     return pts
 
 
-def _fallback(pr: Problem, workers: int, why: str) -> IidResult:
+def _fallback(pr: Problem, workers: int, why: str, run: Any = None) -> IidResult:
     """The multiset certificate (an upper bound of the i.i.d. maximum) and i.i.d. configurations (lower bounds):
     all K mechanisms at one corner of F, then rational points of F."""
     from dpcert.darrm.corners import corner_label
 
-    fin = certify(pr, workers=workers)
+    fin = certify(pr, workers=workers, run=run)
     hi = fin.margin.hi
     # all K mechanisms at corner j: an i.i.d. configuration whose margin is an exact multiset's
     best_corner: tuple[Enclosure, int] | None = None
@@ -525,12 +526,13 @@ def _fallback(pr: Problem, workers: int, why: str) -> IidResult:
     )
 
 
-def certify_iid(pr: Problem, *, workers: int = 1, budget: int = BOX_BUDGET) -> IidResult:
+def certify_iid(pr: Problem, *, workers: int = 1, budget: int = BOX_BUDGET, run: Any = None) -> IidResult:
     """Decide max over F of the margin of K identical mechanisms <= 0 (Theorem 4.1's setting).
 
     Args:
         pr: the privacy question.
         workers: processes for the multiset fallback.
+        run: how the multiset fallback runs (:class:`~dpcert.core.parallel.RunOptions`; overrides ``workers``).
         budget: boxes per edge for the branch-and-bound.
 
     Returns:
@@ -542,7 +544,7 @@ def certify_iid(pr: Problem, *, workers: int = 1, budget: int = BOX_BUDGET) -> I
     """
     ok, why = iid_hypotheses(pr)
     if not ok:
-        return _fallback(pr, workers, why)
+        return _fallback(pr, workers, why, run)
     v, enc, edges = maximise_iid(pr, budget=budget)
     method = "boundary reduction (" + why + ") + certified 1-D branch-and-bound on edges A and B"
     if v == Verdict.REFUTED:
@@ -559,7 +561,7 @@ def certify_iid(pr: Problem, *, workers: int = 1, budget: int = BOX_BUDGET) -> I
         )
     if v == Verdict.CERTIFIED:
         return IidResult(v, method, None, None, enc, edges, margin_is_max=True)
-    fb = _fallback(pr, workers, method + " undecided")
+    fb = _fallback(pr, workers, method + " undecided", run)
     fb.edges = edges
     if fb.verdict != Verdict.UNDECIDED:
         return fb

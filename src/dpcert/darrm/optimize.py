@@ -203,10 +203,10 @@ def _separate(task: tuple) -> Summary:
 
 
 def _pass(
-    st: _Setting, table: tuple[Fraction, ...], keep: int, tol: float, workers: int
+    st: _Setting, table: tuple[Fraction, ...], keep: int, tol: float, workers: int, run: Any = None
 ) -> tuple[Summary, list[tuple[float, tuple[int, ...]]]]:
     tasks = [(st, table, a, keep, tol) for a in range(st.K + 1)]
-    total = map_chunks(_separate, tasks, workers=workers)
+    total = map_chunks(_separate, tasks, workers=workers, run=run)
     found = sorted(total.refuted, key=lambda r: (-r[0], r[1]))
     return total, found
 
@@ -620,6 +620,7 @@ def optimize(
     *,
     workers: int = 1,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    run: Any = None,
 ) -> OptimizeResult:
     """γ_opt for K (ε, Δ)-DP mechanisms and the target (mε, δ), under a product prior of mean ``prior``.
 
@@ -630,6 +631,7 @@ def optimize(
             ``"mc:grid(0.5,1,50):seed=0:samples=10000"``; :mod:`dpcert.darrm.mc_prior`): the error, lower bound
             and gap are then certified for that estimated objective.
         workers: processes for the float passes and the final certification (results identical for any number).
+        run: executor, workers and checkpoint (:class:`dpcert.core.parallel.RunOptions`); its ``workers`` wins.
         progress: called after each round with ``{"round", "violated", "max_violation", "rows", "lp_error",
             "gap_estimate"}`` (floats: evidence).
 
@@ -639,7 +641,7 @@ def optimize(
     Raises:
         InvalidParameter: inputs outside the paper's domain (as ``darrm certify``), μ outside [0, 1].
     """
-    return _optimize(K, m, eps, Delta, delta, prior, workers, progress, True)
+    return _optimize(K, m, eps, Delta, delta, prior, workers, progress, True, run)
 
 
 def lower_bound(
@@ -664,6 +666,7 @@ def _optimize(
     workers: int,
     progress: Callable[[dict[str, Any]], None] | None,
     prove: bool,
+    run_options: Any = None,
 ) -> Any:
     from dpcert.darrm.privacy import certify, problem
 
@@ -684,7 +687,7 @@ def _optimize(
     while True:
         g, y, val = _solve(cf, A, np.full(len(rows), bf))
         g_rat, g, y, basis = _vertex(st, rows, A, g, y, cf, bf)
-        total, found = _pass(st, _full(g_rat, K), KEEP_PER_CHUNK, tol, workers)
+        total, found = _pass(st, _full(g_rat, K), KEEP_PER_CHUNK, tol, workers, run_options)
         rounds += 1
         have = set(rows)
         new = [r for _, r in found if r not in have][: max(KEEP_PER_CHUNK, H + 1)]
@@ -738,7 +741,7 @@ def _optimize(
 
     def run(gam: Gamma) -> Any:
         pr = problem(gam, K, st.m, st.eps, st.Delta, st.delta)
-        return certify(pr, workers=workers)
+        return certify(pr, workers=workers, run=run_options)
 
     shipped, source, err = _full(g_ship, K), "lp", err_lp
     res = None

@@ -24,7 +24,9 @@ largest lower end: the maximiser, up to the enclosure's width.
 
 Chunks are the values a = number of corners from the first half of the corners (meet in the middle), run by
 :func:`dpcert.core.parallel.map_chunks`; the merged :class:`~dpcert.core.parallel.Summary` is the same on any
-number of workers.
+executor and number of workers. A chunk that cannot be run (its worker died on every attempt) leaves its
+multisets undecided: the verdict is then UNDECIDED (or REFUTED by a counterexample found elsewhere) and the
+maximum has no upper end.
 
 References:
     DaRRM (Jiang–Zhang–Joshi), Lemma 3.4 (Eq. 1), Lemma 5.1, App. C.3.
@@ -46,7 +48,7 @@ from flint import arb, fmpq, fmpq_poly, fmpz_poly
 from dpcert.arith.ball import MAX_PREC, Enclosure, ball, poly_at, refine, sign, sign_at_exp, workprec
 from dpcert.arith.exact import Exact, RationalFunction, X, to_fraction
 from dpcert.core.claim import Verdict
-from dpcert.core.parallel import Summary, map_chunks
+from dpcert.core.parallel import RunOptions, Summary, map_chunks
 from dpcert.darrm.corners import corner_label, corners, n_multisets
 from dpcert.darrm.gamma import Gamma, check_k
 from dpcert.darrm.kernel import FloatSetting, block_margins_bounds
@@ -412,6 +414,7 @@ class PrivacyResult:
         refuted: some counterexample multisets (at most a few per chunk).
         undecided: the undecided multisets.
         seconds: wall time.
+        failed: the chunks that could not be run (their workers died): their multisets are undecided.
     """
 
     problem: Problem
@@ -425,6 +428,7 @@ class PrivacyResult:
     refuted: list[Any] = field(default_factory=list)
     undecided: list[Any] = field(default_factory=list)
     seconds: float = 0.0
+    failed: list[Any] = field(default_factory=list)
 
     @property
     def max_is_exact_zero(self) -> bool:
@@ -452,6 +456,7 @@ class PrivacyResult:
             "float_error_bound": self.bound,
             "counterexamples": self.refuted[:10],
             "undecided": self.undecided[:10],
+            **({"failed_chunks": self.failed} if self.failed else {}),
             "seconds": round(self.seconds, 4),
         }
 
@@ -460,13 +465,33 @@ def _tasks(pr: Problem) -> list[tuple[Problem, int]]:
     return [(pr, a) for a in range(pr.K + 1)]
 
 
-def certify(pr: Problem, *, workers: int = 1, progress: Callable[[int, int], None] | None = None) -> PrivacyResult:
+def _describe(task: tuple[Problem, int]) -> dict[str, int]:
+    """What a chunk covers: the multisets with ``a`` corners from the first group."""
+    pr, a = task
+    h = pr.n_corners // 2
+    return {"first_group_corners": a, "multisets": comb(a + h - 1, h - 1) * comb(pr.K - a + h - 1, h - 1)}
+
+
+#: Below this many multisets a run with no worker count given stays in this process (starting workers costs more).
+SERIAL_BELOW = 200_000
+
+
+def certify(
+    pr: Problem,
+    *,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    run: RunOptions | None = None,
+) -> PrivacyResult:
     """Decide whether DaRRM_γ is (mε, δ)-DP for all K (ε, Δ)-DP mechanisms (every multiset of 𝒫).
 
     Args:
         pr: the question (:func:`problem`).
-        workers: processes for :func:`~dpcert.core.parallel.map_chunks` (results identical for any number).
-        progress: called with (chunks done, chunks total) after each batch of chunks.
+        workers: processes for :func:`~dpcert.core.parallel.map_chunks` when ``run`` is not given (results
+            identical for any number).
+        progress: called with (chunks done, chunks total) as chunks finish.
+        run: executor, workers, checkpoint (:class:`~dpcert.core.parallel.RunOptions`); a run that names no
+            worker count stays in this process below :data:`SERIAL_BELOW` multisets.
 
     Returns:
         A :class:`PrivacyResult`.
@@ -476,28 +501,32 @@ def certify(pr: Problem, *, workers: int = 1, progress: Callable[[int, int], Non
     """
     t0 = time.perf_counter()
     tasks = _tasks(pr)
-    if progress is None:
-        total = map_chunks(_chunk, tasks, workers=workers)
-    else:
-        total = Summary()
-        step = max(1, workers) * 2
-        for i in range(0, len(tasks), step):
-            total = total.merge(map_chunks(_chunk, tasks[i : i + step], workers=workers))
-            progress(min(i + step, len(tasks)), len(tasks))
+    if run is None:
+        run = RunOptions(workers=workers)
+    elif run.workers is None and run.executor == "processes" and pr.n_rows < SERIAL_BELOW:
+        run = RunOptions("serial", 1, checkpoint=run.checkpoint, checkpoint_key=run.checkpoint_key)
     fs = _float_setting(pr)
+    fs.levels()  # built once, here: forked workers inherit it (each would build its own)
+    total = map_chunks(_chunk, tasks, run=run, progress=progress, describe=_describe)
     case = total.worst_case
-    worst = tuple(case["counts"])
-    wenc = narrow_margin(row_margin(pr, worst))
     counts = dict(total.counts)
     if counts.get("violating"):
         verdict = Verdict.REFUTED
-    elif counts.get("undecided"):
+    elif counts.get("undecided") or total.failed:
         verdict = Verdict.UNDECIDED
     else:
         verdict = Verdict.CERTIFIED
-    # the largest margin: at least the worst multiset's, at most the largest upper end of any multiset
+    if case is None:  # every chunk failed: nothing is known
+        return PrivacyResult(
+            pr, verdict, (), Enclosure(None, None), Enclosure(None, None), counts, pr.n_rows, fs.bound,
+            failed=list(total.failed), seconds=time.perf_counter() - t0,
+        )  # fmt: skip
+    worst = tuple(case["counts"])
+    wenc = narrow_margin(row_margin(pr, worst))
+    # the largest margin: at least the worst multiset's, at most the largest upper end of any multiset (none
+    # when a chunk failed: its multisets are unknown)
     lo = max(Fraction(case["lo"]), wenc.lo)
-    hi = Fraction(case["hi"])
+    hi: Fraction | None = None if total.failed else Fraction(case["hi"])
     if verdict == Verdict.CERTIFIED:
         hi = min(hi, Fraction(0))
     menc = Enclosure.exact(0) if lo == hi == 0 else Enclosure(lo, hi)
@@ -513,6 +542,7 @@ def certify(pr: Problem, *, workers: int = 1, progress: Callable[[int, int], Non
         list(total.refuted),
         list(total.undecided),
         time.perf_counter() - t0,
+        list(total.failed),
     )
 
 

@@ -64,7 +64,11 @@ def privacy_evidence(res: Any) -> tuple[Verdict, Evidence]:
         detail = f"every multiset has margin <= 0{tight}; {what}"
     else:
         detail = f"{len(res.undecided)} multisets undecided; {what}"
+    if res.failed:
+        lost = sum(f.get("range", {}).get("multisets", 0) for f in res.failed)
+        detail += f"; {len(res.failed)} chunk(s) of {lost} multisets not run (their workers died): undecided"
     worst = {"counts": list(res.worst), "corners": res.worst_corners()}
+    extra_failed = {"failed_chunks": res.failed} if res.failed else {}
     return res.verdict, Evidence(
         enclosure=res.margin,
         method=_METHOD,
@@ -77,6 +81,7 @@ def privacy_evidence(res: Any) -> tuple[Verdict, Evidence]:
             "worst_multiset": {**worst, "margin": res.worst_margin.to_json()},
             "float_error_bound": res.bound,
             "rows": res.rows,
+            **extra_failed,
         },
     )
 
@@ -97,11 +102,20 @@ def validate_certify_inputs(gamma: Any, K: Any, m: Any, Delta: Any, delta: Any, 
 
 @check_function(validate=validate_certify_inputs)
 def check_private(
-    max_prec: int, gamma: str, K: int, m: str, eps: str, Delta: str, delta: str, workers: int = 1
+    max_prec: int,
+    gamma: str,
+    K: int,
+    m: str,
+    eps: str,
+    Delta: str,
+    delta: str,
+    workers: int = 1,
+    run: Any = None,
 ) -> tuple[Verdict, Evidence]:
     """DaRRM_γ is (mε, δ)-DP for every K (ε, Δ)-DP mechanisms: max over 𝒫 of the margin <= 0.
 
-    ``delta = "general"`` means 1 − (1 − Δ)^m.
+    ``delta = "general"`` means 1 − (1 − Δ)^m. ``workers``, ``run`` (:class:`~dpcert.core.parallel.RunOptions`):
+    how to run, never what is claimed.
     """
     from dpcert.darrm.gamma import named_gamma
     from dpcert.darrm.privacy import certify, problem
@@ -109,7 +123,7 @@ def check_private(
     mv, ev, Dv = (parse_rational(v, n).value for v, n in ((m, "m"), (eps, "eps"), (Delta, "Delta")))
     dv = parse_delta(delta, Dv, mv)
     pr = problem(named_gamma(gamma, K, mv, ev, Dv, dv), K, mv, ev, Dv, dv, max_prec=max_prec)
-    return privacy_evidence(certify(pr, workers=workers, progress=_PROGRESS))
+    return privacy_evidence(certify(pr, workers=workers, progress=_PROGRESS, run=run))
 
 
 def _problem(gamma: str, K: int, m: str, eps: str, Delta: str, delta: str, max_prec: int) -> Any:
@@ -123,13 +137,14 @@ def _problem(gamma: str, K: int, m: str, eps: str, Delta: str, delta: str, max_p
 
 @check_function(validate=validate_certify_inputs)
 def check_private_all_eps(
-    max_prec: int, gamma: str, K: int, m: str, Delta: str, delta: str
+    max_prec: int, gamma: str, K: int, m: str, Delta: str, delta: str, run: Any = None
 ) -> tuple[Verdict, Evidence]:
-    """DaRRM_γ is (mε, δ)-DP for every ε > 0 (polynomial inequalities in x = e^ε on (1, ∞), exact)."""
+    """DaRRM_γ is (mε, δ)-DP for every ε > 0 (polynomial inequalities in x = e^ε on (1, ∞), exact); ``run``: how
+    (:class:`~dpcert.core.parallel.RunOptions`)."""
     from dpcert.darrm.all_eps import certify_all_eps
 
     pr = _problem(gamma, K, m, "1", Delta, delta, max_prec)
-    r = certify_all_eps(pr)
+    r = certify_all_eps(pr, run=run)
     if r.verdict == Verdict.CERTIFIED:
         detail = f"every one of {r.rows} multisets has margin <= 0 for every eps > 0"
         if r.tight:
@@ -146,7 +161,7 @@ def check_private_all_eps(
     )
 
 
-def _iid(pr: Any) -> tuple[Verdict, Evidence, Any]:
+def _iid(pr: Any, run: Any = None) -> tuple[Verdict, Evidence, Any]:
     """(Verdict, Evidence, IidResult) of the i.i.d. mode, every number labelled for what it is.
 
     The evidence's enclosure always encloses the largest i.i.d. margin over F: as ``extra["max_margin"]`` when it
@@ -157,7 +172,7 @@ def _iid(pr: Any) -> tuple[Verdict, Evidence, Any]:
     from dpcert.arith.ball import Enclosure
     from dpcert.darrm.iid import BNB_PREC, certify_iid
 
-    r = certify_iid(pr)
+    r = certify_iid(pr, run=run)
     counts: dict[str, int] = {}
     extra: dict[str, Any] = {}
     if r.edges:
@@ -220,10 +235,11 @@ def _iid(pr: Any) -> tuple[Verdict, Evidence, Any]:
 
 @check_function(validate=validate_certify_inputs)
 def check_private_iid(
-    max_prec: int, gamma: str, K: int, m: str, eps: str, Delta: str, delta: str
+    max_prec: int, gamma: str, K: int, m: str, eps: str, Delta: str, delta: str, run: Any = None
 ) -> tuple[Verdict, Evidence]:
-    """DaRRM_γ is (mε, δ)-DP for K identical (ε, Δ)-DP mechanisms (Theorem 4.1's setting)."""
-    v, ev, _ = _iid(_problem(gamma, K, m, eps, Delta, delta, max_prec))
+    """DaRRM_γ is (mε, δ)-DP for K identical (ε, Δ)-DP mechanisms (Theorem 4.1's setting); ``run``: how the
+    multiset fallback runs (:class:`~dpcert.core.parallel.RunOptions`)."""
+    v, ev, _ = _iid(_problem(gamma, K, m, eps, Delta, delta, max_prec), run)
     return v, ev
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
 from dpcert.arith.ball import MAX_PREC
-from dpcert.core.claim import ClaimResult, Verdict
+from dpcert.core.claim import ClaimResult, Evidence, Verdict
+from dpcert.core.parallel import Checkpoint, RunOptions, map_each
 from dpcert.engine.manifest import Entry, default_manifest, entries_for_selectors, load_manifest
 from dpcert.engine.registry import matches
 from dpcert.errors import UnknownClaim
@@ -91,52 +93,158 @@ def run_entries(
     max_prec: int = MAX_PREC,
     progress: TextIO | None = None,
     on_result: Callable[[ClaimResult], None] | None = None,
+    run: RunOptions | None = None,
+    recipe: tuple[Any, ...] | None = None,
 ) -> VerifyReport:
-    """Check each entry (slow ones only when ``full``) and collect the results.
+    """Check each entry (slow ones only when ``full``) and collect the results, in the entries' order.
 
     ``on_result`` is called with each result as its claim finishes (``dpcert verify --certificates`` writes the
     certificate there, so an interrupted run keeps every certificate it finished).
+
+    ``run`` with more than one worker checks claims in parallel; it needs ``recipe`` (how :func:`verify` selected
+    the entries, so that a worker selects the same ones: claims themselves need not pickle); without one the
+    entries run here, one after another. Verdicts and evidence are the same either way.
     """
     t0 = time.perf_counter()
     chosen = [e for e in entries if full or not e.full]
-    notice = _SlowNotice(progress)
-    results = []
-    for i, e in enumerate(chosen, 1):
-        notice.start(i, len(chosen), e.claim.id)
-        try:
-            results.append(e.claim.check(max_prec=max_prec, expected=e.expected))
-        finally:
-            notice.stop()
+    parallel = (
+        run is not None
+        and recipe is not None
+        and len(chosen) > 1
+        and (run.executor == "dask" or (run.executor == "processes" and run.n_workers > 1))
+    )
+    ckpt = None
+    done: dict[int, ClaimResult] = {}
+    if run is not None and run.checkpoint is not None:
+        ids = [e.claim.id for e in chosen]
+        key = run.checkpoint_key or f"verify {max_prec} {ids}"
+        ckpt = Checkpoint(run.checkpoint, key)
+        done = _restore(ckpt, chosen, max_prec)
+
+    def keep(i: int, r: ClaimResult, record: bool = True) -> None:  # each result as it finishes
+        done[i] = r
         if on_result is not None:
-            on_result(results[-1])
-        if progress is not None and results[-1].seconds > 1.0:
-            progress.write(
-                f"  [{i}/{len(chosen)}] {e.claim.id}: {results[-1].verdict.value} in {results[-1].seconds:.1f} s\n"
-            )
+            on_result(r)
+        if ckpt is not None and record:  # a claim not run (its worker died) is not recorded: a resume runs it
+            try:
+                ckpt.put("verify", i, _record(r))
+            except TypeError:  # evidence a checkpoint cannot hold: the claim runs again on resume
+                pass
+
+    for i in sorted(done):  # the results of a resumed run, as if they had just finished
+        if on_result is not None:
+            on_result(done[i])
+    todo = [i for i in range(len(chosen)) if i not in done]
+    if parallel:
+        assert run is not None and recipe is not None
+        _run_parallel(chosen, todo, max_prec, progress, keep, run, recipe)
+    else:
+        _run_serial(chosen, todo, max_prec, progress, keep)
+    results = [done[i] for i in range(len(chosen))]
     sources = sorted({e.source for e in chosen})
     return VerifyReport(results, len(entries) - len(chosen), time.perf_counter() - t0, sources)
 
 
-def verify(
-    manifests: Iterable[str | Path] = (),
-    selectors: Iterable[str] = (),
-    *,
-    full: bool = False,
-    max_prec: int = MAX_PREC,
-    progress: TextIO | None = None,
-    on_result: Callable[[ClaimResult], None] | None = None,
-) -> VerifyReport:
-    """Run manifests and/or claim selectors; with neither, the bundled default manifest (and, with ``full``, the
-    bundled golden vectors, each re-certified against its certificate and a re-run: :mod:`dpcert.vectors.check`).
+def _record(r: ClaimResult) -> dict[str, Any]:
+    ev = r.evidence
+    enc = None if ev.enclosure is None else (ev.enclosure.lo, ev.enclosure.hi)
+    evidence = (enc, ev.method, ev.precision, ev.detail, ev.worst_case, dict(ev.counts), dict(ev.extra))
+    return {"id": r.claim.id, "verdict": r.verdict.value, "evidence": evidence, "seconds": r.seconds, "error": r.error}
 
-    ``progress``: a stream for progress lines on claims slower than a second (the CLI passes stderr).
-    ``on_result``: called with each result as its claim finishes (see :func:`run_entries`).
 
-    >>> report = verify(selectors=["darrm.table2.mnist.q20.*"], progress=None)
-    >>> report.exit_code, [r.verdict.value for r in report.results]
-    (0, ['CERTIFIED', 'CERTIFIED'])
-    """
-    manifests, selectors = list(manifests), list(selectors)
+def _restore(ckpt: Checkpoint, chosen: list[Entry], max_prec: int) -> dict[int, ClaimResult]:
+    from dpcert.arith.ball import Enclosure
+
+    out = {}
+    for i, rec in ckpt.values("verify").items():
+        try:
+            if i >= len(chosen) or rec["id"] != chosen[i].claim.id:
+                raise ValueError
+            enc, method, precision, detail, worst, counts, extra = rec["evidence"]
+            ev = Evidence(None if enc is None else Enclosure(*enc), method, precision, detail, worst, counts, extra)
+            e = chosen[i]
+            out[i] = ClaimResult(
+                e.claim, Verdict(rec["verdict"]), ev, rec["seconds"], e.expected, rec["error"], max_prec
+            )
+        except (ValueError, TypeError, KeyError):
+            raise ckpt._damaged() from None
+    return out
+
+
+def _run_serial(
+    chosen: list[Entry],
+    todo: list[int],
+    max_prec: int,
+    progress: TextIO | None,
+    keep: Callable[[int, ClaimResult], None],
+) -> None:
+    notice = _SlowNotice(progress)
+    for i in todo:
+        e = chosen[i]
+        notice.start(i + 1, len(chosen), e.claim.id)
+        try:
+            r = e.claim.check(max_prec=max_prec, expected=e.expected)
+        finally:
+            notice.stop()
+        keep(i, r)
+        if progress is not None and r.seconds > 1.0:
+            progress.write(f"  [{i + 1}/{len(chosen)}] {e.claim.id}: {r.verdict.value} in {r.seconds:.1f} s\n")
+
+
+def _run_parallel(
+    chosen: list[Entry],
+    todo: list[int],
+    max_prec: int,
+    progress: TextIO | None,
+    keep: Callable[..., None],
+    run: RunOptions,
+    recipe: tuple[Any, ...],
+) -> None:
+    """The claims ``todo`` on ``run``'s workers, each result handed to ``keep`` as it finishes. A claim whose worker
+    died on every attempt is UNDECIDED (not run), never dropped."""
+    finished = len(chosen) - len(todo)
+
+    def done(j: int, value: tuple[Verdict, Evidence, float, str | None]) -> None:
+        nonlocal finished
+        finished += 1
+        i = todo[j]
+        e = chosen[i]
+        verdict, evidence, seconds, error = value
+        r = ClaimResult(e.claim, verdict, evidence, seconds, e.expected, error, max_prec)
+        keep(i, r)
+        if progress is not None and r.seconds > 1.0:
+            progress.write(f"  [{finished}/{len(chosen)}] {e.claim.id}: {r.verdict.value} in {r.seconds:.1f} s\n")
+
+    tasks = [(recipe, i, chosen[i].claim.id, max_prec, chosen[i].expected.value) for i in todo]
+    outcomes = map_each(_check_entry, tasks, run=replace(run, progress=None, checkpoint=None), on_result=done)
+    for j, (value, reason) in enumerate(outcomes):
+        if value is None:  # its worker died on every attempt
+            e = chosen[todo[j]]
+            detail = f"not run: {reason}"
+            r = ClaimResult(e.claim, Verdict.UNDECIDED, Evidence(detail=detail), 0.0, e.expected, detail, max_prec)
+            keep(todo[j], r, record=False)
+
+
+@lru_cache(maxsize=4)
+def _chosen(recipe: tuple[Any, ...]) -> list[Entry]:
+    manifests, selectors, full = recipe
+    entries, full_all = _select(list(manifests), list(selectors), full)
+    return [e for e in entries if full or full_all or not e.full]
+
+
+def _check_entry(task: tuple[Any, ...]) -> tuple[Verdict, Evidence, float, str | None]:
+    """In a worker: check one claim of the entries ``recipe`` selects (found again here: claims need not pickle)."""
+    recipe, i, claim_id, max_prec, expected = task
+    e = _chosen(recipe)[i]
+    if e.claim.id != claim_id:  # pragma: no cover - the manifests changed on disk during the run
+        raise UnknownClaim(claim_id)
+    r = e.claim.check(max_prec=max_prec, expected=Verdict(expected))
+    return r.verdict, r.evidence, r.seconds, r.error
+
+
+def _select(manifests: list[str | Path], selectors: list[str], full: bool = False) -> tuple[list[Entry], bool]:
+    """The entries of ``verify(manifests, selectors, full=full)`` and whether selecting by id runs slow claims too
+    (the bundled run with ``full`` also re-certifies the bundled golden vectors)."""
     entries: list[Entry] = []
     bundled = not manifests and not selectors
     if bundled:
@@ -154,10 +262,38 @@ def verify(
         entries = [e for e in entries if any(matches(e.claim.id, sel) for sel in selectors)]
     elif selectors:
         entries = entries_for_selectors(selectors)
+    return entries, bool(selectors and not manifests)
+
+
+def verify(
+    manifests: Iterable[str | Path] = (),
+    selectors: Iterable[str] = (),
+    *,
+    full: bool = False,
+    max_prec: int = MAX_PREC,
+    progress: TextIO | None = None,
+    on_result: Callable[[ClaimResult], None] | None = None,
+    run: RunOptions | None = None,
+) -> VerifyReport:
+    """Run manifests and/or claim selectors; with neither, the bundled default manifest (and, with ``full``, the
+    bundled golden vectors, each re-certified against its certificate and a re-run: :mod:`dpcert.vectors.check`).
+
+    ``progress``: a stream for progress lines on claims slower than a second (the CLI passes stderr).
+    ``on_result``: called with each result as its claim finishes (see :func:`run_entries`).
+    ``run``: claims in parallel (:class:`~dpcert.core.parallel.RunOptions`); default: one after another.
+
+    >>> report = verify(selectors=["darrm.table2.mnist.q20.*"], progress=None)
+    >>> report.exit_code, [r.verdict.value for r in report.results]
+    (0, ['CERTIFIED', 'CERTIFIED'])
+    """
+    manifests, selectors = list(manifests), list(selectors)
+    entries, by_id = _select(manifests, selectors, full)
     return run_entries(
         entries,
-        full=full or bool(selectors and not manifests),
+        full=full or by_id,
         max_prec=max_prec,
         progress=progress,
         on_result=on_result,
+        run=run,
+        recipe=(tuple(str(m) for m in manifests), tuple(selectors), full),
     )

@@ -1,0 +1,251 @@
+"""Scale-out (issue 21): the same result from every executor and worker count, a worker's death retried, a failed
+chunk reported and never dropped, checkpoints resumed to the uninterrupted result and refused when foreign."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import dpcert.darrm.privacy as privacy
+from dpcert.cli import main
+from dpcert.core.parallel import Checkpoint, RunOptions, Summary, map_chunks
+from dpcert.darrm.gamma import named_gamma
+from dpcert.errors import InvalidParameter
+
+try:
+    import distributed
+except ImportError:  # the `distributed` extra: CI installs it (README's test command)
+    distributed = None
+
+needs_dask = pytest.mark.skipif(distributed is None, reason='needs dask.distributed (pip install ".[distributed]")')
+
+#: a small DaRRM question with Δ > 0 (8 corners, 12 chunks, 31824 multisets), certified
+ARGS = ["gamma=sub", "K=11", "m=3", "eps=0.1", "Delta=1e-5", "delta=0.00003"]
+
+
+def _problem(gamma: str = "sub", m: int = 3) -> privacy.Problem:
+    K, eps, D, d = 11, Fraction(1, 10), Fraction(1, 10**5), Fraction(3, 10**5)
+    return privacy.problem(named_gamma(gamma, K, Fraction(m), eps, D, d), K, m, eps, D, d)
+
+
+def _same(res: privacy.PrivacyResult) -> dict:
+    out = res.to_json()
+    out.pop("seconds")
+    return out
+
+
+def _cli_json(capsys, *extra: str) -> tuple[int, dict]:
+    rc = main(["darrm", "certify", *ARGS, "--json", "-q", *extra])
+    out = json.loads(capsys.readouterr().out)
+    out.pop("seconds")
+    return rc, out
+
+
+# ------------------------------------------------------------------------------ the same result everywhere
+
+
+def test_serial_and_processes_give_the_same_certify_json(capsys):
+    rc1, serial = _cli_json(capsys, "--executor", "serial")
+    rc2, two = _cli_json(capsys, "--workers", "2")
+    rc3, three = _cli_json(capsys, "--workers", "3", "--executor", "processes")
+    assert rc1 == rc2 == rc3 == 0
+    assert serial == two == three
+    # the independent count: multisets of K = 11 among 8 corners, all decided by the float filter
+    assert serial["counts"] == {"float": 31824} and serial["verdict"] == "CERTIFIED"
+
+
+@needs_dask
+def test_dask_local_cluster_gives_the_same_result_as_serial_and_processes():
+    pr = _problem("one", 5)  # refuted: counterexamples and a positive maximum to agree on
+    serial = _same(privacy.certify(pr, run=RunOptions("serial")))
+    procs = _same(privacy.certify(pr, run=RunOptions("processes", 2)))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as lc:
+        dask = _same(privacy.certify(pr, run=RunOptions("dask", 2, scheduler=lc.scheduler_address)))
+    assert serial == procs == dask
+    assert serial["verdict"] == "REFUTED" and serial["counts"]["violating"] > 0
+
+
+@needs_dask
+def test_the_cli_reaches_a_scheduler_named_by_the_environment(capsys, monkeypatch):
+    _, serial = _cli_json(capsys, "--executor", "serial")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as lc:
+        monkeypatch.setenv("DPCERT_SCHEDULER", lc.scheduler_address)
+        rc, dask = _cli_json(capsys, "--executor", "dask")
+    assert rc == 0 and dask == serial
+
+
+def test_dask_missing_or_unreachable_is_one_line(capsys, monkeypatch):
+    assert main(["darrm", "certify", *ARGS, "--scheduler", "tcp://127.0.0.1:1"]) == 2  # not --executor dask
+    assert "--scheduler" in capsys.readouterr().err
+    if distributed is not None:
+        monkeypatch.setattr("dpcert.core.parallel.SCHEDULER_TIMEOUT", 0.5)
+        rc = main(["darrm", "certify", *ARGS, "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9", "-q"])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert rc == 2 and len(err) == 1 and "invalid --scheduler='tcp://127.0.0.1:9'" in err[0]
+
+
+# ------------------------------------------------------------------------------ faults
+
+
+def _dies(task):
+    """The DaRRM chunk function, except that the chunk named by $DPCERT_TEST_DIE kills its worker: always, or
+    only on its first run when $DPCERT_TEST_MARK names a file not yet there."""
+    pr, a = task
+    if str(a) == os.environ.get("DPCERT_TEST_DIE"):
+        mark = os.environ.get("DPCERT_TEST_MARK")
+        if mark is None or not os.path.exists(mark):
+            if mark is not None:
+                Path(mark).touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+    return _real_chunk(task)
+
+
+_real_chunk = privacy._chunk
+
+
+def test_a_worker_killed_mid_run_is_retried_and_the_result_is_complete(tmp_path, monkeypatch):
+    pr = _problem()
+    serial = _same(privacy.certify(pr, run=RunOptions("serial")))
+    monkeypatch.setattr(privacy, "_chunk", _dies)
+    monkeypatch.setenv("DPCERT_TEST_DIE", "5")
+    monkeypatch.setenv("DPCERT_TEST_MARK", str(tmp_path / "died"))
+    retried = _same(privacy.certify(pr, run=RunOptions("processes", 2)))
+    assert (tmp_path / "died").exists()  # the worker running chunk 5 did die
+    assert retried == serial and "failed_chunks" not in retried
+
+
+def test_a_chunk_that_kills_every_worker_is_undecided_for_its_range(monkeypatch):
+    pr = _problem()
+    monkeypatch.setattr(privacy, "_chunk", _dies)
+    monkeypatch.setenv("DPCERT_TEST_DIE", "4")
+    res = privacy.certify(pr, run=RunOptions("processes", 2))
+    assert res.verdict.value == "UNDECIDED"
+    [lost] = res.failed
+    # chunk a = 4: 4 of the 11 mechanisms at the first 4 corners, C(4+3,3) * C(7+3,3) multisets
+    assert lost["range"] == {"first_group_corners": 4, "multisets": 35 * 120} and lost["chunk"] == 4
+    assert "signal 9, SIGKILL" in lost["reason"] and "2 attempts" in lost["reason"]
+    assert res.counts["float"] == 31824 - 35 * 120 and res.counts["failed_chunks"] == 1
+    assert res.margin.hi is None  # the maximum has no upper end: a chunk's multisets are unknown
+
+
+def test_serial_exception_order_is_kept_in_processes():
+    with pytest.raises(ValueError, match="chunk 2"):
+        map_chunks(_raises_from_two, range(6), workers=2)
+
+
+def _raises_from_two(i):
+    if i >= 2:
+        raise ValueError(f"chunk {i}")
+    return Summary({"ok": 1})
+
+
+# ------------------------------------------------------------------------------ checkpoints
+
+_CALLS: list[int] = []
+
+
+def _count_and_maybe_stop(task):
+    pr, a = task
+    _CALLS.append(a)
+    if str(a) == os.environ.get("DPCERT_TEST_STOP"):
+        raise KeyboardInterrupt  # as Ctrl-C in the middle of a run
+    return _real_chunk(task)
+
+
+def test_a_resumed_run_equals_an_uninterrupted_one(tmp_path, monkeypatch):
+    pr = _problem("one", 5)
+    whole = _same(privacy.certify(pr, run=RunOptions("serial")))
+    ck = tmp_path / "run.ckpt"
+    run = RunOptions("serial", checkpoint=str(ck), checkpoint_key="k")
+    monkeypatch.setattr(privacy, "_chunk", _count_and_maybe_stop)
+    monkeypatch.setenv("DPCERT_TEST_STOP", "7")
+    _CALLS.clear()
+    with pytest.raises(KeyboardInterrupt):
+        privacy.certify(pr, run=run)
+    assert _CALLS == list(range(8))
+    monkeypatch.delenv("DPCERT_TEST_STOP")
+    _CALLS.clear()
+    resumed = _same(privacy.certify(pr, run=run))
+    assert _CALLS == [7, 8, 9, 10, 11]  # the 7 finished chunks came from the checkpoint
+    assert resumed == whole
+    _CALLS.clear()
+    assert _same(privacy.certify(pr, run=RunOptions("processes", 2, checkpoint=str(ck), checkpoint_key="k"))) == whole
+    assert _CALLS == []  # everything from the checkpoint
+
+
+def test_summary_round_trips_through_json_exactly():
+    s = Summary({"a": 2}, 0.1 + 0.2, {"counts": (1, 2), "lo": -1e-300}, [(3,)], [{"q": Fraction(1, 3)}], 64)
+    s.failed.append({"chunk": 1, "of": 2, "reason": "x"})
+    back = Summary.from_json(json.loads(json.dumps(s.to_json())))
+    assert back == s and type(back.worst_case["counts"]) is tuple and back.worst_score == 0.30000000000000004
+
+
+def test_a_checkpoint_of_other_inputs_or_version_is_refused(tmp_path, capsys):
+    ck = str(tmp_path / "c.json")
+    rc, first = _cli_json(capsys, "--checkpoint", ck, "--executor", "serial")
+    assert rc == 0 and len(json.loads(Path(ck).read_text())["sections"]) == 1
+    rc, again = _cli_json(capsys, "--checkpoint", ck)  # resumed from the file: the same answer
+    assert rc == 0 and again == first
+    rc = main(["darrm", "certify", *ARGS[:-1], "delta=0.00004", "--checkpoint", ck, "-q"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and err == [f"dpcert: error: invalid --checkpoint={ck!r}: expected a checkpoint of these inputs "
+                               "(it was written for other inputs)"]  # fmt: skip
+    data = json.loads(Path(ck).read_text())
+    data["dpcert"] = "0.0.1"
+    Path(ck).write_text(json.dumps(data))
+    rc = main(["darrm", "certify", *ARGS, "--checkpoint", ck, "-q"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "written by dpcert 0.0.1" in err[0]
+    Path(ck).write_text('{"format": "something else"}')
+    with pytest.raises(InvalidParameter, match="not one"):
+        Checkpoint(ck, "k")
+
+
+def test_for_all_eps_in_chunks_keeps_the_plain_loops_first_tight_and_first_counterexample():
+    from itertools import combinations_with_replacement
+
+    from dpcert.darrm.all_eps import certify_all_eps, poly_nonpositive_on
+
+    K, m = 7, 3
+    pr = privacy.problem(named_gamma("one", K, Fraction(m), Fraction(1), Fraction(0), Fraction(0)), K, m, 1, 0, 0)
+    counts: dict[str, int] = {}
+    tight = cex = None
+    for combo in combinations_with_replacement(range(4), K):  # the plain loop over 𝒫, in its own order
+        vec = tuple(combo.count(j) for j in range(4))
+        M = privacy.row_margin(pr, vec).numerator()
+        ok, _, method = poly_nonpositive_on(M)
+        counts[method] = counts.get(method, 0) + 1
+        tight = vec if tight is None and ok and M.is_zero() else tight
+        cex = vec if cex is None and not ok else cex
+    for run in (RunOptions("serial"), RunOptions("processes", 2)):
+        r = certify_all_eps(pr, run=run)
+        assert (r.counts, r.tight, tuple(r.counterexample["counts"])) == (counts, tight, cex)
+        assert r.verdict.value == "REFUTED"
+
+
+def test_progress_line_shows_done_rate_and_time_left():
+    import io
+
+    out = io.StringIO()
+    p = __import__("dpcert.core.parallel", fromlist=["Progress"]).Progress("run", stream=out, after=0, every=0)
+    p(1, 5)  # a resumed run: 1 chunk already done when counting starts
+    p(3, 5)
+    p(5, 5)
+    first, last = out.getvalue().splitlines()
+    assert first.startswith("run: 3/5 chunks, ") and "chunks/s" in first and first.endswith(" s left")
+    assert last.startswith("run: 5/5 chunks, ") and "left" not in last
+
+
+@needs_dask
+def test_a_cluster_whose_workers_run_another_dpcert_is_refused(monkeypatch):
+    import dpcert.core.parallel as parallel
+
+    monkeypatch.setattr(parallel, "_dpcert_version", lambda: "0.0.0")  # what each worker reports
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as lc:
+        with pytest.raises(InvalidParameter, match=r"workers running dpcert .* \(found 0\.0\.0\)"):
+            privacy.certify(_problem(), run=RunOptions("dask", scheduler=lc.scheduler_address))
