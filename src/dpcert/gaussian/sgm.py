@@ -68,8 +68,10 @@ __all__ = [
 SGM_MAX_ALPHA = 10**5
 #: Largest non-integer order accepted (certified quadrature; the integrand peaks near z = α).
 SGM_MAX_REAL_ALPHA = 1000
-#: Largest (α² − α)/(2σ²) accepted at a non-integer order: the integrand spans e^{±that} over the range, and the
-#: quadrature takes about 0.6 s at 10^4 (and does not finish in minutes at 6·10^4). Integer orders have no such cap.
+#: Largest (α² − α)/(2σ²) accepted at a non-integer order: the integrand spans e^{±that} over the range. The
+#: quadrature took about 0.6 s at 10^4 (and did not finish in minutes at 6·10^4); since the integrand is one exponent
+#: centred at z = α where b >= 2 (see :func:`_a_minus_one_quad`) it takes milliseconds there (10 ms at
+#: (q, σ, α) = (1/2, 2.9, 999.5), exponent 6·10^4), but the cap is kept. Integer orders have no such cap.
 SGM_MAX_REAL_EXPONENT = 10**4
 
 _REF_RDP = (
