@@ -271,6 +271,8 @@ def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) 
                 if tail < stop:
                     t = tail.upper()
                     return total + acb(arb(0, t), arb(0, t)), True
+                if loose and k > 64:  # slow to converge (large α): the direct form (non-finite on a box around 0)
+                    break
         log_b = (1 + x).log(analytic=analytic)
         y = eps * log_b
         is_small_y, ry = small(y)
