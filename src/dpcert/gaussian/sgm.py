@@ -68,8 +68,10 @@ __all__ = [
 SGM_MAX_ALPHA = 10**5
 #: Largest non-integer order accepted (certified quadrature; the integrand peaks near z = α).
 SGM_MAX_REAL_ALPHA = 1000
-#: Largest (α² − α)/(2σ²) accepted at a non-integer order: the integrand spans e^{±that} over the range, and the
-#: quadrature takes about 0.6 s at 10^4 (and does not finish in minutes at 6·10^4). Integer orders have no such cap.
+#: Largest (α² − α)/(2σ²) accepted at a non-integer order: the integrand spans e^{±that} over the range. The
+#: quadrature took about 0.6 s at 10^4 (and did not finish in minutes at 6·10^4); since the integrand is one exponent
+#: centred at z = α where b >= 2 (see :func:`_a_minus_one_quad`) it takes milliseconds there (10 ms at
+#: (q, σ, α) = (1/2, 2.9, 999.5), exponent 6·10^4), but the cap is kept. Integer orders have no such cap.
 SGM_MAX_REAL_EXPONENT = 10**4
 
 _REF_RDP = (
@@ -214,7 +216,20 @@ def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) 
     integral form), and also g <= α(1 − b) <= αq; so that tail is <= min(q² C(α,2) max(1, (1−q)^{α−2}), αq)
     Φ(−L₁/σ). For z > L₂ (w = (2z−1)/(2σ²) > 0): G(x) <= C(α,2)(1+x)^{max(α−2,0)}, and 1 + x = b <= e^w,
     u <= e^w, so u² G(qu) <= C(α,2) e^{βw}; completing the square, ∫_{L₂}^∞ φ_σ e^{βw} = e^{(β²−β)/(2σ²)}
-    Φ̄((L₂ − β)/σ), so that tail is <= q² C(α,2) e^{(β²−β)/(2σ²)} Φ̄((L₂ − β)/σ).
+    Φ̄((L₂ − β)/σ), so that tail is <= q² C(α,2) e^{(β²−β)/(2σ²)} Φ̄((L₂ − β)/σ). For α >= 2 also (this one keeps
+    the factor q^α, so L₂ need not be far out): with w₂ = (2L₂−1)/(2σ²) > 0 and κ = 1 + (1−q)e^{−w₂}/q,
+    1 <= b = qe^w(1 + (1−q)e^{−w}/q) <= qκe^w and g <= b^α for z > L₂, so that tail is also
+    <= (qκ)^α e^{(α²−α)/(2σ²)} Φ̄((L₂ − α)/σ); the smaller bound is used. L₁ <= 0 and L₂ are chosen from a float
+    guide to the integral's size (:func:`_log_value_guide`), and so is the quadrature's abs_tol: effort only.
+
+    Cost (the quadrature evaluates f at points and bounds it on complex boxes, ellipses around each piece): on a
+    box the direct form is taken as (2/α)(…)/q², not u²·(…)/x² (x = qu exactly, and the two factors taken apart
+    overestimated the box some 100-fold at large z), and a box with |x| <= 1/4 takes the series to a tolerance of
+    2^-20 (the same proved tail bound holds for every r < 1; the direct form's 1/x² is infinite on a box around 0).
+    For α >= 2 where Re x >= 1 (b >= 2), φ_σ g is taken as norm·(e^{−(z−α)²/(2σ²) + α log q + (α²−α)/(2σ²)}
+    (1 + (1−q)e^{−w}/q)^α − e^{−z²/(2σ²)}(1 + αx)), the same analytic function (equal on the real line, analytic
+    on the box where the log is): the Gaussian and b^α, whose exponents grow apart by α/σ² per unit on a box, are
+    one exponent centred at z = α (at α = 999.5, σ = 8 this took the time from 0.6 s to 5 ms).
     """
     from flint import acb
 
@@ -227,15 +242,23 @@ def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) 
     c2 = a * eps / 2
     target = arb(2) ** (-(prec + 10))
     rmax = arb(2) ** (-_SERIES_BITS)
+    inv_q2 = 1 / (bq * bq)
+    box_rmax, box_target = arb(1) / 4, arb(2) ** -20
 
     def small(ball_: Any) -> tuple[bool, arb]:
         r = ball_.abs_upper()
         return bool(r <= rmax), r
 
-    def h(x: Any, analytic: bool) -> Any:
-        """H(x) = G(x)/C(α,2) = Σ_{k>=2} (C(α,k)/C(α,2)) x^{k−2}."""
+    def h(x: Any, analytic: bool) -> tuple[Any, bool]:
+        """(H(x), True), H(x) = G(x)/C(α,2) = Σ_{k>=2} (C(α,k)/C(α,2)) x^{k−2}, from the series; or from the direct
+        form (u²H(x), False) = ((2/α)((1+x)L − x + (1+x)(expm1(y) − y)/ε)/q², False): x = qu, so u²/x² = 1/q²
+        exactly, and a box is not widened by u² and 1/x² taken apart."""
         is_small, r = small(x)
-        if is_small:
+        # a box (analytic: the bound on an ellipse) near x = 0 takes the series up to |x| <= 1/4, to a loose
+        # tolerance: the direct form's 1/x² is infinite on a box around 0, which forced bisection down to 2^-16
+        loose = analytic and not is_small and bool(r <= box_rmax)
+        if is_small or loose:
+            stop = box_target if loose else target
             total, power, coef, k = acb(0), acb(1), arb(1), 2
             bound = arb(1)  # C(α+1+m, m) r^m at m = k − 2
             while True:
@@ -245,9 +268,11 @@ def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) 
                 bound = bound * r * (a + k) / (k - 1)
                 k += 1
                 tail = bound / (1 - r) ** (a + 2)
-                if tail < target:
+                if tail < stop:
                     t = tail.upper()
-                    return total + acb(arb(0, t), arb(0, t))
+                    return total + acb(arb(0, t), arb(0, t)), True
+                if loose and k > 64:  # slow to converge (large α): the direct form (non-finite on a box around 0)
+                    break
         log_b = (1 + x).log(analytic=analytic)
         y = eps * log_b
         is_small_y, ry = small(y)
@@ -265,21 +290,56 @@ def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) 
             e_over_eps = eps * log_b * log_b * (total + acb(arb(0, t), arb(0, t)))
         else:
             e_over_eps = (y.expm1() - y) / eps
-        return 2 / a * ((1 + x) * log_b - x + (1 + x) * e_over_eps) / (x * x)
+        return 2 / a * ((1 + x) * log_b - x + (1 + x) * e_over_eps) * inv_q2, False
+
+    far = alpha >= 2
+    if far:
+        one_q_over_q = ball(1 - q) / bq
+        far_const = a * bq.log() + (a * a - a) * inv2s2
+        far_scale = 1 / (bq * bq * c2)
 
     def f(z: Any, analytic: bool) -> Any:
-        u = ((2 * z - 1) * inv2s2).expm1()
-        return norm * (-z * z * inv2s2).exp() * u * u * h(bq * u, analytic)
+        w = (2 * z - 1) * inv2s2
+        u = w.expm1()
+        x = bq * u
+        if far and x.real >= 1:
+            # φ_σ(z) b^α = φ_σ(z) (qe^w)^α (1 + (1−q)e^{−w}/q)^α = norm·e^{−(z−α)²/(2σ²) + α log q + (α²−α)/(2σ²)}
+            # (1 + (1−q)e^{−w}/q)^α, one exponent whose parts do not grow apart on a box; g = b^α − (1 + αx)
+            # with b >= 2, α >= 2 loses at most 2 bits ((1 + α(b−1))/b^α <= 3/4)
+            log_k = (1 + one_q_over_q * (-w).exp()).log(analytic=analytic)
+            t1 = (-(z - a) * (z - a) * inv2s2 + far_const + a * log_k).exp()
+            return norm * far_scale * (t1 - (-z * z * inv2s2).exp() * (1 + a * x))
+        v, times_u2 = h(x, analytic)
+        return norm * (-z * z * inv2s2).exp() * (u * u * v if times_u2 else v)
 
     sf = float(sigma)
     beta = max(alpha, Fraction(2))
     bf = float(beta)
     bits = prec + 30
-    lo_end = -Fraction(sf * math.sqrt(2 * bits * math.log(2)) + 1).limit_denominator(2**20)
-    hi_end = Fraction(bf + sf * math.sqrt(2 * bits * math.log(2) + (bf * bf - bf) / (sf * sf)) + 1).limit_denominator(
-        2**20
-    )
-    tol = arb(2) ** (-2 * prec)
+    ln2 = math.log(2)
+    # a float guide to the size of the normalised integral (effort only: the ends and abs_tol below), in log
+    est = _log_value_guide(q, sigma, alpha)
+    # left end: the low tail (normalised) is <= max(1, (1−q)^{α−2}) Φ(−L₁/σ); want it <= 2^-bits e^est
+    low_log = 0.0 if alpha >= 2 else -math.log1p(-float(q))
+    t_lo = math.sqrt(max(2 * (bits * ln2 + low_log - est), 4.0))
+    lo_end = min(-Fraction(sf * t_lo + 1).limit_denominator(2**20), Fraction(0))
+    # right end: the smaller of the two high-tail exponents (see the docstring), at the candidate end
+    t_hi = math.sqrt(max(2 * (bits * ln2 + (bf * bf - bf) / (2 * sf * sf) - est), 4.0))
+    hi_end = Fraction(bf + sf * t_hi + 1).limit_denominator(2**20)
+    log_q = _log_frac(q)
+    if alpha >= 2 and log_q is not None:
+        af = float(alpha)
+        w2 = (2 * (af + 2 * sf) - 1) / (2 * sf * sf)  # the end will be at least α + 2σ + 1
+        v = math.log1p(-float(q)) - w2 - log_q  # log((1−q)e^{−w₂}/q), q < 1 here
+        kappa_log = v + math.log1p(math.exp(-v)) if v > 0 else math.log1p(math.exp(v))
+        e_new = af * (log_q + kappa_log) + (af * af - af) / (2 * sf * sf) - 2 * log_q - math.log(af * (af - 1) / 2)
+        t_new = math.sqrt(max(2 * (bits * ln2 + e_new - est), 4.0))
+        hi_end = min(hi_end, Fraction(af + sf * t_new + 1).limit_denominator(2**20))
+    # Arb integrates from one end with the tolerance max(abs_tol, rel_tol·|sum so far|): with a negligible abs_tol
+    # the far tail, integrated first, was resolved to 2^-2prec at a cost of thousands of evaluations. abs_tol is
+    # 2^-(prec+16) times the guide: effort only (every piece is a proved enclosure whatever the tolerance; a value
+    # below the guide just gives a wider ball, which the caller refines).
+    tol = arb(2) ** (-(prec + 16)) * arb(est).exp()
     value = acb.integral(f, acb(_fmpq(lo_end)), acb(_fmpq(hi_end)), rel_tol=arb(2) ** (-prec), abs_tol=tol).real
     s2 = arb(2).sqrt()
     lo_phi = (-ball(lo_end) / (s * s2)).erfc() / 2
@@ -287,8 +347,56 @@ def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) 
     low_tail = low_g.min(a * bq) * lo_phi
     hi_phi = ((ball(hi_end) - ball(beta)) / (s * s2)).erfc() / 2
     high_tail = bq * bq * c2 * ((ball(beta * beta - beta)) * inv2s2).exp() * hi_phi
+    if alpha >= 2:  # b <= qκe^w for w >= w₂ = (2L₂ − 1)/(2σ²) > 0, κ = 1 + (1−q)e^{−w₂}/q; g <= b^α
+        kappa = 1 + ball(1 - q) * (-(2 * ball(hi_end) - 1) * inv2s2).exp() / bq
+        hi_phi_a = ((ball(hi_end) - a) / (s * s2)).erfc() / 2
+        high_tail = high_tail.min((bq * kappa) ** a * ((a * a - a) * inv2s2).exp() * hi_phi_a)
     r = (low_tail + high_tail).upper()
     return bq * bq * c2 * value + arb(0).union(r)
+
+
+def _log_frac(x: Fraction) -> float | None:
+    """log(x) as a float for a positive rational x, or None when it is out of float range."""
+    try:
+        return math.log(x.numerator) - math.log(x.denominator)
+    except (OverflowError, ValueError):
+        return None
+
+
+def _log_value_guide(q: Fraction, sigma: Fraction, alpha: Fraction) -> float:
+    """A float guide (natural log) to the normalised integral (A_α − 1)/(q² C(α,2)) of :func:`_a_minus_one_quad`.
+
+    At least log(e^{1/σ²} − 1) (its value as q → 0); for α >= 2 also (A_m − 1)/(q² C(α,2)) at m = ⌊α⌋, from the
+    largest term of the finite sum: A_α is non-decreasing in α (log A_α is convex in α, 0 at α = 1 and >= 0 after).
+    Used only to choose the quadrature's ends and tolerance; the enclosure's tails are bounded rigorously.
+    """
+    try:
+        return _log_value_guide_floats(q, sigma, alpha)
+    except (ValueError, OverflowError, ZeroDivisionError):  # out of float range: a plain guide
+        log_s = _log_frac(sigma)
+        return -2 * log_s if log_s is not None and log_s > 0 else 0.0
+
+
+def _log_value_guide_floats(q: Fraction, sigma: Fraction, alpha: Fraction) -> float:
+    c = 1 / float(sigma) ** 2
+    est = _log_expm1_float(c)
+    log_q, m = _log_frac(q), math.floor(alpha)
+    if m < 2 or log_q is None or q >= 1 or log_q < -700:
+        return est
+    af, lq1 = float(alpha), math.log1p(-float(q))
+    lg = math.lgamma(m + 1.0)
+    # the largest term of the sum is a lower bound on it (pure floats: no numpy/scipy import on this path)
+    top = max(
+        lg
+        - math.lgamma(j + 1.0)
+        - math.lgamma(m - j + 1.0)
+        + (m - j) * lq1
+        + j * log_q
+        + _log_expm1_float(j * (j - 1) * c / 2)
+        for j in range(2, m + 1)
+    )
+    lower = top - 2 * log_q - math.log(af * (af - 1) / 2)
+    return max(est, lower) if math.isfinite(lower) else est
 
 
 def _rdp_real(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) -> arb | Fraction:
@@ -297,7 +405,9 @@ def _rdp_real(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) -> arb |
     # the direct forms lose at most about 2·16 bits where |x| or |y| is just above 2^-16 (see the quadrature)
     guard = 2 * _SERIES_BITS + 30
     with workprec(prec + guard):
-        return _a_minus_one_quad(q, sigma, alpha, prec + guard).log1p() / ball(alpha - 1)
+        # the guard bits are for the rounding inside the integrand; the quadrature's own goal (its degree and
+        # subdivisions, the interval ends, the series' tails) is the caller's accuracy plus 8 bits
+        return _a_minus_one_quad(q, sigma, alpha, prec + 8).log1p() / ball(alpha - 1)
 
 
 def rdp_add_ball(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) -> arb | Fraction:
@@ -371,6 +481,11 @@ def rdp_ball(ctx: Any, q: Exact, sigma: Exact, alpha: Exact | int) -> arb | Frac
             f"{SGM_MAX_REAL_EXPONENT} (sigma = {_sci(s)})",
         )
     return _rdp_real(_frac(q), s, a, ctx.prec)
+
+
+def _log_expm1_float(x: float) -> float:
+    """log(e^x − 1) for a float x > 0."""
+    return x + math.log1p(-math.exp(-x)) if x > 1 else math.log(math.expm1(x))
 
 
 def _log_expm1(x: Any) -> Any:
