@@ -81,10 +81,20 @@ _WATCHDOG_PERIOD = 0.5
 _STARTED: Any = None
 
 
+def _one_blas_thread() -> None:
+    """In a worker: one BLAS/OpenMP thread. The workers already use every core; a BLAS pool of its own in each
+    (OpenBLAS starts one thread per core) oversubscribes them: measured at DaRRM K = 41, Δ > 0 on 2 cores, 2 workers
+    took as long as 1 until this was set."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1)  # applies at once, for the life of the worker
+
+
 def _die_with_parent(parent: int, started: Any = None) -> None:
     """Pool initializer: make this worker end when ``parent`` ends, and leave SIGINT to the parent."""
     global _STARTED
     _STARTED = started
+    _one_blas_thread()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):  # blocked by the parent while it started us (see _run_pool)
@@ -774,7 +784,9 @@ def _dask_client(n: int, scheduler: str | None) -> tuple[Any, Any]:
         cluster = distributed.LocalCluster(
             n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
         )
-    return distributed.Client(cluster), cluster
+    client = distributed.Client(cluster)
+    client.run(_one_blas_thread)  # as the local process workers: one BLAS thread each, no oversubscription
+    return client, cluster
 
 
 def _run_dask(
