@@ -153,7 +153,7 @@ class Summary:
     refuted: list[Any] = field(default_factory=list)
     #: the highest ball precision (bits) any item needed; 0 when everything was exact
     precision: int = 0
-    #: chunks whose worker died on every attempt: ``{"chunk": i, "of": n, "range": ..., "reason": ...}``
+    #: the chunks whose worker died on every attempt, each as ``{"chunk": i, "of": n, "range": ..., "reason": ...}``
     failed: list[Any] = field(default_factory=list)
 
     def add(self, path: str, n: int = 1) -> None:
