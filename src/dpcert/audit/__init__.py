@@ -7,3 +7,7 @@ comparison and :mod:`~dpcert.audit.report` the text, Markdown and JSON output. N
 """
 
 __all__: list[str] = []
+
+#: The default time limit of one peer call, in seconds (``dpcert audit --call-seconds``); here, not in
+#: :mod:`dpcert.audit.run`, so that building the CLI parser imports none of the audit's machinery.
+CALL_SECONDS = 30.0

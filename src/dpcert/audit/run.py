@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from dpcert.audit import CALL_SECONDS
 from dpcert.audit.cases import CASES, Case
 from dpcert.errors import InvalidParameter
 
@@ -41,8 +42,8 @@ REL_TOL = 1e-20
 #: A relative distance at most this is float round-off (still reported, counted apart).
 FLOAT_NOISE = 1e-9
 _SMALLEST_DOUBLE = Fraction(2) ** -1074
-#: Default time limit of one peer call, in seconds (autodp's calibrator never returns at ε = 0).
-CALL_SECONDS = 30.0
+# the default time limit of one peer call, CALL_SECONDS, is in dpcert.audit (autodp's calibrator never returns at
+# ε = 0)
 
 
 class _CallTimeout(BaseException):

@@ -37,14 +37,15 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dpcert.errors import InvalidParameter, WorkerDied
+
+if TYPE_CHECKING:  # the pool machinery is imported when a pool runs: `dpcert --help` and `eval` stay quick
+    from concurrent.futures import ProcessPoolExecutor
 
 __all__ = [
     "Summary",
@@ -609,6 +610,8 @@ def _run_pool(
     failed (index -> reason).
     """
     import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
 
     main = threading.current_thread() is threading.main_thread()
     old_term: Any = None
