@@ -72,3 +72,17 @@ def test_cli_refuses_a_checkpoint_of_other_inputs(tmp_path, capsys):
     assert again["bracket"] == first["bracket"]
     assert main(["br", "adaptive", "k=4", "eps=1", "eps_g=1/3", "--n", "40", "--checkpoint", path]) == 2
     assert "other inputs" in capsys.readouterr().err
+
+
+def test_damaged_checkpoint_is_refused(tmp_path):
+    from dpcert.errors import InvalidParameter
+
+    path = tmp_path / "ckpt.json"
+    run = RunOptions("serial", checkpoint=str(path), checkpoint_key="br test")
+    adaptive.adaptive_bracket(*ARGS, n=20, run=run)
+    data = json.loads(path.read_text())
+    (section,) = data["sections"].values()
+    section["0"] = ["lower"]  # a record cut short
+    path.write_text(json.dumps(data))
+    with pytest.raises(InvalidParameter, match="damaged"):
+        adaptive.adaptive_bracket(*ARGS, n=20, run=run)

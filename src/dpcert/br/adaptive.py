@@ -243,7 +243,7 @@ def _run_tasks(tasks: list[Any], run: RunOptions | None, section: str, key: str)
         ckpt = Checkpoint(run.checkpoint, run.checkpoint_key or key)
         try:
             results = {i: _from_record(v) for i, v in ckpt.values(section).items() if i < len(tasks)}
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, KeyError, IndexError):
             raise ckpt._damaged() from None
     todo = [i for i in range(len(tasks)) if i not in results]
 
