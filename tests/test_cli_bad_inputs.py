@@ -460,8 +460,11 @@ def test_numbers_past_pythons_int_string_limit(digits):
         for v in ("0", "100000", "١")
     ]
     + [["br", "adaptive", "k=2", "eps=1", "eps_g=0", "--n", v] for v in ("0", "1000000000", "1e9")]
+    + [["br", "adaptive", "k=2", "eps=1", "eps_g=0", "--workers", v] for v in ("0", "100000")]
+    + [["br", "adaptive", "k=2", "eps=1", "eps_g=0", "--executor", "threads"]]
     + [["br", "adaptive", "k=2", "eps=1", "eps_g=0", "--seconds", v] for v in ("inf", "nan", "0", "-1", "1e9")]
     + [["sml", "mechanism", "m.json", "--node-limit", v] for v in ("-1", "١٢")]
+    + [["sml", "mechanism", "m.json", "--workers", v] for v in ("0", "100000")]
     + [["eval", "composition.simple.eps", "k=2", "eps=1", "--max-prec", v] for v in ("١٢٨", "63")],
     ids=lambda a: " ".join(a[:2] + a[-2:]),
 )

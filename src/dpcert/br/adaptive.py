@@ -55,6 +55,7 @@ from dpcert.arith.context import BallContext
 from dpcert.br import rr
 from dpcert.br.nonadaptive import _EPS, _EPS_G, _K, _exact, nonadaptive_delta
 from dpcert.br.strategy import LatticeStrategy
+from dpcert.core.parallel import RunOptions
 from dpcert.core.quantity import Quantity
 
 __all__ = ["AdaptiveBracket", "LatticeRun", "adaptive_bracket", "adaptive_bracket_within", "lattice_run", "QUANTITIES"]
@@ -181,46 +182,150 @@ class LatticeRun:
     start: int
 
 
-def lattice_run(k: int, e: Fraction, eps_g: Fraction, n: int, n_lower: int | None = None) -> LatticeRun:
+def lattice_run(
+    k: int, e: Fraction, eps_g: Fraction, n: int, n_lower: int | None = None, *, run: RunOptions | None = None
+) -> LatticeRun:
     """The upper recursion on h = ε/N and the restricted adversary on h_L = ε/N_L, for the budget ε_g.
 
     δ is nonincreasing, so δ(ε_g) <= U(⌊ε_g/h⌋); the restricted adversary started at ⌈ε_g/h_L⌉ is a valid
     adversary at ε_g and its value (:meth:`LatticeStrategy.value`) is a lower bound.
 
+    Each recursion is sequential (level j needs level j − 1), but the restricted adversary's recursion, the upper
+    weights and the upper base values (chunks of :data:`_BASE_CHUNK` balls) are independent tasks, run with ``run``
+    on its executor (:func:`dpcert.core.parallel.map_each`) while the upper recursion waits for them; every task
+    does the same float64 and ball operations in the same order wherever it runs, so the result is identical for
+    every executor and worker count. With ``run.checkpoint`` each finished task is recorded (section
+    ``N=<n>,NL=<n_lower>``) and reused on resume.
+
     Args:
         k, e, eps_g: rounds, ε and ε_g (exact).
         n: the upper lattice's resolution N.
         n_lower: the restricted adversary's resolution N_L (default N).
+        run: how to run the two recursions (``None``: one after the other in this process).
 
     References:
         Dong–Durfee–Rogers ICML 2020, Lemma 3.2 / 6.1 (recursion), Lemma 6.7 (trivial regions); notes §3.4.
     """
     n_lower = n if n_lower is None else n_lower
-    # upper end: outward-rounded (up) weights and base values from balls
     m_up = math.floor(eps_g * n / e)
-    h = e / n
-    with BallContext(80) as ctx:
-        neg = [m for m in range(m_up - k * n, m_up + k * n + 1) if m < 0]
-        base_up = np.zeros(2 * k * n + 1)
-        if neg:
-            base_up[: len(neg)] = _outward([-ball(m * h).expm1() for m in neg])[1]
-        eb = ctx.num(e)
-        q_up = _outward([rr.q_rr(ctx, eb, ctx.num(s * h)) for s in range(n)])[1]
-        o_up = _outward([rr.one_minus_q(ctx, eb, ctx.num(s * h)) for s in range(n)])[1]
+    neg = [m for m in range(m_up - k * n, m_up + k * n + 1) if m < 0]
+    # independent tasks: the restricted adversary's whole recursion, the upper weights, and the upper base values
+    # -expm1(m h) in balls (kN of them: at k = 20, N = 4000 they cost more than the upper recursion itself)
+    tasks: list[tuple[Any, ...]] = [("lower", k, e, eps_g, n_lower), ("weights", e, n)]
+    if neg:
+        tasks += [("base", e, n, m, min(m + _BASE_CHUNK, neg[-1] + 1)) for m in range(neg[0], neg[-1] + 1, _BASE_CHUNK)]
+    results = _run_tasks(tasks, run, f"N={n},NL={n_lower}", f"br adaptive {k} {e} {eps_g}")
+    lo_val, m_start, offsets, choices = results[0]
+    q_up, o_up = results[1]
+    base_up = np.zeros(2 * k * n + 1)
+    if neg:
+        base_up[: len(neg)] = np.concatenate(results[2:])
+    # the upper recursion: level j needs level j − 1 (this process)
     up_val, _, _ = _recursion(k, n, m_up, base_up, _upper_level, q_up, o_up)
     # float rounding of k levels of a·b + c·d (module docstring), widened in exact arithmetic
     grow = (1 + _U) ** (2 * k + 2)
     hi = min(Fraction(1), Fraction(float(up_val)) * grow + 4 * (k + 1) * _TINY)
+    return LatticeRun(float(lo_val), hi, LatticeStrategy(e, n_lower, tuple(offsets), tuple(choices)), m_start)
+
+
+#: base values -expm1(m h) per task of :func:`lattice_run` (fixed, so a checkpoint's tasks do not depend on workers)
+_BASE_CHUNK = 4096
+
+
+def _run_tasks(tasks: list[Any], run: RunOptions | None, section: str, key: str) -> list[Any]:
+    """:func:`_lattice_task` over ``tasks`` on ``run``'s executor (``None``: here), resuming from and recording to
+    its checkpoint; the results in the tasks' order."""
+    results: dict[int, Any] = {}
+    ckpt = None
+    if run is not None and run.checkpoint is not None:
+        from dpcert.core.parallel import Checkpoint
+
+        ckpt = Checkpoint(run.checkpoint, run.checkpoint_key or key)
+        try:
+            results = {i: _from_record(v) for i, v in ckpt.values(section).items() if i < len(tasks)}
+        except (ValueError, TypeError, KeyError, IndexError):
+            raise ckpt._damaged() from None
+    todo = [i for i in range(len(tasks)) if i not in results]
+
+    def keep(i: int, value: Any) -> None:
+        results[i] = value
+        if ckpt is not None:
+            ckpt.put(section, i, _to_record(value))
+
+    if run is None or run.executor == "serial" or (run.executor == "processes" and run.n_workers == 1):
+        for i in todo:
+            keep(i, _lattice_task(tasks[i]))
+    elif todo:
+        from dataclasses import replace
+
+        from dpcert.core.parallel import map_each
+        from dpcert.errors import WorkerDied
+
+        done = map_each(
+            _lattice_task,
+            [tasks[i] for i in todo],
+            run=replace(run, checkpoint=None, progress=None),
+            on_result=lambda j, v: keep(todo[j], v),
+        )
+        for _, reason in done:
+            if reason is not None:  # the bracket needs every task: no verdict
+                import re
+
+                sig = re.search(r"signal (\d+)", reason)
+                raise WorkerDied(int(sig.group(1)) if sig else None)
+    return [results[i] for i in range(len(tasks))]
+
+
+def _to_record(value: Any) -> Any:
+    """A task's result as values a checkpoint holds (arrays as lists; floats are kept exactly)."""
+    if isinstance(value, np.ndarray):
+        return ["base", value.tolist()]
+    if len(value) == 2:
+        return ["weights", value[0].tolist(), value[1].tolist()]
+    lo_val, m_start, offsets, choices = value
+    return ["lower", lo_val, m_start, list(offsets), [[c.dtype.str, c.tolist()] for c in choices]]
+
+
+def _from_record(rec: Any) -> Any:
+    if rec[0] == "base":
+        return np.array(rec[1], dtype=np.float64)
+    if rec[0] == "weights":
+        return np.array(rec[1], dtype=np.float64), np.array(rec[2], dtype=np.float64)
+    _, lo_val, m_start, offsets, choices = rec
+    return lo_val, m_start, tuple(offsets), tuple(np.array(c, dtype=np.dtype(t)) for t, c in choices)
+
+
+def _lattice_task(task: tuple[Any, ...]) -> Any:
+    """One independent piece of :func:`lattice_run` (a module-level function: it runs in a worker).
+
+    ``("lower", k, ε, ε_g, N_L)`` -> the restricted adversary's recursion: (L in float64, its start ⌈ε_g/h_L⌉, the
+    offsets and argmax of each level); ``("weights", ε, N)`` -> the upper recursion's q_{sh} and 1 − q_{sh},
+    s < N, as doubles rounded up from balls; ``("base", ε, N, a, b)`` -> -expm1(m h), a <= m < b, rounded up.
+    """
+    if task[0] == "base":
+        _, e, n, a, b = task
+        h = e / n
+        with BallContext(80):
+            return _outward([-ball(m * h).expm1() for m in range(a, b)])[1]
+    if task[0] == "weights":
+        _, e, n = task
+        h = e / n
+        with BallContext(80) as ctx:
+            eb = ctx.num(e)
+            q_up = _outward([rr.q_rr(ctx, eb, ctx.num(s * h)) for s in range(n)])[1]
+            o_up = _outward([rr.one_minus_q(ctx, eb, ctx.num(s * h)) for s in range(n)])[1]
+        return q_up, o_up
     # lower end: the recursion only FINDS the adversary (its ball value is the proof), so plain float64 suffices
-    m_start = math.ceil(eps_g * n_lower / e)
-    ef, hf = float(e), float(e) / n_lower
-    cells = np.arange(m_start - k * n_lower, m_start + k * n_lower + 1)
+    _, k, e, eps_g, n = task
+    m_start = math.ceil(eps_g * n / e)
+    ef, hf = float(e), float(e) / n
+    cells = np.arange(m_start - k * n, m_start + k * n + 1)
     base_lo = np.where(cells < 0, -np.expm1(np.minimum(cells, 0) * hf), 0.0)
-    ts = np.arange(n_lower + 1) * hf
+    ts = np.arange(n + 1) * hf
     q_lo, o_lo = rr.q_rr(_NUMPY, ef, ts), rr.one_minus_q(_NUMPY, ef, ts)
-    lo_val, offsets, args = _recursion(k, n_lower, m_start, base_lo, _lower_level, q_lo, o_lo)
+    lo_val, offsets, args = _recursion(k, n, m_start, base_lo, _lower_level, q_lo, o_lo)
     choices = tuple(np.zeros(0, dtype=np.int16) if x is None else x for x in args)
-    return LatticeRun(float(lo_val), hi, LatticeStrategy(e, n_lower, tuple(offsets), choices), m_start)
+    return float(lo_val), m_start, tuple(int(x) for x in offsets), choices
 
 
 class _NumpyOps:
@@ -233,7 +338,9 @@ class _NumpyOps:
 _NUMPY = _NumpyOps()
 
 
-def adaptive_bracket(k: Any, eps: Any, eps_g: Any, *, n: int = 200, n_lower: int | None = None) -> AdaptiveBracket:
+def adaptive_bracket(
+    k: Any, eps: Any, eps_g: Any, *, n: int = 200, n_lower: int | None = None, run: RunOptions | None = None
+) -> AdaptiveBracket:
     """Certified bracket of the optimal δ of the k-fold adaptive composition of ε-BR mechanisms at ε_g.
 
     Args:
@@ -245,6 +352,8 @@ def adaptive_bracket(k: Any, eps: Any, eps_g: Any, *, n: int = 200, n_lower: int
             The lower end converges at second order (k = 10, ε = 1, ε_g = 0: 0.58306313 at N_L = 1000,
             0.58306323 at 4000, while the width is 5e-4 at N = 4000), so a coarser adversary is invisible in the
             bracket and saves most of the lower recursion's time.
+        run: executor and checkpoint of the two lattice recursions (:func:`lattice_run`; ``None``: this process).
+            The bracket is identical for every choice.
 
     Returns:
         An :class:`AdaptiveBracket` (exact ends where |ε_g| >= (k − 1)ε, Lemma 6.10).
@@ -274,15 +383,15 @@ def adaptive_bracket(k: Any, eps: Any, eps_g: Any, *, n: int = 200, n_lower: int
         # Lemma 6.10 / Theorem 4(ii): adaptive = nonadaptive here (and Lemma 6.7 at |ε_g| >= kε)
         return AdaptiveBracket(na.lo, na.hi, 0, na, 0.0)
     start = time.perf_counter()
-    run = lattice_run(k, e, g, n, n_lower)
+    lat = lattice_run(k, e, g, n, n_lower, run=run)
     lattice_s = time.perf_counter() - start
     # the proof of the lower end: the restricted adversary's own strategy, re-evaluated in balls at ε_g itself
-    value = run.strategy.value(run.start, g, prec=64)
+    value = lat.strategy.value(lat.start, g, prec=64)
     strategy = Enclosure.exact(value) if isinstance(value, Fraction) else Enclosure.from_ball(value)
     lo = max(strategy.lo, na.lo)
-    states = sum(len(level) for level in run.strategy.reached(run.start, g))
+    states = sum(len(level) for level in lat.strategy.reached(lat.start, g))
     return AdaptiveBracket(
-        lo, max(run.hi, na.hi), n, na, time.perf_counter() - start, run.lo_float, strategy, lattice_s, states
+        lo, max(lat.hi, na.hi), n, na, time.perf_counter() - start, lat.lo_float, strategy, lattice_s, states
     )
 
 

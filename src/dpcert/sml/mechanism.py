@@ -52,7 +52,8 @@ from flint import arb
 
 from dpcert.arith.ball import Enclosure, ball, refine
 from dpcert.arith.exact import parse_rational
-from dpcert.errors import InvalidParameter
+from dpcert.core.parallel import RunOptions, Summary, map_chunks
+from dpcert.errors import InvalidParameter, WorkerDied
 
 __all__ = [
     "FiniteMechanism",
@@ -281,7 +282,7 @@ def _undominated(m: np.ndarray, group: Sequence[int]) -> list[int]:
     return keep
 
 
-def sml(mech: FiniteMechanism, *, node_limit: int | None = None) -> SMLResult:
+def sml(mech: FiniteMechanism, *, node_limit: int | None = None, run: RunOptions | None = None) -> SMLResult:
     """Exact SML of a finite mechanism and a maximising selection (Proposition IV.1).
 
     Deterministic mechanisms go to the matching algorithm (:func:`dpcert.sml.deterministic.sml_deterministic`);
@@ -290,6 +291,10 @@ def sml(mech: FiniteMechanism, *, node_limit: int | None = None) -> SMLResult:
     Args:
         mech: the mechanism.
         node_limit: give up after this many branch-and-bound nodes (``None``: no limit).
+        run: search the subtrees below a fixed split (:func:`_parallel_search`) on this executor
+            (:func:`dpcert.core.parallel.map_chunks`; ``None``: one depth-first search here). The value and the
+            selection are those of the one search (the first maximiser in depth-first order); ``nodes`` counts the
+            split search's nodes, the same for every executor and worker count.
 
     Returns:
         :class:`SMLResult` with ``exp_value = exp Π`` exactly.
@@ -347,44 +352,119 @@ def sml(mech: FiniteMechanism, *, node_limit: int | None = None) -> SMLResult:
     cur = zero
     for k in range(s):
         cur = np.maximum(cur, cand[k][greedy[k]])
+    prob = _Problem(tuple(cand), tuple(suffix), all_rows, offsets, s, cap, node_limit)
     state = {"best": cur.sum(), "sel": list(greedy), "nodes": 0}
-    path: list[int] = [0] * s
-
-    def dfs(k: int, cur: np.ndarray) -> bool:
-        """Explore completions of ``path[:k]``; True when the search may stop (cap reached)."""
-        state["nodes"] += 1
-        if node_limit is not None and state["nodes"] > node_limit:
-            raise InvalidParameter("node_limit", node_limit, "a larger limit: the optimum is not yet proved")
-        if k == s:
-            v = cur.sum()
-            if v > state["best"]:
-                state["best"], state["sel"] = v, list(path)
-            return state["best"] >= cap
-        base = cur.sum()
-        if min(np.maximum(cur, suffix[k]).sum(), cap) <= state["best"]:
-            return False
-        # max(c, r_1, ..., r_j) - c <= sum_i (r_i - c)^+: each free secret adds at most its best row's gain
-        gains = np.maximum(all_rows[offsets[k] :] - cur, 0).sum(axis=1)
-        if base + np.maximum.reduceat(gains, offsets[k:-1] - offsets[k]).sum() <= state["best"]:
-            return False
-        nxt = np.maximum(cur, cand[k])
-        for a in np.argsort(-nxt.sum(axis=1), kind="stable"):
-            path[k] = int(a)
-            if dfs(k + 1, nxt[a]):
-                return True
-        return False
-
-    if state["best"] < cap:
+    if state["best"] < cap and run is None:
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old, s + 200))
         try:
-            dfs(0, zero)
+            _dfs(prob, 0, zero, [0] * s, state)
         finally:
             sys.setrecursionlimit(old)
+    elif state["best"] < cap:
+        _parallel_search(prob, zero, state, run)
     chosen = [0] * s
     for pos, k in enumerate(order):
         chosen[k] = kept[k][state["sel"][pos]]
     return SMLResult(Fraction(int(state["best"]), den), _labels(mech, chosen), "branch and bound", state["nodes"])
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """The branch and bound's data (candidate rows in search order, suffix envelopes, stacked rows), picklable."""
+
+    cand: tuple[np.ndarray, ...]
+    suffix: tuple[np.ndarray, ...]
+    all_rows: np.ndarray
+    offsets: np.ndarray
+    s: int
+    cap: Any
+    node_limit: int | None
+
+
+def _pruned(p: _Problem, k: int, cur: np.ndarray, best: Any) -> bool:
+    """Whether no completion of a partial selection (k secrets chosen, column maxima ``cur``) beats ``best``."""
+    if min(np.maximum(cur, p.suffix[k]).sum(), p.cap) <= best:
+        return True
+    # max(c, r_1, ..., r_j) - c <= sum_i (r_i - c)^+: each free secret adds at most its best row's gain
+    gains = np.maximum(p.all_rows[p.offsets[k] :] - cur, 0).sum(axis=1)
+    return bool(cur.sum() + np.maximum.reduceat(gains, p.offsets[k:-1] - p.offsets[k]).sum() <= best)
+
+
+def _count(p: _Problem, state: dict[str, Any]) -> None:
+    state["nodes"] += 1
+    if p.node_limit is not None and state["nodes"] > p.node_limit:
+        raise InvalidParameter("node_limit", p.node_limit, "a larger limit: the optimum is not yet proved")
+
+
+def _dfs(p: _Problem, k: int, cur: np.ndarray, path: list[int], state: dict[str, Any]) -> bool:
+    """Explore completions of ``path[:k]``; True when the search may stop (cap reached)."""
+    _count(p, state)
+    if k == p.s:
+        v = cur.sum()
+        if v > state["best"]:
+            state["best"], state["sel"] = v, list(path)
+        return state["best"] >= p.cap
+    if _pruned(p, k, cur, state["best"]):
+        return False
+    nxt = np.maximum(cur, p.cand[k])
+    for a in np.argsort(-nxt.sum(axis=1), kind="stable"):
+        path[k] = int(a)
+        if _dfs(p, k + 1, nxt[a], path, state):
+            return True
+    return False
+
+
+#: the split of the parallel search: the first levels are expanded until at least this many subtrees remain
+SPLIT_SUBTREES = 64
+
+
+def _subtree(task: tuple[_Problem, Any, tuple[int, ...], np.ndarray]) -> Summary:
+    """One subtree of the split search (module level: it runs in a worker): the depth-first search below
+    ``prefix`` against the common incumbent; its best selection if it beats it (the first in depth-first order)."""
+    p, best, prefix, cur = task
+    path = list(prefix) + [0] * (p.s - len(prefix))
+    state = {"best": best, "sel": None, "nodes": 0}
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, p.s + 200))
+    try:
+        _dfs(p, len(prefix), cur, path, state)
+    finally:
+        sys.setrecursionlimit(old)
+    out = Summary({"nodes": state["nodes"]})
+    if state["sel"] is not None:
+        out.consider(int(state["best"]), tuple(state["sel"]))
+    return out
+
+
+def _parallel_search(p: _Problem, zero: np.ndarray, state: dict[str, Any], run: RunOptions) -> None:
+    """The branch and bound split into independent subtrees, each searched against the incumbent ``state`` starts
+    with (never one found in another subtree), merged in depth-first order. The first maximiser in depth-first
+    order is the sequential search's answer too (the subtree holding it is never pruned: its bound is at least the
+    maximum, above every earlier incumbent), so the value and selection equal :func:`_dfs`'s; nodes (those of
+    the expanded levels and of every subtree) are the same for any executor. Updates ``state``."""
+    best0 = state["best"]
+    level: list[tuple[tuple[int, ...], np.ndarray]] = [((), zero)]
+    k = 0
+    while k < p.s - 1 and 0 < len(level) < SPLIT_SUBTREES:  # expand one level, children in the search's order
+        nxt_level = []
+        for prefix, cur in level:
+            _count(p, state)
+            if _pruned(p, k, cur, best0):
+                continue
+            nxt = np.maximum(cur, p.cand[k])
+            for a in np.argsort(-nxt.sum(axis=1), kind="stable"):
+                nxt_level.append(((*prefix, int(a)), nxt[a]))
+        level, k = nxt_level, k + 1
+    chunks = [(p, best0, prefix, cur) for prefix, cur in level]
+    total = map_chunks(_subtree, chunks, run=run, describe=lambda c: {"subtree": list(c[2])})
+    if total.failed:
+        raise WorkerDied(None)
+    state["nodes"] += total.counts.get("nodes", 0)
+    if p.node_limit is not None and state["nodes"] > p.node_limit:
+        raise InvalidParameter("node_limit", p.node_limit, "a larger limit: the optimum is not yet proved")
+    if total.worst_score is not None and total.worst_score > best0:
+        state["best"], state["sel"] = total.worst_score, list(total.worst_case)
 
 
 def mel_exp(mech: FiniteMechanism) -> Fraction:
