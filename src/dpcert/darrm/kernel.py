@@ -175,14 +175,15 @@ def _parents(total: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
     """For each composition v of ``total`` (rows of composition_array): the index of v − e_j among the
     compositions of total − 1 and j, the last part with v_j > 0."""
     rows = composition_array(total, parts)
-    prev = {tuple(r): i for i, r in enumerate(composition_array(total - 1, parts).tolist())}
-    idx = np.empty(len(rows), dtype=np.int64)
-    js = np.empty(len(rows), dtype=np.int64)
-    for r, v in enumerate(rows.tolist()):
-        j = max(k for k in range(parts) if v[k] > 0)
-        v[j] -= 1
-        idx[r], js[r] = prev[tuple(v)], j
-    return idx, js
+    js = parts - 1 - np.argmax(rows[:, ::-1] > 0, axis=1)
+    par = rows.copy()
+    par[np.arange(len(rows)), js] -= 1
+    # a composition's key in base total + 1: the rows' order (first part descending, then the rest likewise) is
+    # the keys' descending order, so a parent's index is found by binary search
+    base = (total + 1) ** np.arange(parts - 1, -1, -1, dtype=np.int64)
+    keys = -(composition_array(total - 1, parts) @ base)
+    idx = np.searchsorted(keys, -(par @ base))
+    return idx.astype(np.int64), js.astype(np.int64)
 
 
 def group_levels(coords: list[tuple[float, float]], K: int) -> list[np.ndarray]:
@@ -196,9 +197,11 @@ def group_levels(coords: list[tuple[float, float]], K: int) -> list[np.ndarray]:
     for s in range(1, K + 1):
         idx, js = _parents(s, g)
         par = levels[-1][idx]
-        out = np.zeros((len(idx), s + 1))
-        out[:, :s] = par * qv[js][:, None]
-        out[:, 1:] += par * pv[js][:, None]
+        out = np.empty((len(idx), s + 1))
+        np.multiply(par, qv[js][:, None], out=out[:, :s])
+        out[:, s] = 0.0
+        np.multiply(par, pv[js][:, None], out=par)  # the same two roundings per entry as P·q + shift(P)·p
+        out[:, 1:] += par
         levels.append(out)
     return levels
 
