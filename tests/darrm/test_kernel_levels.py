@@ -57,3 +57,18 @@ def test_group_levels_bitwise_equal_to_the_plain_bernoulli_steps() -> None:
             out[1:] += par * coords[j][0]
             ref[v] = out
         assert np.array_equal(lv[s], np.array([ref[v] for v in compositions(s, 4)]))
+
+
+def test_next_down_up_equal_numpy_nextafter() -> None:
+    from dpcert.darrm.kernel import next_down, next_up
+
+    tiny, big = np.finfo(float).smallest_subnormal, np.finfo(float).max
+    normal = np.finfo(float).smallest_normal
+    edge = [0.0, -0.0, tiny, -tiny, 2 * tiny, big, -big, normal, -normal, 1.0, -1.0, 0.1, -1e300]
+    rng = np.random.default_rng(7)
+    drawn = rng.standard_normal(20_000) * 10.0 ** rng.integers(-320, 300, 20_000)
+    for x in (np.array(edge), drawn):
+        for fn, toward in ((next_down, -np.inf), (next_up, np.inf)):
+            with np.errstate(over="ignore"):
+                want = np.nextafter(x, toward)
+            assert np.array_equal(fn(x.copy()).view(np.int64), want.view(np.int64))

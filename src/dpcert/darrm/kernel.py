@@ -206,6 +206,38 @@ def group_levels(coords: list[tuple[float, float]], K: int) -> list[np.ndarray]:
     return levels
 
 
+_INT64_MIN = np.int64(np.iinfo(np.int64).min)
+
+
+def next_down(x: np.ndarray) -> np.ndarray:
+    """``np.nextafter(x, -inf)`` in place for a float64 array of finite values, bit for bit, by integer steps on the
+    bit patterns (a positive double's successor toward −∞ has the pattern one less, a negative one's one more; +0
+    goes to the negative smallest subnormal): 3-4 times faster than libm's ``nextafter`` per element."""
+    b = x.view(np.int64)
+    t = b >> 63  # 0 for x >= +0, -1 for x <= -0
+    t <<= 1
+    t += 1  # +1 / -1
+    zero = b == 0
+    b -= t
+    if zero.any():
+        b[zero] = _INT64_MIN + 1
+    return x
+
+
+def next_up(x: np.ndarray) -> np.ndarray:
+    """``np.nextafter(x, +inf)`` in place for a float64 array of finite values, bit for bit (see :func:`next_down`;
+    −0 goes to the smallest subnormal)."""
+    b = x.view(np.int64)
+    t = b >> 63
+    t <<= 1
+    t += 1
+    mzero = b == _INT64_MIN
+    b += t
+    if mzero.any():
+        b[mzero] = 1
+    return x
+
+
 @lru_cache(maxsize=4)
 def _hankel_index(a: int, K: int) -> np.ndarray:
     return np.arange(a + 1)[:, None] + np.arange(K - a + 1)[None, :]
@@ -226,9 +258,17 @@ def block_margins_bounds(fs: FloatSetting, a: int) -> tuple[np.ndarray, np.ndarr
     lv = fs.levels()
     A = lv[0][0][a] @ (V @ lv[0][1][K - a].T)
     B = lv[1][0][a] @ (V @ lv[1][1][K - a].T)
-    M = A - fs.X * B
+    # the operations of ``A − X·B − d`` and :meth:`FloatSetting.row_bounds`, in the same order, in place (a chunk at
+    # K = 41, Δ > 0 has 3.6 M rows: each temporary is 29 MB to allocate, fault in and stream through)
+    XB = np.multiply(B, fs.X, out=B)
+    M = A - XB
     M -= fs.d2
-    return vA, vB, M, fs.row_bounds(A, B)
+    E = np.add(A, XB, out=A)
+    E += fs.d2
+    E *= fs._rel
+    E += fs._abs
+    E *= 1 + 1e-9
+    return vA, vB, M, E
 
 
 def block_margins(fs: FloatSetting, a: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

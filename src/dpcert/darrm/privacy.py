@@ -51,7 +51,7 @@ from dpcert.core.claim import Verdict
 from dpcert.core.parallel import RunOptions, Summary, map_chunks
 from dpcert.darrm.corners import corner_label, corners, n_multisets
 from dpcert.darrm.gamma import Gamma, check_k
-from dpcert.darrm.kernel import FloatSetting, block_margins_bounds
+from dpcert.darrm.kernel import FloatSetting, block_margins_bounds, next_down, next_up
 from dpcert.errors import InvalidParameter, PrecisionExhausted
 
 __all__ = ["Problem", "problem", "PrivacyResult", "certify", "row_margin", "plain_loop_max", "MAX_REFUTED_PER_CHUNK"]
@@ -340,20 +340,24 @@ def _chunk(task: tuple[Problem, int]) -> Summary:
     nB = len(vB)
     neg = flat < -E
     pos = flat > E
-    lo = np.nextafter(flat - E, -np.inf)
-    hi = np.nextafter(flat + E, np.inf)
-    hi[neg] = np.minimum(hi[neg], 0.0)
-    lo[pos] = np.maximum(lo[pos], 0.0)
+    # lo, hi = flat ∓ E rounded outwards (hi in E's buffer: E is not needed after)
+    lo = next_down(np.subtract(flat, E))
+    hi = next_up(np.add(flat, E, out=E))
+    np.minimum(hi, 0.0, out=hi, where=neg)
+    n_pos = int(np.count_nonzero(pos))
+    if n_pos:
+        np.maximum(lo, 0.0, out=lo, where=pos)
+    n_float = int(np.count_nonzero(neg)) + n_pos
     s = Summary()
-    s.add("float", int(neg.sum() + pos.sum()))
+    s.add("float", n_float)
 
     def vec(i: int) -> tuple[int, ...]:
         return tuple(int(v) for v in vA[i // nB]) + tuple(int(v) for v in vB[i % nB])
 
-    violating = int(pos.sum())
-    for i in np.flatnonzero(pos)[:MAX_REFUTED_PER_CHUNK]:
+    violating = n_pos
+    for i in np.flatnonzero(pos)[:MAX_REFUTED_PER_CHUNK] if n_pos else ():
         s.refuted.append({"counts": vec(int(i)), "path": "float", "margin_float": float(flat[i])})
-    for i in np.flatnonzero(~(neg | pos)):
+    for i in np.flatnonzero(~(neg | pos)) if n_float < flat.size else ():
         i = int(i)
         rm = row_margin(pr, vec(i))
         try:
