@@ -72,3 +72,18 @@ def test_next_down_up_equal_numpy_nextafter() -> None:
             with np.errstate(over="ignore"):
                 want = np.nextafter(x, toward)
             assert np.array_equal(fn(x.copy()).view(np.int64), want.view(np.int64))
+
+
+def test_levels_in_threads_are_the_same_doubles() -> None:
+    from fractions import Fraction
+
+    from dpcert.darrm.kernel import FloatSetting
+
+    def tables(threads: int) -> list[np.ndarray]:
+        fs = FloatSetting((Fraction(0),) * 5 + (Fraction(1, 3),) * 4, 8, Fraction(3), Fraction(1, 10),
+                          Fraction(1, 1000), Fraction(1, 100))  # fmt: skip
+        return [t for side in fs.levels(threads=threads) for grp in side for t in grp]
+
+    one, two = tables(1), tables(2)
+    assert len(one) == len(two) == 4 * 9
+    assert all(np.array_equal(x, y) for x, y in zip(one, two, strict=True))

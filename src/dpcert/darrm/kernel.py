@@ -160,13 +160,25 @@ class FloatSetting:
         """The proved per-row bound E on |margin̂ − margin| from the computed Â, B̂ (module docstring)."""
         return (self._rel * (A + self.X * B + self.d2) + self._abs) * (1 + 1e-9)
 
-    def levels(self) -> tuple:
-        """((levels of group A, of group B) for p, (…) for p'), built once per process."""
+    def levels(self, threads: int = 1) -> tuple:
+        """((levels of group A, of group B) for p, (…) for p'), built once per process.
+
+        ``threads`` > 1 builds the four tables in that many threads (numpy's array operations run outside the GIL;
+        the tables are the same doubles): for a parent about to fork that many workers, whose cores are idle
+        meanwhile."""
         if self._levels is None:
-            self._levels = tuple(
-                tuple(group_levels([self.coords[j][side] for j in grp], self.K) for grp in self.groups)
-                for side in (0, 1)
-            )
+            jobs = [[self.coords[j][side] for j in grp] for side in (0, 1) for grp in self.groups]
+            if threads > 1:
+                from concurrent.futures import ThreadPoolExecutor
+
+                for total in range(1, self.K + 1):  # the shared index arrays, once, before the threads
+                    for grp in self.groups:
+                        _parents(total, len(grp))
+                with ThreadPoolExecutor(min(threads, len(jobs))) as ex:
+                    tables = list(ex.map(lambda c: group_levels(c, self.K), jobs))
+            else:
+                tables = [group_levels(c, self.K) for c in jobs]
+            self._levels = ((tables[0], tables[1]), (tables[2], tables[3]))
         return self._levels
 
 

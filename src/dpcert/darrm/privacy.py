@@ -510,7 +510,9 @@ def certify(
     elif run.workers is None and run.executor == "processes" and pr.n_rows < SERIAL_BELOW:
         run = RunOptions("serial", 1, checkpoint=run.checkpoint, checkpoint_key=run.checkpoint_key)
     fs = _float_setting(pr)
-    fs.levels()  # built once, here: forked workers inherit it (each would build its own)
+    # built once, here: forked workers inherit it (each would build its own); in as many threads as local workers
+    # are about to start (their cores are idle until then)
+    fs.levels(threads=run.n_workers if run.executor == "processes" else 1)
     total = map_chunks(_chunk, tasks, run=run, progress=progress, describe=_describe)
     case = total.worst_case
     counts = dict(total.counts)
