@@ -262,6 +262,14 @@ def block_margins_bounds(fs: FloatSetting, a: int) -> tuple[np.ndarray, np.ndarr
         (vecA, vecB, M, E): the count vectors of the two groups, the (len(vecA), len(vecB)) margin matrix (row i,
         column j is the multiset (vecA[i], vecB[j])) and the matrix of bounds on |M − margin|.
     """
+    vA, vB, A, B = block_products(fs, a)
+    M = np.empty_like(A)
+    margins_bounds(fs, A, B, M)
+    return vA, vB, M, A
+
+
+def block_products(fs: FloatSetting, a: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(vecA, vecB, Â, B̂) of every multiset with a corners in group A (module docstring): the two matrix products."""
     K = fs.K
     ga, gb = fs.groups
     vA = composition_array(a, len(ga))
@@ -270,17 +278,21 @@ def block_margins_bounds(fs: FloatSetting, a: int) -> tuple[np.ndarray, np.ndarr
     lv = fs.levels()
     A = lv[0][0][a] @ (V @ lv[0][1][K - a].T)
     B = lv[1][0][a] @ (V @ lv[1][1][K - a].T)
-    # the operations of ``A − X·B − d`` and :meth:`FloatSetting.row_bounds`, in the same order, in place (a chunk at
-    # K = 41, Δ > 0 has 3.6 M rows: each temporary is 29 MB to allocate, fault in and stream through)
+    return vA, vB, A, B
+
+
+def margins_bounds(fs: FloatSetting, A: np.ndarray, B: np.ndarray, M: np.ndarray) -> None:
+    """From Â, B̂ (any block of rows of :func:`block_products`): the margins ``Â − X̂·B̂ − d̂`` into ``M``, their bounds
+    (:meth:`FloatSetting.row_bounds`, the same operations in the same order) into ``A``, and X̂·B̂ into ``B`` —
+    in place: no temporary (a chunk at K = 41, Δ > 0 has 3.6 M rows, 29 MB per matrix)."""
     XB = np.multiply(B, fs.X, out=B)
-    M = A - XB
+    np.subtract(A, XB, out=M)
     M -= fs.d2
     E = np.add(A, XB, out=A)
     E += fs.d2
     E *= fs._rel
     E += fs._abs
     E *= 1 + 1e-9
-    return vA, vB, M, E
 
 
 def block_margins(fs: FloatSetting, a: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
