@@ -338,7 +338,6 @@ def _chunk(task: tuple[Problem, int]) -> Summary:
     pr, a = task
     fs = _float_setting(pr)
     vA, vB, A, B = block_products(fs, a)
-    M = np.empty_like(A)
     nB = len(vB)
     # row blocks of about BLOCK_ELEMENTS entries: the elementwise passes below run in the core's cache, A and B
     # are read from memory once (two workers then do not wait on each other for memory bandwidth)
@@ -346,8 +345,11 @@ def _chunk(task: tuple[Problem, int]) -> Summary:
     n_pos = n_float = 0
     pos_at: list[np.ndarray] = []
     open_at: list[np.ndarray] = []
+    margin_at: dict[int, float] = {}  # the float margins of the rows listed (the only ones needed after)
+    scratch = np.empty((step, nB))
     for r0 in range(0, len(vA), step):
-        Ab, Bb, Mb = A[r0 : r0 + step], B[r0 : r0 + step], M[r0 : r0 + step]
+        Ab, Bb = A[r0 : r0 + step], B[r0 : r0 + step]
+        Mb = scratch[: len(Ab)]
         margins_bounds(fs, Ab, Bb, Mb)  # E in Ab
         neg = Mb < -Ab
         pos = Mb > Ab
@@ -359,13 +361,17 @@ def _chunk(task: tuple[Problem, int]) -> Summary:
         if k:
             np.maximum(lo, 0.0, out=lo, where=pos)
             if sum(len(p) for p in pos_at) < MAX_REFUTED_PER_CHUNK:
-                pos_at.append(np.flatnonzero(pos) + r0 * nB)
+                at = np.flatnonzero(pos)[:MAX_REFUTED_PER_CHUNK]
+                pos_at.append(at + r0 * nB)
+                margin_at.update(zip((at + r0 * nB).tolist(), Mb.ravel()[at].tolist(), strict=True))
         decided = int(np.count_nonzero(neg)) + k
         if decided < Mb.size:
-            open_at.append(np.flatnonzero(~(neg | pos)) + r0 * nB)
+            at = np.flatnonzero(~(neg | pos))
+            open_at.append(at + r0 * nB)
+            margin_at.update(zip((at + r0 * nB).tolist(), Mb.ravel()[at].tolist(), strict=True))
         n_pos += k
         n_float += decided
-    flat, lo, hi = M.ravel(), B.ravel(), A.ravel()
+    lo, hi = B.ravel(), A.ravel()
     s = Summary()
     s.add("float", n_float)
 
@@ -374,7 +380,7 @@ def _chunk(task: tuple[Problem, int]) -> Summary:
 
     violating = n_pos
     for i in np.concatenate(pos_at)[:MAX_REFUTED_PER_CHUNK] if pos_at else ():
-        s.refuted.append({"counts": vec(int(i)), "path": "float", "margin_float": float(flat[i])})
+        s.refuted.append({"counts": vec(int(i)), "path": "float", "margin_float": margin_at[int(i)]})
     for i in np.concatenate(open_at) if open_at else ():
         i = int(i)
         rm = row_margin(pr, vec(i))
@@ -395,7 +401,7 @@ def _chunk(task: tuple[Problem, int]) -> Summary:
             violating += 1
             lo[i] = max(lo[i], 0.0)
             if len(s.refuted) < MAX_REFUTED_PER_CHUNK:
-                s.refuted.append({"counts": vec(i), "path": "exact", "margin_float": float(flat[i])})
+                s.refuted.append({"counts": vec(i), "path": "exact", "margin_float": margin_at[i]})
     if violating:
         s.add("violating", violating)
     L, H = float(lo.max()), float(hi.max())
