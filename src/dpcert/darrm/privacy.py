@@ -347,6 +347,7 @@ def _chunk(task: tuple[Problem, int]) -> Summary:
     open_at: list[np.ndarray] = []
     margin_at: dict[int, float] = {}  # the float margins of the rows listed (the only ones needed after)
     scratch = np.empty((step, nB))
+    best_w, best_lo, best_hi = -1, -np.inf, -np.inf  # argmax (first) and max of lo, max of hi, block by block
     for r0 in range(0, len(vA), step):
         Ab, Bb = A[r0 : r0 + step], B[r0 : r0 + step]
         Mb = scratch[: len(Ab)]
@@ -371,6 +372,10 @@ def _chunk(task: tuple[Problem, int]) -> Summary:
             margin_at.update(zip((at + r0 * nB).tolist(), Mb.ravel()[at].tolist(), strict=True))
         n_pos += k
         n_float += decided
+        j = int(lo.argmax())
+        if lo.flat[j] > best_lo:
+            best_w, best_lo = r0 * nB + j, float(lo.flat[j])
+        best_hi = max(best_hi, float(hi.max()))
     lo, hi = B.ravel(), A.ravel()
     s = Summary()
     s.add("float", n_float)
@@ -404,8 +409,10 @@ def _chunk(task: tuple[Problem, int]) -> Summary:
                 s.refuted.append({"counts": vec(i), "path": "exact", "margin_float": margin_at[i]})
     if violating:
         s.add("violating", violating)
-    L, H = float(lo.max()), float(hi.max())
+    changed = bool(open_at)  # lo, hi changed since the blocks' maxima (else: no pass over the whole chunk)
+    L, H = (float(lo.max()), float(hi.max())) if changed else (best_lo, best_hi)
     if H - L > CHUNK_REL_WIDTH * max(abs(L), abs(H)):
+        changed = True
         cand = np.flatnonzero(hi >= L)
         if len(cand) > MAX_NARROWED_PER_CHUNK:
             cand = cand[np.argpartition(-hi[cand], MAX_NARROWED_PER_CHUNK - 1)[:MAX_NARROWED_PER_CHUNK]]
@@ -416,8 +423,8 @@ def _chunk(task: tuple[Problem, int]) -> Summary:
             enc = narrow_margin(row_margin(pr, vec(int(i))))
             lo[i] = max(lo[i], _down(enc.lo))
             hi[i] = min(hi[i], _up(enc.hi))
-    w = int(np.argmax(lo))
-    s.consider(float(hi.max()), {"counts": vec(w), "lo": float(lo[w]), "hi": float(hi.max())})
+    w, top = (int(np.argmax(lo)), float(hi.max())) if changed else (best_w, best_hi)
+    s.consider(top, {"counts": vec(w), "lo": float(lo[w]), "hi": top})
     return s
 
 
