@@ -403,20 +403,10 @@ def _basis_dual(
 ) -> list[Fraction] | None:
     """Row multipliers from the polished vertex's basis: A[tight, free]ᵀ y = c_free in balls (complementary
     slackness; the variables at a bound are paid for by the box in :func:`_dual_upper`)."""
-    from dpcert.arith.ball import ball, workprec
-
     if basis is None or not basis[0]:
         return None
     pick, free = basis
-    with workprec(DUAL_PREC):
-        rhs = [ball(c[j]) for j in free]
-    sol = _solve_ball(st, [rows[i] for i in pick], free, rhs, transpose=True)
-    if sol is None:
-        return None
-    out = [Fraction(0)] * len(rows)
-    for i, v in zip(pick, sol, strict=True):
-        out[i] = max(_round_frac(v, DUAL_PREC - 56), Fraction(0))
-    return out
+    return _multipliers_on(st, c, rows, pick, free)
 
 
 def _polish_dual(
@@ -424,8 +414,6 @@ def _polish_dual(
 ) -> list[Fraction] | None:
     """Row multipliers solved in balls on the support of HiGHS's duals: Σ_i y_i a_ij = c_j for the columns whose
     reduced cost is (near) zero."""
-    from dpcert.arith.ball import ball, workprec
-
     sup = [i for i in range(len(rows)) if y[i] > 0]
     if not sup:
         return None
@@ -436,13 +424,23 @@ def _polish_dual(
     pick = _independent(A[sup].T, cols0, len(sup))
     if pick is None:
         return None
+    return _multipliers_on(st, c, rows, sup, pick)
+
+
+def _multipliers_on(
+    st: _Setting, c: tuple[Fraction, ...], rows: list[tuple[int, ...]], support: list[int], cols: list[int]
+) -> list[Fraction] | None:
+    """Row multipliers y on ``support`` solving Σ_i y_i a_ij = c_j for ``cols`` in balls, rounded to nonnegative
+    rationals (zero off the support); None when that system is singular in balls."""
+    from dpcert.arith.ball import ball, workprec
+
     with workprec(DUAL_PREC):
-        rhs = [ball(c[j]) for j in pick]
-    sol = _solve_ball(st, [rows[i] for i in sup], pick, rhs, transpose=True)
+        rhs = [ball(c[j]) for j in cols]
+    sol = _solve_ball(st, [rows[i] for i in support], cols, rhs, transpose=True)
     if sol is None:
         return None
     out = [Fraction(0)] * len(rows)
-    for i, v in zip(sup, sol, strict=True):
+    for i, v in zip(support, sol, strict=True):
         out[i] = max(_round_frac(v, DUAL_PREC - 56), Fraction(0))
     return out
 

@@ -31,6 +31,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from dpcert.arith.ball import Enclosure
 from dpcert.arith.exact import fraction_to_decimal, parse_rational
 from dpcert.core.claim import Claim, Evidence, FunctionClaim, Verdict, check_function
 
@@ -206,7 +207,6 @@ def check_optimum(
 ) -> tuple[Verdict, Evidence]:
     """The table is private, within ``gap_at_most`` of the optimum; ``worse`` baselines have a larger error,
     ``optimal`` ones are private and within ``gap_at_most`` of the optimum (module docstring)."""
-    from dpcert.arith.ball import Enclosure
     from dpcert.darrm.gamma import validate_table
     from dpcert.darrm.optimize import lower_bound, objective
     from dpcert.darrm.privacy import certify, problem
@@ -241,18 +241,28 @@ def check_optimum(
         f"table private ({res.verdict.value}), error {dec}, certified lower bound on the optimum {low}; "
         f"worse: {', '.join(worse) or '-'}; optimal: {', '.join(optimal) or '-'}"
     )
+    return _outcome(
+        fails,
+        detail,
+        lower,
+        err,
+        "exact certifier (rationals, sign at e^eps) + weak duality in arb balls",
+        {"baseline_errors": errors, "max_margin": res.margin.to_json()},
+    )
+
+
+def _outcome(
+    fails: list[str], detail: str, lower: Fraction, err: Fraction, method: str, extra: dict[str, Any]
+) -> tuple[Verdict, Evidence]:
+    """REFUTED with the failures leading the detail, else CERTIFIED; the enclosure [certified lower bound on the
+    optimum, the table's exact error], the extra record led by both."""
     if fails:
         detail = "; ".join(fails) + "; " + detail
     return (Verdict.REFUTED if fails else Verdict.CERTIFIED), Evidence(
         enclosure=Enclosure(lower, err),
-        method="exact certifier (rationals, sign at e^eps) + weak duality in arb balls",
+        method=method,
         detail=detail,
-        extra={
-            "error": str(err),
-            "lower_bound": str(lower),
-            "baseline_errors": errors,
-            "max_margin": res.margin.to_json(),
-        },
+        extra={"error": str(err), "lower_bound": str(lower), **extra},
     )
 
 
@@ -370,7 +380,6 @@ def check_table3(
     δ = 1 − (1 − Δ)^M (1 − δ'); its error is within ``gap_at_most`` of a certified lower bound on the optimum at a
     rational m_hi >= m (so of the optimum at m); it is certified below γ_Sub of M and γ_const (τ, λ of K-fold
     composition, Lemma A.1)."""
-    from dpcert.arith.ball import Enclosure
     from dpcert.darrm.gamma import gamma_sub, validate_table
     from dpcert.darrm.optimize import lower_bound, objective
     from dpcert.darrm.privacy import certify, problem
@@ -407,15 +416,13 @@ def check_table3(
         f"{fraction_to_decimal(e_sub, 12, 'nearest')}, gamma_const error "
         f"{e_const.short(12) if e_const is not None else 'undecided'}"
     )
-    if fails:
-        detail = "; ".join(fails) + "; " + detail
-    return (Verdict.REFUTED if fails else Verdict.CERTIFIED), Evidence(
-        enclosure=Enclosure(lower, err),
-        method="exact certifier at a rational m_lo <= m (rationals, sign at e^eps) + weak duality in arb balls",
-        detail=detail,
-        extra={
-            "error": str(err),
-            "lower_bound": str(lower),
+    return _outcome(
+        fails,
+        detail,
+        lower,
+        err,
+        "exact certifier at a rational m_lo <= m (rationals, sign at e^eps) + weak duality in arb balls",
+        {
             "m_lo": str(m_lo),
             "m_hi": str(m_hi),
             "delta": str(dv),
