@@ -55,8 +55,10 @@ References:
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from fractions import Fraction
 from functools import lru_cache
+from math import comb
 
 import numpy as np
 from flint import arb
@@ -71,6 +73,13 @@ __all__ = ["FloatSetting", "block_margins", "block_margins_bounds", "groups", "M
 MAX_K = 201
 #: Largest m·ε (e^{mε} must stay far from overflow).
 MAX_M_EPS = 700
+#: The four whole level tables are kept in a process (built once, inherited by forked workers) up to this many bytes
+#: (K <= 55 with Δ > 0: 0.4 GB at K = 51); beyond, each process builds the levels its chunks need
+#: (:meth:`FloatSetting.level`): at K = 101, Δ > 0 the whole tables would be 11 GB.
+WHOLE_LEVELS_BYTES = 1 << 29
+#: Level tables a streaming process keeps (a chunk needs four; with mirrored groups a pair of chunks a, K − a needs
+#: eight: A's levels a and K − a and their mirrors, for p and p').
+KEPT_LEVELS = 8
 U = 2.0**-53
 
 
@@ -155,6 +164,19 @@ class FloatSetting:
         top = 2.0 * (1 + 1e-9)
         self.bound = (self._rel * (top + self.X * (1 + 8 * U) * top + self.d2 * (1 + 8 * U)) + self._abs) * (1 + 1e-9)
         self._levels: tuple | None = None
+        sizes = [sum(comb(s + len(grp) - 1, len(grp) - 1) * (s + 1) for s in range(K + 1)) for grp in self.groups]
+        #: bytes of the four whole level tables (both groups, p and p')
+        self.level_bytes = 2 * 8 * sum(sizes)
+        #: True when the tables are too large to keep whole: each process builds the levels its chunks need
+        self.streamed = self.level_bytes > WHOLE_LEVELS_BYTES
+        # group B's corners are group A's complements, coordinate doubles swapped (Δ > 0: corner j + 4 = 1 − corner
+        # j): then B's level-s pmfs are A's reversed, the same doubles (each entry is the same two products summed)
+        ga, gb = self.groups
+        self.mirrored = len(ga) == len(gb) and all(
+            self.coords[j][side] == self.coords[k][side][::-1] for j, k in zip(ga, gb, strict=True) for side in (0, 1)
+        )
+        self._running: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
+        self._kept: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
 
     def row_bounds(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
         """The proved per-row bound E on |margin̂ − margin| from the computed Â, B̂ (module docstring)."""
@@ -181,6 +203,38 @@ class FloatSetting:
             self._levels = ((tables[0], tables[1]), (tables[2], tables[3]))
         return self._levels
 
+    def level(self, side: int, grp: int, s: int) -> np.ndarray:
+        """The level-s pmf table of group ``grp`` (0: A, 1: B) for p (``side`` 0) or p' (1): the same doubles
+        however obtained.
+
+        Whole tables (:meth:`levels`) when they fit in :data:`WHOLE_LEVELS_BYTES`; otherwise (:attr:`streamed`)
+        built here as chunks ask: one running table per (side, group) advanced level by level (chunks asking for
+        ascending levels, as :func:`dpcert.darrm.privacy` orders them, build each level once per process), a level
+        below the running one built afresh, the last few kept; with :attr:`mirrored` corners group B's tables
+        are group A's reversed. Memory: a few tables of one level (at K = 101, Δ > 0: 149 MB each), not the
+        O(K⁵) whole tables (11 GB)."""
+        if not self.streamed:
+            return self.levels()[side][grp][s]
+        key = (side, grp, s)
+        if key in self._kept:
+            self._kept.move_to_end(key)
+            return self._kept[key]
+        if grp == 1 and self.mirrored:
+            table = np.ascontiguousarray(self.level(side, 0, s)[:, ::-1])
+        else:
+            coords = [self.coords[j][side] for j in self.groups[grp]]
+            t, cur = self._running.get((side, grp), (0, np.ones((1, 1))))
+            if s >= t:
+                cur = _advance(cur, t, s, coords)
+                self._running[(side, grp)] = (s, cur)
+            else:
+                cur = _advance(np.ones((1, 1)), 0, s, coords)
+            table = cur
+        self._kept[key] = table
+        while len(self._kept) > KEPT_LEVELS:
+            self._kept.popitem(last=False)
+        return table
+
 
 @lru_cache(maxsize=1024)
 def _parents(total: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
@@ -202,20 +256,27 @@ def group_levels(coords: list[tuple[float, float]], K: int) -> list[np.ndarray]:
     """Level s (s = 0..K): the PoissonBinomial pmfs (n_s, s + 1) of every composition of s over the group's
     corners, each row obtained from its parent (one corner fewer) by one Bernoulli step
     P_v = P_{v−e_j} · q_j + shift(P_{v−e_j}) · p_j (rounding depth 5 per level; see the module docstring)."""
+    levels = [np.ones((1, 1))]
+    for s in range(1, K + 1):
+        levels.append(_advance(levels[-1], s - 1, s, coords))
+    return levels
+
+
+def _advance(table: np.ndarray, t: int, s: int, coords: list[tuple[float, float]]) -> np.ndarray:
+    """The level-s table from the level-t one (t <= s), one Bernoulli step per level (:func:`group_levels`)."""
     g = len(coords)
     pv = np.array([c[0] for c in coords])
     qv = np.array([c[1] for c in coords])
-    levels = [np.ones((1, 1))]
-    for s in range(1, K + 1):
-        idx, js = _parents(s, g)
-        par = levels[-1][idx]
-        out = np.empty((len(idx), s + 1))
-        np.multiply(par, qv[js][:, None], out=out[:, :s])
-        out[:, s] = 0.0
+    for lev in range(t + 1, s + 1):
+        idx, js = _parents(lev, g)
+        par = table[idx]
+        out = np.empty((len(idx), lev + 1))
+        np.multiply(par, qv[js][:, None], out=out[:, :lev])
+        out[:, lev] = 0.0
         np.multiply(par, pv[js][:, None], out=par)  # the same two roundings per entry as P·q + shift(P)·p
         out[:, 1:] += par
-        levels.append(out)
-    return levels
+        table = out
+    return table
 
 
 _INT64_MIN = np.int64(np.iinfo(np.int64).min)
@@ -268,16 +329,19 @@ def block_margins_bounds(fs: FloatSetting, a: int) -> tuple[np.ndarray, np.ndarr
     return vA, vB, M, A
 
 
-def block_products(fs: FloatSetting, a: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(vecA, vecB, Â, B̂) of every multiset with a corners in group A (module docstring): the two matrix products."""
+def block_products(
+    fs: FloatSetting, a: int, r0: int = 0, r1: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(vecA, vecB, Â, B̂) of every multiset with a corners in group A (module docstring): the two matrix products;
+    rows ``r0:r1`` of group A's compositions only (a chunk of one level, :func:`dpcert.darrm.privacy` splits the
+    largest levels so that Â and B̂ stay within its chunk size)."""
     K = fs.K
     ga, gb = fs.groups
-    vA = composition_array(a, len(ga))
+    vA = composition_array(a, len(ga))[r0:r1]
     vB = composition_array(K - a, len(gb))
     V = fs.v[_hankel_index(a, K)]
-    lv = fs.levels()
-    A = lv[0][0][a] @ (V @ lv[0][1][K - a].T)
-    B = lv[1][0][a] @ (V @ lv[1][1][K - a].T)
+    A = fs.level(0, 0, a)[r0:r1] @ (V @ fs.level(0, 1, K - a).T)
+    B = fs.level(1, 0, a)[r0:r1] @ (V @ fs.level(1, 1, K - a).T)
     return vA, vB, A, B
 
 

@@ -128,7 +128,8 @@ def _base(st: _Setting) -> Any:
     from dpcert.darrm.kernel import FloatSetting
 
     fs = FloatSetting(tuple(Fraction(1) for _ in range(st.K + 1)), st.K, st.m, st.eps, st.Delta, st.delta)
-    fs.levels()
+    if not fs.streamed:
+        fs.levels()
     return fs
 
 

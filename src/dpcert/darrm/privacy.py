@@ -325,9 +325,10 @@ def narrow_margin(rm: RowMargin, *, rel: float = 2.0**-60, start: int = 128) -> 
         prec *= 2
 
 
-def _chunk(task: tuple[Problem, int]) -> Summary:
-    """Decide every multiset with ``a`` corners in the first group, and enclose their largest margin (pure: same
-    task, same summary).
+def _chunk(task: tuple) -> Summary:
+    """Decide every multiset with ``a`` corners in the first group (``(pr, a)``; ``(pr, a, r0, r1)``: those whose
+    group-A composition is one of rows r0..r1 of level a), and enclose their largest margin (pure: same task, same
+    summary).
 
     Each row gets a rigorous interval: the float margin ± its proved bound, sharpened by the exact path (sign
     <= 0: at most 0; sign > 0: at least 0; identically zero: exactly 0). The chunk's maximum lies in
@@ -335,9 +336,9 @@ def _chunk(task: tuple[Problem, int]) -> Summary:
     narrowed by balls, highest upper end first. The summary's worst case is ``{"counts", "lo", "hi"}``: the row
     with the largest lower end and the chunk's maximum enclosure; its score is ``hi``.
     """
-    pr, a = task
+    pr, a, *rows = task
     fs = _float_setting(pr)
-    vA, vB, A, B = block_products(fs, a)
+    vA, vB, A, B = block_products(fs, a, *rows)
     nB = len(vB)
     # row blocks of about BLOCK_ELEMENTS entries: the elementwise passes below run in the core's cache, A and B
     # are read from memory once (two workers then do not wait on each other for memory bandwidth)
@@ -496,15 +497,38 @@ class PrivacyResult:
         }
 
 
-def _tasks(pr: Problem) -> list[tuple[Problem, int]]:
-    return [(pr, a) for a in range(pr.K + 1)]
+#: A chunk's multisets at most (its Â and B̂ take 8 bytes per multiset each): a level with more is split by rows of
+#: group A's compositions. K <= 51 never splits (12 M multisets at most per level).
+CHUNK_MULTISETS = 1 << 24
 
 
-def _describe(task: tuple[Problem, int]) -> dict[str, int]:
-    """What a chunk covers: the multisets with ``a`` corners from the first group."""
-    pr, a = task
+def _tasks(pr: Problem) -> list[tuple]:
+    """The chunks: ``(pr, a)`` per level a of group A, a level of more than :data:`CHUNK_MULTISETS` multisets split
+    into ``(pr, a, r0, r1)``. With streamed level tables (:attr:`FloatSetting.streamed`) the levels come in the
+    order of max(a, K − a), so that a process asks for ascending levels and builds each once."""
+    K, h = pr.K, pr.n_corners // 2
+    order = range(K + 1)
+    if _float_setting(pr).streamed:
+        order = sorted(order, key=lambda a: (max(a, K - a), a))
+    out: list[tuple] = []
+    for a in order:
+        n_a, n_b = comb(a + h - 1, h - 1), comb(K - a + h - 1, h - 1)
+        step = max(1, CHUNK_MULTISETS // n_b)
+        if n_a <= step:
+            out.append((pr, a))
+        else:
+            out.extend((pr, a, r0, min(n_a, r0 + step)) for r0 in range(0, n_a, step))
+    return out
+
+
+def _describe(task: tuple) -> dict[str, int]:
+    """What a chunk covers: the multisets with ``a`` corners from the first group (rows r0..r1 of them)."""
+    pr, a, *rows = task
     h = pr.n_corners // 2
-    return {"first_group_corners": a, "multisets": comb(a + h - 1, h - 1) * comb(pr.K - a + h - 1, h - 1)}
+    n_a = comb(a + h - 1, h - 1)
+    r0, r1 = rows or (0, n_a)
+    out = {"first_group_corners": a, "multisets": (r1 - r0) * comb(pr.K - a + h - 1, h - 1)}
+    return out | ({"rows": [r0, r1]} if rows else {})
 
 
 #: Below this many multisets a run with no worker count given stays in this process (starting workers costs more).
@@ -543,7 +567,8 @@ def certify(
     fs = _float_setting(pr)
     # built once, here: forked workers inherit it (each would build its own); in as many threads as local workers
     # are about to start (their cores are idle until then)
-    fs.levels(threads=run.n_workers if run.executor == "processes" else 1)
+    if not fs.streamed:
+        fs.levels(threads=run.n_workers if run.executor == "processes" else 1)
     total = map_chunks(_chunk, tasks, run=run, progress=progress, describe=_describe)
     case = total.worst_case
     counts = dict(total.counts)
