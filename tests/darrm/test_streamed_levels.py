@@ -26,7 +26,7 @@ def streamed(monkeypatch: pytest.MonkeyPatch):
     """Every FloatSetting built inside streams its levels; chunks of at most 3,000 multisets."""
     privacy._float_setting.cache_clear()
     monkeypatch.setattr(kernel, "WHOLE_LEVELS_BYTES", 0)
-    monkeypatch.setattr(privacy, "CHUNK_MULTISETS", 3000)
+    monkeypatch.setattr(kernel, "CHUNK_MULTISETS", 3000)
     yield
     privacy._float_setting.cache_clear()
 
@@ -91,7 +91,7 @@ def test_streamed_split_certify_equals_the_whole_run(streamed, gamma, K, m, eps,
     privacy._float_setting.cache_clear()
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(kernel, "WHOLE_LEVELS_BYTES", 1 << 29)
-        mp.setattr(privacy, "CHUNK_MULTISETS", 1 << 24)
+        mp.setattr(kernel, "CHUNK_MULTISETS", 1 << 24)
         assert len(privacy._tasks(pr)) == K + 1
         want = certify(pr, workers=1)
     assert kernel.WHOLE_LEVELS_BYTES == kernel_whole
@@ -109,3 +109,24 @@ def test_streamed_chunks_come_in_ascending_levels(streamed) -> None:
     pr = problem(gamma_sub(13, 3), 13, F(3), F(1, 10), F(1, 10**5), F(1, 100))
     levels = [max(t[1], 13 - t[1]) for t in privacy._tasks(pr)]
     assert levels == sorted(levels)
+
+
+def test_optimum_with_streamed_split_passes_is_the_whole_runs(streamed) -> None:
+    # the γ_opt row search's float passes go through the same chunks: the certified answer must not depend on them
+    import importlib
+
+    opt_mod = importlib.import_module("dpcert.darrm.optimize")  # the module (the package exports the function)
+    opt_mod._base.cache_clear()
+    args = (13, F(3), F(1, 2), F(1, 1000), F(1, 100))
+    split = opt_mod.optimize(*args)
+    assert any(len(c) == 3 for c in kernel.level_chunks(opt_mod._base(opt_mod._Setting(*args))))
+    opt_mod._base.cache_clear()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(kernel, "WHOLE_LEVELS_BYTES", 1 << 29)
+        mp.setattr(kernel, "CHUNK_MULTISETS", 1 << 24)
+        whole = opt_mod.optimize(*args)
+    opt_mod._base.cache_clear()
+    assert split.verdict.value == whole.verdict.value == "CERTIFIED"
+    # both certified: each error is within its gap of the optimum, so of each other
+    assert abs(split.error - whole.error) <= max(split.gap, whole.gap)
+    assert split.lower_bound <= whole.error and whole.lower_bound <= split.error

@@ -67,7 +67,7 @@ from dpcert.arith.ball import ball, fraction_of, workprec
 from dpcert.darrm.corners import composition_array, corners
 from dpcert.errors import InvalidParameter
 
-__all__ = ["FloatSetting", "block_margins", "block_margins_bounds", "groups", "MAX_K", "MAX_M_EPS"]
+__all__ = ["FloatSetting", "block_margins", "block_margins_bounds", "groups", "level_chunks", "MAX_K", "MAX_M_EPS"]
 
 #: Largest K the float kernel's underflow argument covers.
 MAX_K = 201
@@ -316,17 +316,44 @@ def _hankel_index(a: int, K: int) -> np.ndarray:
     return np.arange(a + 1)[:, None] + np.arange(K - a + 1)[None, :]
 
 
-def block_margins_bounds(fs: FloatSetting, a: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Float margins of every multiset with a corners in group A, and their proved per-row error bounds.
+def block_margins_bounds(
+    fs: FloatSetting, a: int, r0: int = 0, r1: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Float margins of every multiset with a corners in group A (rows r0..r1 of them), and their proved per-row
+    error bounds.
 
     Returns:
         (vecA, vecB, M, E): the count vectors of the two groups, the (len(vecA), len(vecB)) margin matrix (row i,
         column j is the multiset (vecA[i], vecB[j])) and the matrix of bounds on |M − margin|.
     """
-    vA, vB, A, B = block_products(fs, a)
+    vA, vB, A, B = block_products(fs, a, r0, r1)
     M = np.empty_like(A)
     margins_bounds(fs, A, B, M)
     return vA, vB, M, A
+
+
+#: A chunk's multisets at most (its Â and B̂ take 8 bytes per multiset each): a level with more is split by rows of
+#: group A's compositions. K <= 51 never splits (12 M multisets at most per level).
+CHUNK_MULTISETS = 1 << 24
+
+
+def level_chunks(fs: FloatSetting) -> list[tuple[int, ...]]:
+    """The chunks of 𝒫: ``(a,)`` per level a of group A, a level of more than :data:`CHUNK_MULTISETS` multisets split
+    into ``(a, r0, r1)`` (rows r0..r1 of group A's compositions; see :func:`block_products`). With streamed level
+    tables (:attr:`FloatSetting.streamed`) the levels come in the order of max(a, K − a), so that a process handed
+    chunks in order asks for ascending levels and builds each once."""
+    K = fs.K
+    ga, gb = (len(g) for g in fs.groups)
+    order = sorted(range(K + 1), key=lambda a: (max(a, K - a), a)) if fs.streamed else range(K + 1)
+    out: list[tuple[int, ...]] = []
+    for a in order:
+        n_a, n_b = comb(a + ga - 1, ga - 1), comb(K - a + gb - 1, gb - 1)
+        step = max(1, CHUNK_MULTISETS // n_b)
+        if n_a <= step:
+            out.append((a,))
+        else:
+            out.extend((a, r0, min(n_a, r0 + step)) for r0 in range(0, n_a, step))
+    return out
 
 
 def block_products(

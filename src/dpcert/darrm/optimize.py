@@ -177,9 +177,9 @@ def _separate(task: tuple) -> Summary:
     """
     from dpcert.darrm.kernel import block_margins_bounds
 
-    st, table, a, keep, tol = task
+    st, table, a, keep, tol, *rows = task
     fs = _with_gamma(st, table)
-    vA, vB, M, E = block_margins_bounds(fs, a)
+    vA, vB, M, E = block_margins_bounds(fs, a, *rows)
     s = Summary()
     flat = M.ravel()
     up = np.nextafter(flat + E.ravel(), np.inf)
@@ -206,7 +206,9 @@ def _separate(task: tuple) -> Summary:
 def _pass(
     st: _Setting, table: tuple[Fraction, ...], keep: int, tol: float, workers: int, run: Any = None
 ) -> tuple[Summary, list[tuple[float, tuple[int, ...]]]]:
-    tasks = [(st, table, a, keep, tol) for a in range(st.K + 1)]
+    from dpcert.darrm.kernel import level_chunks
+
+    tasks = [(st, table, a, keep, tol, *rows) for a, *rows in level_chunks(_base(st))]
     total = map_chunks(_separate, tasks, workers=workers, run=run)
     found = sorted(total.refuted, key=lambda r: (-r[0], r[1]))
     return total, found

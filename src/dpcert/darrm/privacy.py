@@ -51,7 +51,15 @@ from dpcert.core.claim import Verdict
 from dpcert.core.parallel import RunOptions, Summary, map_chunks
 from dpcert.darrm.corners import corner_label, corners, n_multisets
 from dpcert.darrm.gamma import Gamma, check_k
-from dpcert.darrm.kernel import FloatSetting, block_margins_bounds, block_products, margins_bounds, next_down, next_up
+from dpcert.darrm.kernel import (
+    FloatSetting,
+    block_margins_bounds,
+    block_products,
+    level_chunks,
+    margins_bounds,
+    next_down,
+    next_up,
+)
 from dpcert.errors import InvalidParameter, PrecisionExhausted
 
 __all__ = ["Problem", "problem", "PrivacyResult", "certify", "row_margin", "plain_loop_max", "MAX_REFUTED_PER_CHUNK"]
@@ -497,28 +505,10 @@ class PrivacyResult:
         }
 
 
-#: A chunk's multisets at most (its Â and B̂ take 8 bytes per multiset each): a level with more is split by rows of
-#: group A's compositions. K <= 51 never splits (12 M multisets at most per level).
-CHUNK_MULTISETS = 1 << 24
-
-
 def _tasks(pr: Problem) -> list[tuple]:
-    """The chunks: ``(pr, a)`` per level a of group A, a level of more than :data:`CHUNK_MULTISETS` multisets split
-    into ``(pr, a, r0, r1)``. With streamed level tables (:attr:`FloatSetting.streamed`) the levels come in the
-    order of max(a, K − a), so that a process asks for ascending levels and builds each once."""
-    K, h = pr.K, pr.n_corners // 2
-    order = range(K + 1)
-    if _float_setting(pr).streamed:
-        order = sorted(order, key=lambda a: (max(a, K - a), a))
-    out: list[tuple] = []
-    for a in order:
-        n_a, n_b = comb(a + h - 1, h - 1), comb(K - a + h - 1, h - 1)
-        step = max(1, CHUNK_MULTISETS // n_b)
-        if n_a <= step:
-            out.append((pr, a))
-        else:
-            out.extend((pr, a, r0, min(n_a, r0 + step)) for r0 in range(0, n_a, step))
-    return out
+    """The chunks (:func:`~dpcert.darrm.kernel.level_chunks`): ``(pr, a)``, or ``(pr, a, r0, r1)`` for part of a
+    large level."""
+    return [(pr, *c) for c in level_chunks(_float_setting(pr))]
 
 
 def _describe(task: tuple) -> dict[str, int]:
