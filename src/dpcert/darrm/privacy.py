@@ -654,8 +654,8 @@ MAX_CONTENDERS = 4096
 def _contenders(pr: Problem, threshold: float) -> tuple[tuple[int, ...], ...] | None:
     fs = _float_setting(pr)
     out = []
-    for a in range(pr.K + 1):
-        vA, vB, M, E = block_margins_bounds(fs, a)
+    for chunk in level_chunks(fs):
+        vA, vB, M, E = block_margins_bounds(fs, *chunk)
         for i, j in zip(*np.nonzero(np.nextafter(M + E, np.inf) >= threshold), strict=True):
             out.append(tuple(int(v) for v in vA[i]) + tuple(int(v) for v in vB[j]))
             if len(out) > MAX_CONTENDERS:
