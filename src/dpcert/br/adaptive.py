@@ -252,27 +252,31 @@ def _run_tasks(tasks: list[Any], run: RunOptions | None, section: str, key: str)
         if ckpt is not None:
             ckpt.put(section, i, _to_record(value))
 
-    if run is None or run.executor == "serial" or (run.executor == "processes" and run.n_workers == 1):
-        for i in todo:
-            keep(i, _lattice_task(tasks[i]))
-    elif todo:
-        from dataclasses import replace
+    try:
+        if run is None or run.executor == "serial" or (run.executor == "processes" and run.n_workers == 1):
+            for i in todo:
+                keep(i, _lattice_task(tasks[i]))
+        elif todo:
+            from dataclasses import replace
 
-        from dpcert.core.parallel import map_each
-        from dpcert.errors import WorkerDied
+            from dpcert.core.parallel import map_each
+            from dpcert.errors import WorkerDied
 
-        done = map_each(
-            _lattice_task,
-            [tasks[i] for i in todo],
-            run=replace(run, checkpoint=None, progress=None),
-            on_result=lambda j, v: keep(todo[j], v),
-        )
-        for _, reason in done:
-            if reason is not None:  # the bracket needs every task: no verdict
-                import re
+            done = map_each(
+                _lattice_task,
+                [tasks[i] for i in todo],
+                run=replace(run, checkpoint=None, progress=None),
+                on_result=lambda j, v: keep(todo[j], v),
+            )
+            for _, reason in done:
+                if reason is not None:  # the bracket needs every task: no verdict
+                    import re
 
-                sig = re.search(r"signal (\d+)", reason)
-                raise WorkerDied(int(sig.group(1)) if sig else None)
+                    sig = re.search(r"signal (\d+)", reason)
+                    raise WorkerDied(int(sig.group(1)) if sig else None)
+    finally:  # what finished is on disk, also after Ctrl-C or an error
+        if ckpt is not None:
+            ckpt.flush()
     return [results[i] for i in range(len(tasks))]
 
 

@@ -385,14 +385,19 @@ class Checkpoint:
     """A file of finished chunks: ``{"format", "dpcert", "key", "sections": {call: {chunk index: summary}}}``.
 
     ``key`` hashes what the run computes; each :func:`map_chunks` call of the run is a section keyed by its
-    function and chunks. Written atomically (a temporary file renamed over it) after each chunk, so a kill at
-    any moment leaves the previous or the next state, never a torn file.
+    function and chunks. Written atomically (a temporary file renamed over it), so a kill at any moment leaves the
+    previous or the next state, never a torn file: at the first finished chunk, then at most once every
+    :attr:`WRITE_EVERY` seconds, and by :meth:`flush` when the run ends, fails or is interrupted (Ctrl-C, SIGTERM).
+    A SIGKILL loses at most the last second's chunks, which a resumed run computes again. (Rewriting the whole file
+    after each chunk cost 12 ms per chunk at 1,725 chunks, K = 101: serial work in the main process.)
 
     Raises:
         InvalidParameter: the file is not a dpcert checkpoint, or is of other inputs or another dpcert version.
     """
 
     FORMAT = "dpcert-checkpoint"
+    #: Seconds between two writes of the file at most while chunks finish.
+    WRITE_EVERY = 1.0
 
     def __init__(self, path: str | os.PathLike[str], key: str) -> None:
         from dpcert._version import __version__
@@ -401,6 +406,8 @@ class Checkpoint:
         self.version = __version__
         self.key = hashlib.sha256(f"{__version__}\0{key}".encode()).hexdigest()
         self.data: dict[str, Any] = {"format": self.FORMAT, "dpcert": __version__, "key": self.key, "sections": {}}
+        self._dirty = False
+        self._written: float | None = None
         if self.path.exists():
             self._load()
 
@@ -456,10 +463,19 @@ class Checkpoint:
         return {int(k): v for k, v in sec.items()}
 
     def _put(self, section: str, i: int, encoded: Any) -> None:
+        self.data["sections"].setdefault(section, {})[str(i)] = encoded
+        self._dirty = True
+        if self._written is None or time.monotonic() - self._written >= self.WRITE_EVERY:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write what was recorded since the last write (atomically); nothing when nothing was."""
         from dpcert.core.files import atomic_write_text
 
-        self.data["sections"].setdefault(section, {})[str(i)] = encoded
-        atomic_write_text(self.path, json.dumps(self.data, separators=(",", ":")) + "\n")
+        if self._dirty:
+            atomic_write_text(self.path, json.dumps(self.data, separators=(",", ":")) + "\n")
+            self._dirty = False
+            self._written = time.monotonic()
 
     def _damaged(self) -> InvalidParameter:
         return InvalidParameter("--checkpoint", str(self.path), "a dpcert checkpoint file (it is damaged)")
@@ -526,8 +542,10 @@ def map_chunks(
     todo = [i for i in range(len(chunks)) if i not in parts]
     n = run.n_workers
     failed: dict[int, str] = {}
-    if todo:
-        if run.executor == "dask":
+    try:
+        if not todo:
+            pass
+        elif run.executor == "dask":
             failed = _run_dask(fn, chunks, todo, n, run.scheduler, finished)
         elif run.executor == "serial" or n <= 1 or len(todo) <= 1:
             from threadpoolctl import threadpool_limits
@@ -539,6 +557,9 @@ def map_chunks(
                     finished(i, fn(chunks[i]))
         else:
             failed = _run_pool(fn, chunks, todo, min(n, len(todo)), finished)
+    finally:  # what finished is on disk, also after Ctrl-C, SIGTERM or an error
+        if ckpt is not None:
+            ckpt.flush()
     total = Summary()
     for i in range(len(chunks)):
         if i in parts:

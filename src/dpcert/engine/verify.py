@@ -135,11 +135,15 @@ def run_entries(
         if on_result is not None:
             on_result(done[i])
     todo = [i for i in range(len(chosen)) if i not in done]
-    if parallel:
-        assert run is not None and recipe is not None
-        _run_parallel(chosen, todo, max_prec, progress, keep, run, recipe)
-    else:
-        _run_serial(chosen, todo, max_prec, progress, keep)
+    try:
+        if parallel:
+            assert run is not None and recipe is not None
+            _run_parallel(chosen, todo, max_prec, progress, keep, run, recipe)
+        else:
+            _run_serial(chosen, todo, max_prec, progress, keep)
+    finally:  # what finished is on disk, also after Ctrl-C or an error
+        if ckpt is not None:
+            ckpt.flush()
     results = [done[i] for i in range(len(chosen))]
     sources = sorted({e.source for e in chosen})
     return VerifyReport(results, len(entries) - len(chosen), time.perf_counter() - t0, sources)
