@@ -130,3 +130,17 @@ def test_optimum_with_streamed_split_passes_is_the_whole_runs(streamed) -> None:
     # both certified: each error is within its gap of the optimum, so of each other
     assert abs(split.error - whole.error) <= max(split.gap, whole.gap)
     assert split.lower_bound <= whole.error and whole.lower_bound <= split.error
+
+
+def test_chunks_in_threads_of_one_process_agree(streamed) -> None:
+    # a Dask worker runs several chunks at once in threads: every chunk's summary must be the one computed alone
+    # (fails with process-wide scratch matrices instead of per-thread ones; the level tables are built under a lock)
+    from concurrent.futures import ThreadPoolExecutor
+
+    pr = problem(gamma_sub(13, 3), 13, F(3), F(1, 10), F(1, 10**5), F(1, 100))
+    tasks = privacy._tasks(pr)
+    alone = [privacy._chunk(t).to_json() for t in tasks]
+    privacy._float_setting.cache_clear()
+    with ThreadPoolExecutor(4) as ex:
+        together = [s.to_json() for s in ex.map(privacy._chunk, tasks[::-1])][::-1]
+    assert together == alone

@@ -176,6 +176,8 @@ class FloatSetting:
         self.mirrored = len(ga) == len(gb) and all(
             self.coords[j][side] == self.coords[k][side][::-1] for j, k in zip(ga, gb, strict=True) for side in (0, 1)
         )
+        # one process may run chunks in several threads (a Dask worker's default): the tables are built under a lock
+        self._lock = threading.RLock()
         self._running: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
         self._kept: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
 
@@ -189,6 +191,10 @@ class FloatSetting:
         ``threads`` > 1 builds the four tables in that many threads (numpy's array operations run outside the GIL;
         the tables are the same doubles): for a parent about to fork that many workers, whose cores are idle
         meanwhile."""
+        with self._lock:
+            return self._levels_locked(threads)
+
+    def _levels_locked(self, threads: int) -> tuple:
         if self._levels is None:
             jobs = [[self.coords[j][side] for j in grp] for side in (0, 1) for grp in self.groups]
             if threads > 1:
@@ -216,6 +222,10 @@ class FloatSetting:
         O(K⁵) whole tables (11 GB)."""
         if not self.streamed:
             return self.levels()[side][grp][s]
+        with self._lock:
+            return self._level_locked(side, grp, s)
+
+    def _level_locked(self, side: int, grp: int, s: int) -> np.ndarray:
         key = (side, grp, s)
         if key in self._kept:
             self._kept.move_to_end(key)
