@@ -285,14 +285,19 @@ class RunOptions:
 
 
 def add_run_options(
-    parser: argparse.ArgumentParser, *, checkpoint: bool = True, workers_default: int | None = None
+    parser: argparse.ArgumentParser,
+    *,
+    checkpoint: bool = True,
+    workers_default: int | None = None,
+    default_help: str | None = None,
 ) -> None:
     """Add ``--workers N``, ``--executor serial|processes|dask``, ``--scheduler ADDRESS`` and (with ``checkpoint``)
     ``--checkpoint FILE`` to a command's parser; :func:`run_options` turns the parsed arguments into
-    :class:`RunOptions`. ``workers_default``: the default of ``--workers`` (``None``: every core)."""
+    :class:`RunOptions`. ``workers_default``: the default of ``--workers`` (``None``: every core);
+    ``default_help``: how ``--workers`` help states that default (``None``: "every core" or the number)."""
     from dpcert.cli import int_option
 
-    cores = "every core" if workers_default is None else str(workers_default)
+    cores = default_help or ("every core" if workers_default is None else str(workers_default))
     parser.add_argument(
         "--workers",
         type=int_option("--workers", 1, MAX_WORKERS),
