@@ -93,9 +93,12 @@ def existing_cluster_runs(argv: list[str], times: int) -> tuple[list[dict[str, A
     outside the timed commands, like ``dask worker`` processes: spawned by nannies); each run's CPU seconds include
     the workers'. Returns the runs and the scheduler address."""
     import logging
+    import warnings
 
     import distributed
 
+    # the scheduler's small HTTP server moves to another port when 8787 is taken (a cluster closing): not news here
+    warnings.filterwarnings("ignore", message="Port 8787 is already in use", category=UserWarning)
     with (
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
