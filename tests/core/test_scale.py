@@ -113,6 +113,21 @@ def mmapped_for_an_array(_=None):
     return libc.mallinfo2().hblkhd - before
 
 print(mmapped_for_an_array(), _dask_task(mmapped_for_an_array, None), mmapped_for_an_array())
+
+# two tasks in two threads of one worker: the first to end leaves the other's thresholds raised
+import threading
+other_ended, seen = threading.Event(), []
+
+def long_task(_):
+    other_ended.wait(10)
+    return mmapped_for_an_array()
+
+t = threading.Thread(target=lambda: seen.append(_dask_task(long_task, None)))
+t.start()
+short = _dask_task(mmapped_for_an_array, None)
+other_ended.set()
+t.join()
+print(short, seen[0], mmapped_for_an_array())
 """
 
 
@@ -120,14 +135,18 @@ print(mmapped_for_an_array(), _dask_task(mmapped_for_an_array, None), mmapped_fo
 def test_a_dask_task_keeps_freed_memory_for_reuse_and_restores_the_workers_malloc_settings():
     """A Dask nanny's MALLOC_TRIM_THRESHOLD_ fixes glibc's mmap threshold at 128 KiB, so every larger NumPy
     temporary is a fresh mmap (the DaRRM chunks took 2.3x the CPU); a dpcert task raises the thresholds while it
-    runs and puts the environment's back after (a 1 MiB array is mmapped before and after it, not within it)."""
+    runs and puts the environment's back after (a 1 MiB array is mmapped before and after it, not within it); with
+    tasks in several threads, when the last one ends."""
     import subprocess
     import sys
 
     env = {**os.environ, "MALLOC_TRIM_THRESHOLD_": "65536"}
     out = subprocess.run([sys.executable, "-c", MALLOC_PROBE], env=env, capture_output=True, text=True, check=True)
-    before, within, after = map(int, out.stdout.split())
+    alone, threads = (list(map(int, line.split())) for line in out.stdout.splitlines())
+    before, within, after = alone
     assert before >= 1 << 20 and within == 0 and after >= 1 << 20
+    short, long_after_short, after_both = threads
+    assert short == 0 and long_after_short == 0 and after_both >= 1 << 20
 
 
 def test_dask_missing_or_unreachable_is_one_line(capsys, monkeypatch):

@@ -770,14 +770,20 @@ _GLIBC_MMAP_THRESHOLD = 128 * 1024
 _TASK_MMAP_THRESHOLD, _TASK_TRIM_THRESHOLD = 32 << 20, 64 << 20
 
 
-def _keep_freed_memory() -> Callable[[], None] | None:
+#: dpcert tasks running in this worker process (a worker may run several in threads) and their lock: the malloc
+#: thresholds are raised by the first to start and restored by the last to end
+_TASKS_RUNNING = 0
+_TASKS_LOCK = threading.Lock()
+
+
+def _malloc_thresholds(raised: bool) -> None:
     """On a worker whose glibc malloc thresholds were fixed by ``MALLOC_TRIM_THRESHOLD_`` (a Dask nanny sets 65536,
-    ``distributed.nanny.pre-spawn-environ``): raise them to what glibc itself would reach, and return a function
-    that puts the environment's values back and hands the freed memory to the system (``malloc_trim``). ``None``
-    where nothing fixed them (glibc then adjusts them itself) or there is no glibc."""
+    ``distributed.nanny.pre-spawn-environ``): raise them to what glibc's own adjustment reaches, or put the
+    environment's values back and hand the freed memory to the system (``malloc_trim``). Nothing where nothing fixed
+    them (glibc then adjusts them itself) or there is no glibc."""
     trim_env = os.environ.get("MALLOC_TRIM_THRESHOLD_")
     if trim_env is None or not sys.platform.startswith("linux"):
-        return None
+        return
     try:
         import ctypes
 
@@ -786,16 +792,14 @@ def _keep_freed_memory() -> Callable[[], None] | None:
         libc = ctypes.CDLL(None)
         mallopt, malloc_trim = libc.mallopt, libc.malloc_trim
     except (OSError, AttributeError, ValueError):  # pragma: no cover - not glibc, or a value glibc would not read
-        return None
-    mallopt(_M_MMAP_THRESHOLD, _TASK_MMAP_THRESHOLD)
-    mallopt(_M_TRIM_THRESHOLD, _TASK_TRIM_THRESHOLD)
-
-    def restore() -> None:
+        return
+    if raised:
+        mallopt(_M_MMAP_THRESHOLD, _TASK_MMAP_THRESHOLD)
+        mallopt(_M_TRIM_THRESHOLD, _TASK_TRIM_THRESHOLD)
+    else:
         mallopt(_M_TRIM_THRESHOLD, trim)
         mallopt(_M_MMAP_THRESHOLD, mmap)
         malloc_trim(0)
-
-    return restore
 
 
 def _dask_task(fn: Callable[[Any], Any], chunk: Any) -> Any:
@@ -805,13 +809,19 @@ def _dask_task(fn: Callable[[Any], Any], chunk: Any) -> Any:
     128 KiB: every NumPy temporary above that (the DaRRM chunk's 256 KiB row blocks) is then a fresh ``mmap`` whose
     pages fault in one by one, and returned at once. Measured at DaRRM K = 41, Δ > 0: the chunks took 1.75 CPU
     seconds instead of 0.75 in such a process, an existing 2-worker cluster 2.2x the local processes' wall time.
-    The worker's settings are restored after the task and the freed memory returned, as Dask wants it."""
-    restore = _keep_freed_memory()
+    The worker's settings are restored when its last dpcert task ends and the freed memory returned, as Dask wants."""
+    global _TASKS_RUNNING
+    with _TASKS_LOCK:
+        _TASKS_RUNNING += 1
+        if _TASKS_RUNNING == 1:
+            _malloc_thresholds(raised=True)
     try:
         return fn(chunk)
     finally:
-        if restore is not None:
-            restore()
+        with _TASKS_LOCK:
+            _TASKS_RUNNING -= 1
+            if _TASKS_RUNNING == 0:
+                _malloc_thresholds(raised=False)
 
 
 def _dask_client(n: int, scheduler: str | None) -> tuple[Any, Any]:
