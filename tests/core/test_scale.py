@@ -79,6 +79,76 @@ def test_the_cli_reaches_a_scheduler_named_by_the_environment(capsys, monkeypatc
     assert rc == 0 and dask == serial
 
 
+def _fails_at_two(chunk: int) -> Summary:
+    if chunk == 2:
+        raise InvalidParameter("chunk", chunk, "not 2")
+    return Summary({"ok": 1})
+
+
+@needs_dask
+def test_a_chunk_that_raises_on_dask_raises_here_and_the_others_merge():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as lc:
+        run = RunOptions("dask", scheduler=lc.scheduler_address)
+        with pytest.raises(InvalidParameter, match="invalid chunk=2"):
+            map_chunks(_fails_at_two, range(5), run=run)
+        assert map_chunks(_fails_at_two, [0, 1, 3], run=run).counts == {"ok": 3}
+
+
+#: run with MALLOC_TRIM_THRESHOLD_=65536 (what a Dask nanny gives its workers): bytes glibc holds in mmapped blocks
+#: while a 1 MiB array is alive, outside a dpcert task, inside one, and outside again
+MALLOC_PROBE = """
+import ctypes, numpy as np
+from dpcert.core.parallel import _dask_task
+
+class Info(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                               "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = Info
+
+def mmapped_for_an_array(_=None):
+    before = libc.mallinfo2().hblkhd
+    a = np.ones(1 << 17)
+    return libc.mallinfo2().hblkhd - before
+
+print(mmapped_for_an_array(), _dask_task(mmapped_for_an_array, None), mmapped_for_an_array())
+
+# two tasks in two threads of one worker: the first to end leaves the other's thresholds raised
+import threading
+other_ended, seen = threading.Event(), []
+
+def long_task(_):
+    other_ended.wait(10)
+    return mmapped_for_an_array()
+
+t = threading.Thread(target=lambda: seen.append(_dask_task(long_task, None)))
+t.start()
+short = _dask_task(mmapped_for_an_array, None)
+other_ended.set()
+t.join()
+print(short, seen[0], mmapped_for_an_array())
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("ctypes").CDLL(None), "mallinfo2"), reason="needs glibc >= 2.33")
+def test_a_dask_task_keeps_freed_memory_for_reuse_and_restores_the_workers_malloc_settings():
+    """A Dask nanny's MALLOC_TRIM_THRESHOLD_ fixes glibc's mmap threshold at 128 KiB, so every larger NumPy
+    temporary is a fresh mmap (the DaRRM chunks took 2.3x the CPU); a dpcert task raises the thresholds while it
+    runs and puts the environment's back after (a 1 MiB array is mmapped before and after it, not within it); with
+    tasks in several threads, when the last one ends."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "MALLOC_TRIM_THRESHOLD_": "65536"}
+    out = subprocess.run([sys.executable, "-c", MALLOC_PROBE], env=env, capture_output=True, text=True, check=True)
+    alone, threads = (list(map(int, line.split())) for line in out.stdout.splitlines())
+    before, within, after = alone
+    assert before >= 1 << 20 and within == 0 and after >= 1 << 20
+    short, long_after_short, after_both = threads
+    assert short == 0 and long_after_short == 0 and after_both >= 1 << 20
+
+
 def test_dask_missing_or_unreachable_is_one_line(capsys, monkeypatch):
     assert main(["darrm", "certify", *ARGS, "--scheduler", "tcp://127.0.0.1:1"]) == 2  # not --executor dask
     assert "--scheduler" in capsys.readouterr().err

@@ -139,3 +139,32 @@ def test_user_tables(tmp_path):
         validate_table(["1", "1", "abc", "1"])
     with pytest.raises(InvalidParameter):
         load_table(tmp_path / "missing.csv")
+
+
+def test_a_pickled_gamma_hashes_like_an_equal_one_made_where_it_is_loaded(tmp_path):
+    """A Gamma sent to another process (a Dask worker) must hash there as that process's equal Gammas do: string
+    hashes differ between processes, and the caches keyed on Gammas (the DaRRM float setting) missed on every run
+    on a long-lived worker when the sender's remembered hash travelled with it."""
+    import os
+    import subprocess
+    import sys
+
+    blob = tmp_path / "g.pickle"
+    make = (
+        "import pickle, sys; from dpcert.darrm.gamma import gamma_sub; "
+        "g = gamma_sub(7, 3); hash(g); open(sys.argv[1], 'wb').write(pickle.dumps(g))"
+    )
+    load = (
+        "import pickle, sys; from dpcert.darrm.gamma import gamma_sub; "
+        "g = pickle.loads(open(sys.argv[1], 'rb').read()); mine = gamma_sub(7, 3); "
+        "print(g == mine, hash(g) == hash(mine), {mine: 1}.get(g))"
+    )
+    for code, seed in ((make, "1"), (load, "2")):  # two processes whose string hashes differ
+        p = subprocess.run(
+            [sys.executable, "-c", code, str(blob)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+        )
+    assert p.stdout.split() == ["True", "True", "1"]

@@ -117,3 +117,87 @@ def test_verify_checkpoint_resumes_and_refuses_another_selection(tmp_path, capsy
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"dpcert: error: invalid --checkpoint={ck!r}: expected a checkpoint of these inputs (it was "
                    "written for other inputs)"]  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------ every core by default
+
+
+def _spy_map_each(monkeypatch):
+    """Record each call of the pool (``map_each``) by ``verify``: its run options and the claims sent to it."""
+    calls: list[tuple[RunOptions, list[int]]] = []
+    real = verify_mod.map_each
+
+    def spy(fn, tasks, *, run, on_result):
+        calls.append((run, [t[1] for t in tasks]))
+        return real(fn, tasks, run=run, on_result=on_result)
+
+    monkeypatch.setattr(verify_mod, "map_each", spy)
+    return calls
+
+
+def test_verify_without_workers_runs_claims_on_every_core_and_equals_one_worker(monkeypatch, capsys):
+    one = ["verify", *SELECT, "--json", "-q", "--workers", "1"]
+    calls = _spy_map_each(monkeypatch)
+    assert main(one) == 0
+    serial = json.loads(capsys.readouterr().out)
+    assert calls == []  # --workers 1: no pool
+    monkeypatch.setattr(verify_mod, "HEAD_START_SECONDS", 0.0)  # these 8 claims take ~20 ms: none run here
+    assert main(["verify", *SELECT, "--json", "-q"]) == 0
+    default = json.loads(capsys.readouterr().out)
+    [(run, sent)] = calls
+    assert run.executor == "processes" and run.workers is None  # every core (default_workers())
+    assert sent == list(range(8))
+    assert _untimed(default) == _untimed(serial)
+
+
+def test_a_short_default_run_starts_no_pool(monkeypatch, capsys):
+    calls = _spy_map_each(monkeypatch)
+    monkeypatch.setattr(verify_mod, "HEAD_START_SECONDS", 1e9)  # the head start never runs out
+    assert main(["verify", *SELECT, "--json", "-q"]) == 0
+    assert json.loads(capsys.readouterr().out)["counts"]["as_expected"] == 8
+    assert calls == []
+
+
+def test_the_head_start_hands_the_rest_to_the_workers_once_its_time_is_up(monkeypatch, capsys):
+    assert main(["verify", *SELECT, "--json", "-q", "--workers", "1"]) == 0
+    serial = json.loads(capsys.readouterr().out)
+    calls = _spy_map_each(monkeypatch)
+    clock = iter(range(1000))  # verify's clock: one tenth of a second more at each reading
+
+    class FakeTime:
+        @staticmethod
+        def perf_counter():
+            return next(clock) / 10
+
+    monkeypatch.setattr(verify_mod, "time", FakeTime)
+    assert main(["verify", *SELECT, "--json", "-q"]) == 0
+    # readings: the run's start (0.0), the head start's (0.1), before claims 0, 1, 2 (0.2, 0.3, 0.4 s): 0.25 s
+    # after its start the head start stops before claim 2
+    [(_, sent)] = calls
+    assert sent == [2, 3, 4, 5, 6, 7]
+    assert _untimed(json.loads(capsys.readouterr().out)) == _untimed(serial)
+
+
+def test_the_head_start_stops_before_a_slow_claim(monkeypatch, tmp_path, capsys):
+    m = tmp_path / "m.toml"
+    m.write_text(
+        '[[claims]]\nselect = "darrm.table4.mnist.lambda"\n'
+        '[[claims]]\nselect = "darrm.table4.mnist.sigma_min"\nfull = true\n'
+        '[[claims]]\nselect = "darrm.table2.mnist.q20.eps"\n'
+    )
+    calls = _spy_map_each(monkeypatch)
+    monkeypatch.setattr(verify_mod, "HEAD_START_SECONDS", 1e9)
+    assert main(["verify", str(m), "--full", "--json", "-q"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    [(_, sent)] = calls
+    assert sent == [1, 2]  # the first here; the slow one and all after it on the workers
+    assert [r["id"] for r in out["results"]] == [
+        "darrm.table4.mnist.lambda", "darrm.table4.mnist.sigma_min", "darrm.table2.mnist.q20.eps"
+    ]  # fmt: skip
+
+
+def test_verify_help_states_the_default_and_the_head_start(capsys):
+    with pytest.raises(SystemExit):
+        main(["verify", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"default: every core, once the claims run here have taken {verify_mod.HEAD_START_SECONDS:g} s" in text

@@ -76,6 +76,12 @@ class Gamma:
             object.__setattr__(self, "_hash", h)
         return h
 
+    def __getstate__(self) -> dict[str, Any]:
+        # the remembered hash stays behind: a string's hash differs between processes, so a Gamma unpickled in a Dask
+        # worker with its sender's hash would be equal to that worker's own Gammas and hash differently; the caches
+        # keyed on it (the DaRRM float setting: 154 MiB of levels at K = 41, Δ > 0) then missed on every run and grew
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
     @property
     def K(self) -> int:
         return len(self.table) - 1
