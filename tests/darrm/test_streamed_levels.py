@@ -144,3 +144,31 @@ def test_chunks_in_threads_of_one_process_agree(streamed) -> None:
     with ThreadPoolExecutor(4) as ex:
         together = [s.to_json() for s in ex.map(privacy._chunk, tasks[::-1])][::-1]
     assert together == alone
+
+
+def test_a_second_pass_builds_about_as_much_as_the_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a warm worker (an existing Dask cluster's, or the γ_opt search's next round) asks for the same ascending levels
+    # again: its running table must restart, not leave every high level to be built afresh (quadratic in K)
+    monkeypatch.setattr(kernel, "WHOLE_LEVELS_BYTES", 0)
+    K = 31
+    fs = _setting(K, F(1, 10), F(1, 10**5))
+    steps: list[int] = []
+    real = kernel._advance
+
+    def counted(table, t, s, coords):
+        steps.append(s - t)
+        return real(table, t, s, coords)
+
+    monkeypatch.setattr(kernel, "_advance", counted)
+
+    def one_pass() -> int:
+        steps.clear()
+        for a, *_ in kernel.level_chunks(fs):
+            for side in (0, 1):
+                fs.level(side, 0, a)
+                fs.level(side, 1, K - a)
+        return sum(steps)
+
+    first, second = one_pass(), one_pass()
+    # (the second may restart its running table once per side where the first built it upwards: at most K more)
+    assert first > 0 and second <= first + 2 * K

@@ -216,8 +216,9 @@ class FloatSetting:
 
         Whole tables (:meth:`levels`) when they fit in :data:`WHOLE_LEVELS_BYTES`; otherwise (:attr:`streamed`)
         built here as chunks ask: one running table per (side, group) advanced level by level (chunks asking for
-        ascending levels, as :func:`dpcert.darrm.privacy` orders them, build each level once per process), a level
-        below the running one built afresh, the last few kept; with :attr:`mirrored` corners group B's tables
+        ascending levels, as :func:`level_chunks` orders them, build each level once per process), a level below
+        the running one built afresh (a high one, above K/2, restarts the running table: the next pass of a warm
+        worker climbs again from there), the last few kept; with :attr:`mirrored` corners group B's tables
         are group A's reversed. Memory: a few tables of one level (at K = 101, Δ > 0: 149 MB each), not the
         O(K⁵) whole tables (11 GB)."""
         if not self.streamed:
@@ -238,7 +239,10 @@ class FloatSetting:
             if s >= t:
                 cur = _advance(cur, t, s, coords)
                 self._running[(side, grp)] = (s, cur)
-            else:
+            elif 2 * s > self.K:  # a high level below the running one: a new pass (another run or γ_opt round)
+                cur = _advance(np.ones((1, 1)), 0, s, coords)
+                self._running[(side, grp)] = (s, cur)
+            else:  # a low level (the other group's partner of a high one): cheap, built afresh
                 cur = _advance(np.ones((1, 1)), 0, s, coords)
             table = cur
         self._kept[key] = table
