@@ -75,8 +75,8 @@ MAX_K = 201
 #: Largest m·ε (e^{mε} must stay far from overflow).
 MAX_M_EPS = 700
 #: The four whole level tables are kept in a process (built once, inherited by forked workers) up to this many bytes
-#: (K <= 55 with Δ > 0: 0.4 GB at K = 51); beyond, each process builds the levels its chunks need
-#: (:meth:`FloatSetting.level`): at K = 101, Δ > 0 the whole tables would be 11 GB.
+#: (K <= 51 with Δ > 0: 0.46 GB at K = 51); beyond, each process builds the levels its chunks need
+#: (:meth:`FloatSetting.level`): at K = 101, Δ > 0 the whole tables would be 12.5 GB.
 WHOLE_LEVELS_BYTES = 1 << 29
 #: Level tables a streaming process keeps (a chunk needs four; with mirrored groups a pair of chunks a, K − a needs
 #: eight: A's levels a and K − a and their mirrors, for p and p').
@@ -220,7 +220,7 @@ class FloatSetting:
         the running one built afresh (a high one, above K/2, restarts the running table: the next pass of a warm
         worker climbs again from there), the last few kept; with :attr:`mirrored` corners group B's tables
         are group A's reversed. Memory: a few tables of one level (at K = 101, Δ > 0: 149 MB each), not the
-        O(K⁵) whole tables (11 GB)."""
+        O(K⁵) whole tables (12.5 GB)."""
         if not self.streamed:
             return self.levels()[side][grp][s]
         with self._lock:
@@ -236,15 +236,11 @@ class FloatSetting:
         else:
             coords = [self.coords[j][side] for j in self.groups[grp]]
             t, cur = self._running.get((side, grp), (0, np.ones((1, 1))))
-            if s >= t:
-                cur = _advance(cur, t, s, coords)
-                self._running[(side, grp)] = (s, cur)
-            elif 2 * s > self.K:  # a high level below the running one: a new pass (another run or γ_opt round)
-                cur = _advance(np.ones((1, 1)), 0, s, coords)
-                self._running[(side, grp)] = (s, cur)
-            else:  # a low level (the other group's partner of a high one): cheap, built afresh
-                cur = _advance(np.ones((1, 1)), 0, s, coords)
-            table = cur
+            # below the running table, built afresh: a low level (the partner of a high one) is cheap; a high one,
+            # above K/2, starts a new pass (another run or γ_opt round), so it becomes the running table
+            table = _advance(cur, t, s, coords) if s >= t else _advance(np.ones((1, 1)), 0, s, coords)
+            if s >= t or 2 * s > self.K:
+                self._running[(side, grp)] = (s, table)
         self._kept[key] = table
         while len(self._kept) > KEPT_LEVELS:
             self._kept.popitem(last=False)
