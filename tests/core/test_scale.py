@@ -348,3 +348,17 @@ def test_a_cluster_whose_workers_run_another_dpcert_is_refused(monkeypatch):
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as lc:
         with pytest.raises(InvalidParameter, match=r"workers running dpcert .* \(found 0\.0\.0\)"):
             privacy.certify(_problem(), run=RunOptions("dask", scheduler=lc.scheduler_address))
+
+
+def test_which_runs_fork_their_workers_from_this_process(monkeypatch):
+    # what the parent builds before a run (the DaRRM level tables) is inherited only by forked workers: a local pool
+    # of several, or the LocalCluster dpcert starts; not an existing Dask cluster's (by address or environment)
+    monkeypatch.delenv("DPCERT_SCHEDULER", raising=False)
+    assert RunOptions("processes", 2).forks_workers(5)
+    assert not RunOptions("processes", 2).forks_workers(1)  # one chunk runs here
+    assert not RunOptions("processes", 1).forks_workers(5)
+    assert not RunOptions("serial").forks_workers(5)
+    assert RunOptions("dask", 2).forks_workers(5)
+    assert not RunOptions("dask", scheduler="tcp://127.0.0.1:8786").forks_workers(5)
+    monkeypatch.setenv("DPCERT_SCHEDULER", "tcp://127.0.0.1:8786")
+    assert not RunOptions("dask", 2).forks_workers(5)

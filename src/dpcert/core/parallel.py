@@ -284,6 +284,14 @@ class RunOptions:
     def n_workers(self) -> int:
         return default_workers() if self.workers is None else self.workers
 
+    def forks_workers(self, n_chunks: int) -> bool:
+        """Whether ``n_chunks`` chunks run in worker processes forked from this one (a local pool of several
+        workers, or the ``LocalCluster`` dpcert starts when no scheduler is given): what this process holds before
+        the run, they inherit."""
+        if self.executor == "dask":
+            return _scheduler_address(self.scheduler) is None
+        return self.executor == "processes" and self.n_workers > 1 and n_chunks > 1
+
 
 def add_run_options(
     parser: argparse.ArgumentParser,
@@ -845,6 +853,11 @@ def _dask_task(fn: Callable[[Any], Any], chunk: Any) -> Any:
                 _malloc_thresholds(raised=False)
 
 
+def _scheduler_address(scheduler: str | None) -> str | None:
+    """The Dask scheduler a run uses: ``scheduler``, else ``$DPCERT_SCHEDULER``; ``None``: a new ``LocalCluster``."""
+    return scheduler or os.environ.get(SCHEDULER_ENV) or None
+
+
 def _dask_client(n: int, scheduler: str | None) -> tuple[Any, Any]:
     """A ``distributed.Client`` on ``scheduler`` (or ``$DPCERT_SCHEDULER``), else on a new ``LocalCluster`` of ``n``
     single-threaded worker processes; (client, cluster or None)."""
@@ -854,7 +867,7 @@ def _dask_client(n: int, scheduler: str | None) -> tuple[Any, Any]:
         raise InvalidParameter(
             "--executor", "dask", 'an installed Dask (pip install "dpcert[distributed]") or another executor'
         ) from None
-    address = scheduler or os.environ.get(SCHEDULER_ENV) or None
+    address = _scheduler_address(scheduler)
     if address is not None:
         try:
             client = distributed.Client(address, timeout=SCHEDULER_TIMEOUT)

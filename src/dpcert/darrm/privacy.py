@@ -35,7 +35,6 @@ References:
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,7 +49,7 @@ from flint import arb, fmpq, fmpq_poly, fmpz_poly
 from dpcert.arith.ball import MAX_PREC, Enclosure, ball, poly_at, refine, sign, sign_at_exp, workprec
 from dpcert.arith.exact import Exact, RationalFunction, X, to_fraction
 from dpcert.core.claim import Verdict
-from dpcert.core.parallel import SCHEDULER_ENV, RunOptions, Summary, map_chunks
+from dpcert.core.parallel import RunOptions, Summary, map_chunks
 from dpcert.darrm.corners import corner_label, corners, n_multisets
 from dpcert.darrm.gamma import Gamma, check_k
 from dpcert.darrm.kernel import (
@@ -561,9 +560,7 @@ def certify(
     # the LocalCluster dpcert starts): they inherit them (each would build its own), built in as many threads as
     # workers (their cores are idle until then). Not for the workers of an existing Dask cluster, which build and
     # keep their own (measured at K = 41, Δ > 0: 1.56 -> 1.31 s a warm run), nor serially (built when first used).
-    existing = run.executor == "dask" and bool(run.scheduler or os.environ.get(SCHEDULER_ENV))
-    forks = run.executor == "processes" and run.n_workers > 1 and len(tasks) > 1
-    if not fs.streamed and (forks or (run.executor == "dask" and not existing)):
+    if not fs.streamed and run.forks_workers(len(tasks)):
         fs.levels(threads=run.n_workers)
     total = map_chunks(_chunk, tasks, run=run, progress=progress, describe=_describe)
     case = total.worst_case
