@@ -29,7 +29,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from fractions import Fraction
@@ -105,20 +104,15 @@ def measure(sample: int) -> dict[str, Any]:
 
 
 def run_cli(workers: int, checkpoint: str | None) -> dict[str, Any]:
-    argv = [sys.executable, "-m", "dpcert.cli", "darrm", "certify", *ARGS, "--json", "-q", "--workers", str(workers)]
-    if checkpoint:
-        argv += ["--checkpoint", checkpoint]
-    ru0 = os.times()
-    t0 = time.perf_counter()
-    p = subprocess.run(argv, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - t0
-    ru1 = os.times()
-    if p.returncode not in (0, 1):
-        raise SystemExit(f"bench_darrm_k101: the run failed ({p.returncode}): {p.stderr[-2000:]}")
-    out = json.loads(p.stdout)
-    cpu = (ru1.children_user - ru0.children_user) + (ru1.children_system - ru0.children_system)
-    return {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "verdict": out["verdict"], "counts": out["counts"],
-            "max_margin": out["max_margin"]}  # fmt: skip
+    """The CLI command in a fresh process (:func:`bench_scale.run`: wall and CPU seconds, peak RSS, the JSON)."""
+    from bench_scale import run  # benchmarks/bench_scale.py (the script's folder is on sys.path)
+
+    argv = ["darrm", "certify", *ARGS, "--json", "-q", "--workers", str(workers)]
+    r = run(argv + (["--checkpoint", checkpoint] if checkpoint else []))
+    out = r["out"]
+    return {"wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "verdict": out["verdict"], "counts": out["counts"],
+            "max_margin": out["max_margin"], "peak_rss_main_mib": r["peak_rss_main_mib"],
+            "peak_rss_largest_worker_mib": r["peak_rss_largest_child_mib"]}  # fmt: skip
 
 
 def main() -> int:
@@ -151,7 +145,9 @@ def main() -> int:
               f" = {t} s")  # fmt: skip
     if "run" in rep:
         r = rep["run"]
-        print(f"  measured run on {r['workers']} workers: {r['wall_s']} s wall, {r['cpu_s']} CPU s, {r['verdict']}, "
+        print(f"  measured run on {r['workers']} workers: {r['wall_s']} s wall, {r['cpu_s']} CPU s, peak RSS "
+              f"{r['peak_rss_main_mib']} MiB main / {r['peak_rss_largest_worker_mib']} MiB largest worker, "
+              f"{r['verdict']}, "
               f"counts {r['counts']}, max margin [{r['max_margin']['lo']}, {r['max_margin']['hi']}]")  # fmt: skip
     return 0
 
