@@ -240,7 +240,7 @@ def test_advanced_composition_below_1e_16_returns_an_unsafe_lattice_point():
         "advanced_composition(DifferentialPrivacyParameters(eps, 0), k, delta)"
     ]
     assert row.value == 8.0 and row.verdict == "unsafe"
-    k, e = 100, Fraction(0.1)
+    k, e = 100, Fraction(0.1)  # the double 0.1, deliberately: it is the ε the peer was given and computed with
     with mp.workdps(60):
         x = mp.exp(mp.mpf(e.numerator) / e.denominator)
         delta8 = mp.fsum(math.comb(k, i) * max(x**i - mp.exp(8) * x ** (k - i), 0) for i in range(k + 1)) / (1 + x) ** k
