@@ -15,6 +15,7 @@ __all__ = [
     "InvalidParameter",
     "UnknownClaim",
     "ManifestError",
+    "RunOptionError",
     "CertificateError",
     "PrecisionExhausted",
     "WorkerDied",
@@ -92,6 +93,12 @@ class UnknownClaim(InvalidParameter):
         if known_prefixes:
             hint += "; known prefixes: " + ", ".join(sorted(known_prefixes))
         super().__init__("claim", selector, hint)
+
+
+class RunOptionError(InvalidParameter):
+    """An option of *how* a computation runs is unusable (``--scheduler`` unreachable or of another dpcert version,
+    ``--executor dask`` without Dask, a ``--checkpoint`` of other inputs or damaged): a fault of the run, not an
+    outcome of what it computes, so a claim's check passes it on instead of recording an ERROR verdict."""
 
 
 class ManifestError(InvalidParameter):

@@ -30,7 +30,7 @@ from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure
 from dpcert.arith.exact import MAX_DIGITS, Exact, fraction_to_decimal, parse_rational
 from dpcert.core.params import inputs_to_json
 from dpcert.core.quantity import Quantity
-from dpcert.errors import DpcertError, InvalidParameter, PrecisionExhausted, WorkerDied
+from dpcert.errors import DpcertError, InvalidParameter, PrecisionExhausted, RunOptionError, WorkerDied
 
 __all__ = [
     "Verdict",
@@ -562,8 +562,8 @@ class Claim:
                 Evidence(method="arb ball arithmetic", precision=exc.max_prec, detail=str(exc)),
                 None,
             )
-        except WorkerDied:  # a fault of the run (a killed worker), not an outcome of this claim
-            raise
+        except (WorkerDied, RunOptionError):  # a fault of the run (a killed worker, an unusable option), not
+            raise  # an outcome of this claim
         except DpcertError as exc:
             verdict, evidence, err = Verdict.ERROR, Evidence(detail=str(exc)), f"{type(exc).__name__}: {exc}"
         except Exception as exc:  # a bug in a check must not abort a whole verify run

@@ -43,7 +43,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dpcert.errors import InvalidParameter, WorkerDied
+from dpcert.errors import RunOptionError, WorkerDied
 
 if TYPE_CHECKING:  # the pool machinery is imported when a pool runs: `dpcert --help` and `eval` stay quick
     from concurrent.futures import ProcessPoolExecutor
@@ -272,13 +272,13 @@ class RunOptions:
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:
-            raise InvalidParameter("--executor", self.executor, f"one of {', '.join(EXECUTORS)}")
+            raise RunOptionError("--executor", self.executor, f"one of {', '.join(EXECUTORS)}")
         if self.workers is not None and (
             isinstance(self.workers, bool) or not isinstance(self.workers, int) or not 1 <= self.workers <= MAX_WORKERS
         ):
-            raise InvalidParameter("--workers", self.workers, f"an integer in [1, {MAX_WORKERS}]")
+            raise RunOptionError("--workers", self.workers, f"an integer in [1, {MAX_WORKERS}]")
         if self.scheduler is not None and self.executor != "dask":
-            raise InvalidParameter("--scheduler", self.scheduler, "only with --executor dask")
+            raise RunOptionError("--scheduler", self.scheduler, "only with --executor dask")
 
     @property
     def n_workers(self) -> int:
@@ -344,13 +344,13 @@ def run_options(args: argparse.Namespace, *, key: str | None = None, progress: s
         progress: the label of progress lines on stderr (``None``: silent).
 
     Raises:
-        InvalidParameter: ``--scheduler`` without ``--executor dask``; ``--checkpoint`` naming a directory, a file
+        RunOptionError: ``--scheduler`` without ``--executor dask``; ``--checkpoint`` naming a directory, a file
             that is not a checkpoint, or a checkpoint of other inputs or another dpcert version (checked here,
             before any work).
     """
     ckpt = getattr(args, "checkpoint", None)
     if ckpt is not None and Path(ckpt).is_dir():
-        raise InvalidParameter("--checkpoint", ckpt, "a file (it is a directory)")
+        raise RunOptionError("--checkpoint", ckpt, "a file (it is a directory)")
     if ckpt is not None and key is not None:
         Checkpoint(ckpt, key)  # refuses a foreign file at once
     return RunOptions(
@@ -406,7 +406,7 @@ class Checkpoint:
     after each chunk cost 12 ms per chunk at 1,725 chunks, K = 101: serial work in the main process.)
 
     Raises:
-        InvalidParameter: the file is not a dpcert checkpoint, or is of other inputs or another dpcert version.
+        RunOptionError: the file is not a dpcert checkpoint, or is of other inputs or another dpcert version.
     """
 
     FORMAT = "dpcert-checkpoint"
@@ -431,15 +431,15 @@ class Checkpoint:
         data = load_json(self.path, what="checkpoint")
         ok = isinstance(data, dict) and data.get("format") == self.FORMAT and isinstance(data.get("sections"), dict)
         if not ok or set(data) != set(self.data):
-            raise InvalidParameter("--checkpoint", str(self.path), "a dpcert checkpoint file (this is not one)")
+            raise RunOptionError("--checkpoint", str(self.path), "a dpcert checkpoint file (this is not one)")
         if data["dpcert"] != self.version:
-            raise InvalidParameter(
+            raise RunOptionError(
                 "--checkpoint",
                 str(self.path),
                 f"a checkpoint written by this dpcert {self.version} (it was written by dpcert {data['dpcert']})",
             )
         if data["key"] != self.key:
-            raise InvalidParameter(
+            raise RunOptionError(
                 "--checkpoint", str(self.path), "a checkpoint of these inputs (it was written for other inputs)"
             )
         self.data = data
@@ -491,8 +491,8 @@ class Checkpoint:
             self._dirty = False
             self._written = time.monotonic()
 
-    def _damaged(self) -> InvalidParameter:
-        return InvalidParameter("--checkpoint", str(self.path), "a dpcert checkpoint file (it is damaged)")
+    def _damaged(self) -> RunOptionError:
+        return RunOptionError("--checkpoint", str(self.path), "a dpcert checkpoint file (it is damaged)")
 
 
 def _section(fn: Callable[..., Any], chunks: list[Any]) -> str:
@@ -864,7 +864,7 @@ def _dask_client(n: int, scheduler: str | None) -> tuple[Any, Any]:
     try:
         import distributed
     except ImportError:
-        raise InvalidParameter(
+        raise RunOptionError(
             "--executor", "dask", 'an installed Dask (pip install "dpcert[distributed]") or another executor'
         ) from None
     address = _scheduler_address(scheduler)
@@ -872,7 +872,7 @@ def _dask_client(n: int, scheduler: str | None) -> tuple[Any, Any]:
         try:
             client = distributed.Client(address, timeout=SCHEDULER_TIMEOUT)
         except (OSError, TimeoutError, ValueError) as exc:
-            raise InvalidParameter(
+            raise RunOptionError(
                 "--scheduler", address, f"the address of a running Dask scheduler, tcp://HOST:PORT ({exc})"
             ) from None
         from dpcert._version import __version__
@@ -881,7 +881,7 @@ def _dask_client(n: int, scheduler: str | None) -> tuple[Any, Any]:
         if versions - {__version__}:  # another dpcert on a worker could compute something else
             client.close()
             found = ", ".join(sorted(map(str, versions)))
-            raise InvalidParameter("--scheduler", address, f"workers running dpcert {__version__} (found {found})")
+            raise RunOptionError("--scheduler", address, f"workers running dpcert {__version__} (found {found})")
         return client, None
     import logging
     import warnings
