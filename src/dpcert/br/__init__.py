@@ -1,10 +1,12 @@
 """Bounded-range composition (Dong–Durfee–Rogers, ICML 2020): the optimal composition of exponential mechanisms.
 
+Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
+
 Modules: ``rr`` (generalized randomized response, Definition 2.4), ``nonadaptive`` (Theorem 3 and its inverse,
 certified), ``bounds`` (OptKL, MGF, DR19, DRV10, zCDP upper bounds as eps_g(delta), capped at k eps; the
 eps-DP and eps/2-DP optima are the foundation's ``composition.kov.eps``), ``adaptive`` (certified bracket of the
 adaptive optimum by the lattice method), ``heterogeneous`` (Lemma 3.1: a certified lower/upper bracket for small k),
-``queries`` (query counts within a budget), ``claims`` (notes §7 claims),
+``queries`` (query counts within a budget), ``claims`` (the claims of [DDR20] and dpcert's readings of them),
 ``cli`` (``dpcert br ...``).
 
 ``QUANTITIES`` maps each quantity's name to its :class:`~dpcert.core.quantity.Quantity`; ``CLAIMS`` lists the

@@ -1,11 +1,13 @@
 """The optimal adaptive composition of k ε-BR mechanisms: a certified two-sided bracket by the lattice method.
 
+Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
+
 The adaptive optimum obeys the recursion of Lemma 3.2 / 6.1 of Dong–Durfee–Rogers::
 
     δ_0(x) = max(1 − e^x, 0),   δ_j(x) = sup_{t∈[0,ε]} q_t δ_{j−1}(x − t) + (1 − q_t) δ_{j−1}(x + ε − t),
 
 with δ_j(x) = 0 for x >= jε and 1 − e^x for x <= −jε (Lemma 6.7). The paper gives no algorithm ("intractable");
-the lattice method of notes §3.4 brackets it. With h = ε/N and x = mh:
+a lattice method (dpcert's own) brackets it. With h = ε/N and x = mh:
 
 * lower end L: the adversary restricted to t ∈ {0, h, …, Nh} keeps every argument on the lattice, and its exact
   optimum L_j(m) = max_{s=0..N} q_{sh} L_{j−1}(m − s) + (1 − q_{sh}) L_{j−1}(m − s + N) is a lower bound;
@@ -13,7 +15,7 @@ the lattice method of notes §3.4 brackets it. With h = ε/N and x = mh:
   δ(x + ε − t) + q_t [δ(x − t) − δ(x + ε − t)]; the bracket is >= 0 (monotonicity), so q_t may be raised to
   q_{sh}, and then both arguments are >= (m − s − 1)h resp. (m − s − 1)h + ε. Hence
   U_j(m) = max_{s=0..N−1} q_{sh} U_{j−1}(m − s − 1) + (1 − q_{sh}) U_{j−1}(m − s − 1 + N) is an upper bound.
-  (Notes §3.4 weight the second term by 1 − q_{(s+1)h}, also valid but looser: keeping the weights a convex
+  (Weighting the second term by 1 − q_{(s+1)h} instead is also valid but looser: keeping the weights a convex
   combination makes the bracket about three times narrower at the same N, e.g. k = 10, ε = 1, ε_g = 0, N = 1000:
   relative width 3.4e-3 instead of 9.8e-3, so a given width costs about 1/9 of the time.)
 
@@ -34,10 +36,11 @@ at ε_g. The lower end is also at least the nonadaptive optimum (Theorem 3) and 
 |ε_g| >= (k − 1)ε (Lemma 6.10: there adaptive = nonadaptive).
 
 Cost O(k² N²) operations (only cells strictly inside the exact regions are computed) and O(kN) memory; the
-bracket narrows like c_k/N (notes §3.4).
+bracket narrows like c_k/N (observed; docs/derivations/br.md#lattice-bracket).
 
 References:
-    Dong–Durfee–Rogers ICML 2020, Lemmas 3.2, 6.1, 6.7–6.10 and Theorem 4; notes br_composition.md §3.4.
+    Dong–Durfee–Rogers ICML 2020, Lemmas 3.2, 6.1, 6.7–6.10 and Theorem 4 [DDR20];
+    docs/derivations/br.md#lattice-bracket.
 """
 
 from __future__ import annotations
@@ -166,7 +169,7 @@ def _recursion(k: int, n: int, m: int, base: np.ndarray, level: Any, q: np.ndarr
 
 @dataclass(frozen=True)
 class LatticeRun:
-    """One run of the lattice recursions (notes §3.4).
+    """One run of the lattice recursions (module docstring).
 
     Attributes:
         lo_float: the restricted adversary's optimum L in float64 at its start (the fast path: evidence only).
@@ -204,7 +207,8 @@ def lattice_run(
         run: how to run the two recursions (``None``: one after the other in this process).
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Lemma 3.2 / 6.1 (recursion), Lemma 6.7 (trivial regions); notes §3.4.
+        Dong–Durfee–Rogers ICML 2020, Lemma 3.2 / 6.1 (recursion), Lemma 6.7 (trivial regions) [DDR20]; the lattice
+        method of the module docstring.
     """
     n_lower = n if n_lower is None else n_lower
     m_up = math.floor(eps_g * n / e)
@@ -366,10 +370,10 @@ def adaptive_bracket(
         InvalidParameter: for bad inputs or n < 1.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Lemmas 3.2, 6.7–6.10; notes §3.4.
+        Dong–Durfee–Rogers ICML 2020, Lemmas 3.2, 6.7–6.10 [DDR20]; the lattice method of the module docstring.
 
     >>> br = adaptive_bracket(2, 1, 0, n=100)
-    >>> float(br.lo) > 0.3033 and float(br.hi) < 0.32   # A_2(0) = 0.303365496… (notes §4.3)
+    >>> float(br.lo) > 0.3033 and float(br.hi) < 0.32   # A_2(0) = 0.303365496…
     True
     """
     from dpcert.errors import InvalidParameter
@@ -423,7 +427,7 @@ def adaptive_bracket_within(
         InvalidParameter: for bad inputs or a non-positive budget.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Lemma 3.2; notes §3.4.
+        Dong–Durfee–Rogers ICML 2020, Lemma 3.2 [DDR20]; the lattice method of the module docstring.
     """
     from dpcert.errors import InvalidParameter
 
@@ -484,7 +488,7 @@ QUANTITIES = [
         "br.adaptive.delta",
         (_K, _EPS, _EPS_G),
         _adaptive_ball,
-        "Dong–Durfee–Rogers ICML 2020, Lemmas 3.2, 6.1, 6.7–6.10; notes br_composition.md §3.4",
+        "Dong–Durfee–Rogers ICML 2020, Lemmas 3.2, 6.1, 6.7–6.10; docs/derivations/br.md#lattice-bracket",
         "optimal delta(eps_g) of the k-fold adaptive composition of eps-BR mechanisms: the certified lattice "
         "bracket (resolution N = the working precision; narrows like 1/N at cost O(k^2 N^2))",
         bracket=True,

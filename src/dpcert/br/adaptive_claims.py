@@ -1,19 +1,23 @@
 """Bundled claims of the adaptive optimum: the cost of adaptivity (Theorem 4(i)) from explicit strategy trees.
 
+Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
+
 Each gap claim carries its adversary IN ITS INPUTS: a full tree of per-round choices t of the pair RR_{ε,t}, round by
 round (round i lists its 2^{i−1} choices in the lexicographic order of the past outcomes). The trees are the
-restricted adversary of the lattice method (notes §3.4) at N = 24 (t a multiple of ε/24), found by
+restricted adversary of the lattice method (:mod:`dpcert.br.adaptive`) at N = 24 (t a multiple of ε/24), found by
 :func:`dpcert.br.adaptive.lattice_run` and frozen here; the check does not run the lattice. It evaluates the tree's δ
 in Arb balls (:meth:`dpcert.br.strategy.StrategyTree.value`: the value of an explicit adaptive adversary is a lower
 bound on the adaptive optimum) and certifies that it exceeds the certified nonadaptive optimum
 ``br.nonadaptive.delta`` (Theorem 3) at the same (k, ε, ε_g): a strict gap, CERTIFIED.
 
-Instances: notes §7 C5 (ε = 1; k = 4 at ε_g ∈ {0, 1}, k = 5 at ε_g ∈ {0, 1, 2}, k = 6 at ε_g = 0), all inside the
-range [0, (k − 3)ε] of Theorem 4(i). The k = 2 closed form (notes C3) is ``br.lemma6_4.k2_gap_closed_form`` in
+Instances (ε = 1; k = 4 at ε_g ∈ {0, 1}, k = 5 at ε_g ∈ {0, 1, 2}, k = 6 at ε_g = 0), all inside the
+range [0, (k − 3)ε] of Theorem 4(i). The k = 2 closed form (docs/derivations/br.md#adaptivity-gap-at-two-rounds) is
+``br.lemma6_4.k2_gap_closed_form`` in
 :mod:`dpcert.br.claims`; the lattice-bracket gap claims ``br.thm4.gap_*`` are there too.
 
 References:
-    Dong–Durfee–Rogers ICML 2020, Theorem 4(i), Lemma 6.6, Lemma 3.2; notes br_composition.md §4.3, §7 C5.
+    Dong–Durfee–Rogers ICML 2020, Theorem 4(i), Lemma 6.6, Lemma 3.2 [DDR20];
+    docs/derivations/br.md#adaptivity-gap-at-two-rounds.
 """
 
 from __future__ import annotations
@@ -101,7 +105,7 @@ def check_strategy_gap(max_prec: int, k: int, eps: str, eps_g: str, t: tuple[str
         InvalidParameter: if the tree is malformed or its depth is not k.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Theorem 4(i), Lemma 3.2, Theorem 3; notes §4.3.
+        Dong–Durfee–Rogers ICML 2020, Theorem 4(i), Lemma 3.2, Theorem 3 [DDR20].
     """
     tree = StrategyTree.from_levels(eps, t)
     if tree.k != k:
@@ -137,7 +141,7 @@ def _tag(x: str) -> str:
 ADAPTIVE_CLAIMS: list[Claim] = [
     FunctionClaim(
         f"br.thm4.strategy_gap_k{k}_eps1_g{_tag(g)}",
-        f"{_PAPER} Theorem 4(i) / Lemma 6.6 (notes §4.3 and §7 C5): an explicit {2**k}-leaf strategy tree",
+        f"{_PAPER} Theorem 4(i) / Lemma 6.6: an explicit {2**k}-leaf strategy tree",
         f"an explicit adaptive adversary against {k} 1-BR mechanisms has delta at eps_g = {g} strictly above the "
         "nonadaptive optimum",
         fn=check_strategy_gap,

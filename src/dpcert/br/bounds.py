@@ -1,5 +1,7 @@
 """Upper bounds on the adaptive composition of k ε-BR mechanisms, as ε_g(δ): OptKL, MGF, DR19, DRV10, zCDP.
 
+Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
+
 All are valid for adaptive composition and are capped at kε (basic composition; ε-BR ⇒ ε-DP)::
 
     OptKL  (Cor. 3.1):  ε_g = k·maxkl(ε) + sqrt(½ k ε² ln(1/δ))
@@ -9,17 +11,18 @@ All are valid for adaptive composition and are capped at kε (basic composition;
     MGF    (Thm 5):    ε_g = inf_{λ>0} (k h_ε(λ) + ln(1/δ))/λ,
                        h_ε(λ) = sup_{t∈[0,ε]} λ(ε − t) + ln(1 + p_{ε,t}(e^{−λε} − 1)).
 
-h_ε has a closed-form maximiser (notes §3.5): with c = e^{−λε},
+h_ε has a closed-form maximiser: with c = e^{−λε},
 1 + p_t(c − 1) = (1 − c e^{−ε} − e^{−t}(1 − c))/(1 − e^{−ε}),
 so the objective is λ(ε − t) + ln(a − b e^{−t}) + const with a, b > 0, strictly concave in t, and its derivative
 vanishes at e^{−t*} = λ(1 − e^{−(λ+1)ε}) / ((1 + λ)(1 − e^{−λε})); the sup is at t* clamped to [0, ε].
 Any λ > 0 gives a valid bound (Lemma 7.1), so the MGF bound is certified at the λ a float search picks (golden
-section on ln λ; the objective is unimodal there, notes §3.5): ``br.mgf.eps`` is that certified bound.
+section on ln λ; the objective is unimodal there, docs/derivations/br.md#the-mgf-bound): ``br.mgf.eps`` is that
+certified bound.
 
 References:
-    Dong–Durfee–Rogers ICML 2020: Corollary 3.1, Theorem 5, Lemmas 7.1–7.3, Figure 2; Durfee–Rogers NeurIPS
+    Dong–Durfee–Rogers [DDR20]: Corollary 3.1, Theorem 5, Lemmas 7.1–7.3, Figure 2; Durfee–Rogers [DR19] NeurIPS
     2019 (DR19); Dwork–Rothblum–Vadhan FOCS 2010 with Bun–Steinke TCC 2016 (improved DRV10); Cesar–Rogers ALT
-    2021 (ε-BR ⇒ ε²/8-zCDP); notes br_composition.md §3.5 and §5.
+    2021 (ε-BR ⇒ ε²/8-zCDP) [CR21]; docs/derivations/br.md#the-mgf-bound.
 """
 
 from __future__ import annotations
@@ -75,7 +78,7 @@ def mgf_h(ctx: Any, eps: Any, lam: Any) -> Any:
     s = lam * -ctx.expm1(-(lam + 1) * eps) / ((1 + lam) * c1)  # e^{−t*}
 
     def g(t: Any) -> Any:
-        # ln(1 + p(e^{−λε} − 1)) = ln((1 − p) + p e^{−λε}): both terms positive, 1 − p from expm1 (notes §8.1.7)
+        # ln(1 + p(e^{−λε} − 1)) = ln((1 − p) + p e^{−λε}): both terms positive, 1 − p from expm1
         return lam * (eps - t) + ctx.log(rr.one_minus_p(ctx, eps, t) + rr.p_rr(ctx, eps, t) * ctx.exp(-lam * eps))
 
     if not getattr(ctx, "rigorous", False):

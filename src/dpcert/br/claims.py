@@ -1,7 +1,9 @@
-"""The bundled claims of Dong–Durfee–Rogers (notes br_composition.md §7), with their expected verdicts.
+"""The bundled claims of Dong–Durfee–Rogers, with their expected verdicts.
+
+Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
 
 * A1: the identities of generalized randomized response, proved as identities of rational functions.
-* B4/B7: reference values of Theorem 3 (40-digit values of the notes), certified to 20 digits.
+* B4/B7: reference values of Theorem 3 (40-digit independent mpmath values), certified to 20 digits.
 * B11: the BR OptComp column of the Figure 1 reproduction (ε_g at δ = 1e-6), certified to the printed digits.
 * C7: Lemma C.1 as printed (second statement) is false: an erratum, expected REFUTED; the corrected pair
   (−ε/2 vs 3ε/2) is certified.
@@ -41,7 +43,7 @@ _EPS = QUANTITIES["br.nonadaptive.eps"]
 
 @check_function
 def check_rr_identities(max_prec: int) -> tuple[Verdict, Evidence]:
-    """Notes §7 A1: every identity of :func:`dpcert.br.rr.rr_identities` holds as a rational-function identity."""
+    """every identity of :func:`dpcert.br.rr.rr_identities` holds as a rational-function identity."""
     results = rr.rr_identities()
     failed = [name for name, ok in results.items() if not ok]
     verdict = Verdict.REFUTED if failed else Verdict.CERTIFIED
@@ -134,7 +136,7 @@ def check_adaptive_gap(max_prec: int, k: int, eps: str, eps_g: str, n: int) -> t
         f"{na.short(12)}; gap in [{float(br.lo - na.hi):.4g}, {float(br.hi - na.lo):.4g}]"
     )
     worst = {"adaptive_lo": str(br.lo), "adaptive_hi": str(br.hi), "nonadaptive": na.to_json(20), "n": n}
-    method = "lattice bracket (notes §3.4) in outward-rounded float64; Theorem 3 in arb balls"
+    method = "lattice bracket in outward-rounded float64; Theorem 3 in arb balls"
     if br.lo > na.hi:
         return Verdict.CERTIFIED, Evidence(enclosure=br.enclosure, method=method, detail=facts, worst_case=worst)
     return Verdict.UNDECIDED, Evidence(
@@ -143,7 +145,8 @@ def check_adaptive_gap(max_prec: int, k: int, eps: str, eps_g: str, n: int) -> t
 
 
 def k2_strategy_value(eps: Fraction) -> tuple[Any, Any]:
-    """(closed form of notes C3, explicit strategy tree) for k = 2, ε_g = 0 as balls at the working precision.
+    """(closed form, explicit strategy tree; docs/derivations/br.md#adaptivity-gap-at-two-rounds) for k = 2, ε_g = 0 as
+    balls at the working precision.
 
     Strategy: t1 = ε/2; then t2 = ε/4 after the q-branch (budget −ε/2), t2 = 3ε/4 after the other (budget +ε/2).
     """
@@ -187,7 +190,7 @@ _BALL = _BallOps()
 
 @check_function
 def check_k2_gap_closed_form(max_prec: int, eps: tuple[str, ...]) -> tuple[Verdict, Evidence]:
-    """Notes C3 / Lemma 6.4: A_2(0) >= closed form > NA_2(0) = (1 − b²)³/(1 − b³)², b = e^{−ε/3}, for each ε."""
+    """Lemma 6.4: A_2(0) >= closed form > NA_2(0) = (1 − b²)³/(1 − b³)², b = e^{−ε/3}, for each ε."""
     rows = []
     for text in eps:
         e = parse_rational(text, "eps").value
@@ -226,7 +229,7 @@ _B4: tuple[tuple[int, str, str, str], ...] = (
     (2, "1", "-1.5", "0.77889024605275635045"),  # Lemma C.1 value at −3ε/2
 )
 
-# BR OptComp column of the notes' Figure 1 reproduction (ε_g at δ = 1e-6); slow = certified k > 200
+# BR OptComp column of dpcert's mpmath Figure 1 reproduction (ε_g at δ = 1e-6); slow = certified k > 200
 _B11: tuple[tuple[str, int, str], ...] = (
     ("1", 1, "0.99841"),
     ("1", 2, "1.97782"),
@@ -247,7 +250,8 @@ _B11: tuple[tuple[str, int, str], ...] = (
 )
 
 
-# Other columns of the notes' Figure 1 reproduction (ε_g at δ = 1e-6): (ε, k, OptKL, MGF, DR19, zCDP, DRV10, ε/2-DP)
+# Other columns of dpcert's mpmath Figure 1 reproduction (ε_g at δ = 1e-6): (ε, k, OptKL, MGF, DR19, zCDP, DRV10,
+# ε/2-DP)
 _FIG1: tuple[tuple[str, int, str, str, str, str, str, str], ...] = (
     ("1", 10, "9.54431", "8.29406", "10", "9.56129", "10", "4.99989"),
     ("1", 50, "24.74969", "23.82969", "43.58461", "24.83461", "50", "20.30100"),
@@ -274,7 +278,7 @@ def _fig1_claims() -> list[Claim]:
             out.append(
                 QuantityClaim(
                     id=f"br.fig1.{name.split('.')[1] if not half else 'halfdp_optcomp'}_eps{_tag(e)}_k{k}",
-                    reference=f"{_PAPER} Figure 1 ({label} curve); value from the notes' reproduction §6.1",
+                    reference=f"{_PAPER} Figure 1 ({label} curve); value from an independent mpmath reproduction",
                     statement=f"{label} eps_g at delta = 1e-6 for k = {k}, eps = {e} rounds to {v}",
                     quantity=q,
                     inputs={"k": k, "eps": str(Fraction(e) / 2) if half else e, "delta": "1e-6"},
@@ -292,14 +296,14 @@ def _tag(x: str) -> str:
 CLAIMS: list[Claim] = [
     FunctionClaim(
         "br.def2_4.rr_identities",
-        f"{_PAPER} Definition 2.4, Claim 5.1 (notes §7 A1)",
+        f"{_PAPER} Definition 2.4, Claim 5.1",
         "q = e^t p; 1 - q = e^(t-eps)(1 - p); q(eps-t) = 1 - p(t); p(eps-t) = 1 - q(t); p(eps/2) = 1/(1+e^(eps/2))",
         fn=check_rr_identities,
     ),
     *(
         QuantityClaim(
             id=f"br.thm3.value_k{k}_eps{_tag(e)}_g{_tag(g)}",
-            reference=f"{_PAPER} Theorem 3; value from notes §7 B4/B7 (40-digit mpmath)",
+            reference=f"{_PAPER} Theorem 3; value from an independent 40-digit mpmath computation",
             statement=f"delta_OPT of {k} nonadaptive {e}-BR mechanisms at eps_g = {g} rounds to {v}",
             quantity=_DELTA,
             inputs={"k": k, "eps": e, "eps_g": g},
@@ -310,7 +314,7 @@ CLAIMS: list[Claim] = [
     *(
         QuantityClaim(
             id=f"br.fig1.br_optcomp_eps{_tag(e)}_k{k}",
-            reference=f"{_PAPER} Figure 1 (BR OptComp curve); value from the notes' reproduction §6.1",
+            reference=f"{_PAPER} Figure 1 (BR OptComp curve); value from an independent mpmath reproduction",
             statement=f"the least eps_g with delta_OPT <= 1e-6 for {k} nonadaptive {e}-BR mechanisms rounds to {v}",
             quantity=_EPS,
             inputs={"k": k, "eps": e, "delta": "1e-6"},
@@ -358,7 +362,7 @@ CLAIMS: list[Claim] = [
     ),
     FunctionClaim(
         "br.lemma6_4.k2_gap_closed_form",
-        f"{_PAPER} Lemma 6.4 (k = 2 gap) with the explicit strategy of notes §4.3 (C3)",
+        f"{_PAPER} Lemma 6.4 (k = 2 gap), explicit strategy: docs/derivations/br.md#adaptivity-gap-at-two-rounds",
         "for eps_g = 0: A_2(0) >= (1-a^2)/(1+a^2) + 2a^2(1-a)^2/((1+a^2)(1-a^4)) > (1-b^2)^3/(1-b^3)^2 = NA_2(0), "
         "a = e^(-eps/4), b = e^(-eps/3)",
         fn=check_k2_gap_closed_form,
@@ -367,7 +371,7 @@ CLAIMS: list[Claim] = [
     *(
         FunctionClaim(
             f"br.thm4.gap_k{k}_eps1_g{_tag(g)}",
-            f"{_PAPER} Theorem 4(i) / Lemma 6.6 (notes C5)",
+            f"{_PAPER} Theorem 4(i) / Lemma 6.6",
             f"adaptive composition of {k} 1-BR mechanisms at eps_g = {g} has strictly larger delta than nonadaptive",
             fn=check_adaptive_gap,
             inputs={"k": k, "eps": "1", "eps_g": g, "n": n},
@@ -376,14 +380,14 @@ CLAIMS: list[Claim] = [
     ),
     FunctionClaim(
         "br.thm4.gap_k3_eps1_g0p5",
-        f"{_PAPER} §6 ('gap exists for k = 2, 3'); notes C6",
+        f"{_PAPER} §6 ('gap exists for k = 2, 3')",
         "adaptive composition of 3 1-BR mechanisms at eps_g = 0.5 has strictly larger delta than nonadaptive",
         fn=check_adaptive_gap,
         inputs={"k": 3, "eps": "1", "eps_g": "0.5", "n": 500},
     ),
     FunctionClaim(
         "br.thm4.literal_k3_eps1_g0",
-        f"{_PAPER} Theorem 4(i) read literally at k = 3 (eps_g in [0, (k-3)eps] = {{0}}); notes C6 and §8.3.1",
+        f"{_PAPER} Theorem 4(i) read literally at k = 3 (eps_g in [0, (k-3)eps] = {{0}})",
         "adaptive composition of 3 1-BR mechanisms at eps_g = 0 has strictly larger delta than nonadaptive",
         fn=check_adaptive_gap,
         inputs={"k": 3, "eps": "1", "eps_g": "0", "n": 2000},
@@ -393,7 +397,7 @@ CLAIMS: list[Claim] = [
     ),
     FunctionClaim(
         "br.lemma_c1.second_statement",
-        f"{_PAPER} Lemma C.1 (second statement, as printed); notes §4.1 and §8.3.2",
+        f"{_PAPER} Lemma C.1 (second statement, as printed)",
         "t_OPT(M^2, -eps/2) and t_OPT(M^2, eps/2) are disjoint",
         fn=check_topt_disjoint,
         inputs={"eps": ("0.01", "0.1", "0.5", "1", "2", "5", "20"), "g1": "-1/2", "g2": "1/2"},
@@ -402,7 +406,7 @@ CLAIMS: list[Claim] = [
     ),
     FunctionClaim(
         "br.lemma_c1.corrected",
-        f"{_PAPER} Lemma C.1 read as -eps/2 vs 3eps/2 (notes §8.3.2)",
+        f"{_PAPER} Lemma C.1 read as -eps/2 vs 3eps/2",
         "t_OPT(M^2, -eps/2) and t_OPT(M^2, 3eps/2) are disjoint",
         fn=check_topt_disjoint,
         inputs={"eps": ("0.01", "0.1", "0.5", "1", "2", "5", "20"), "g1": "-1/2", "g2": "3/2"},
@@ -417,7 +421,7 @@ CLAIMS: list[Claim] = [
 ]
 
 
-# --------------------------------------------------------------------------------------------- notes §7 A2
+# ---------------------------------------------------------------------------------------------
 
 
 def _tradeoff_vertices(p_dist: tuple[Any, ...], q_dist: tuple[Any, ...]) -> list[tuple[Any, Any]]:
@@ -439,7 +443,7 @@ def _interp(pts: list[tuple[Any, Any]], x: Any) -> Any:
 
 @check_function
 def check_tradeoff(max_prec: int, pair: str, points: tuple[str, ...]) -> tuple[Verdict, Evidence]:
-    """Notes §7 A2: T(P, Q) = l_{t,ε}(α) = max{1 − e^t α, e^{t−ε}(1 − α)} for (P, Q) = RR_t(0), RR_t(1) (``pair``
+    """T(P, Q) = l_{t,ε}(α) = max{1 − e^t α, e^{t−ε}(1 − α)} for (P, Q) = RR_t(0), RR_t(1) (``pair``
     "01", as printed) or RR_t(1), RR_t(0) ("10"), at exact points e^t = a, e^{ε−t} = b given as "a/b" strings
     (a, b > 1 rational: t = ln a, ε = ln(ab) exactly). Both functions are convex and piecewise linear from (0, 1) to
     (1, 0), so they are equal iff they agree at the vertices of both; everything is exact rational arithmetic."""
@@ -484,7 +488,7 @@ def check_tradeoff(max_prec: int, pair: str, points: tuple[str, ...]) -> tuple[V
     )
 
 
-# --------------------------------------------------------------------------------------------- notes §7 A4
+# ---------------------------------------------------------------------------------------------
 
 
 def _maxkl_upper_at(x: Fraction) -> arb:
@@ -493,7 +497,7 @@ def _maxkl_upper_at(x: Fraction) -> arb:
 
 @check_function
 def check_maxkl_below_zcdp(max_prec: int, split: str, top: str) -> tuple[Verdict, Evidence]:
-    """Notes §7 A4: maxkl(ε) <= ε²/8 for every ε > 0, in three ranges.
+    """maxkl(ε) <= ε²/8 for every ε > 0, in three ranges.
 
     * (0, split]: maxkl = u − ln(1 + u) with u = ε/(1 − e^{−ε}) − 1, increasing in u. From e^{−ε} <= T_6(ε)
       (Taylor, alternating remainder) u <= U := ε/2 + ε²/12 whenever ε <= (1 − T_6(ε))(1 + U) (a polynomial
@@ -550,7 +554,7 @@ def check_maxkl_below_zcdp(max_prec: int, split: str, top: str) -> tuple[Verdict
     )
 
 
-# --------------------------------------------------------------------------------------------- notes §7 A7, A8
+# ---------------------------------------------------------------------------------------------
 
 
 def _random_tables(seed: int, count: int, rows: int, cols: int, hi: int) -> list[list[list[int]]]:
@@ -562,7 +566,7 @@ def _random_tables(seed: int, count: int, rows: int, cols: int, hi: int) -> list
 
 @check_function
 def check_counting_query(max_prec: int, seed: int, count: int) -> tuple[Verdict, Evidence]:
-    """Notes §7 A7 / Lemma 4.4: for ``count`` seeded random 0/1 tables (n <= 4 rows, d in 2..5 columns) and every
+    """Lemma 4.4: for ``count`` seeded random 0/1 tables (n <= 4 rows, d in 2..5 columns) and every
     added row, the log-ratios of M_CQ take at most two values, exactly ε apart, the larger in [0, ε], for all ε > 0
     (exact rational functions of x = e^ε; see :func:`dpcert.br.exponential.counting_query_loss_check`). The
     reverse pair (x', x) negates the values, so its larger value ε − t is in [0, ε] as well."""
@@ -599,7 +603,7 @@ def _path_pairs(m: int) -> list[tuple[int, int]]:
 
 @check_function
 def check_range_properties(max_prec: int, prop: str, seed: int, count: int) -> tuple[Verdict, Evidence]:
-    """Notes §7 A8 / Proposition 1 on ``count`` seeded random integer score tables (data 0..m−1 on a path,
+    """Proposition 1 on ``count`` seeded random integer score tables (data 0..m−1 on a path,
     neighbours x ∼ x + 1), exact integers. ``prop``: "shift" (Δ̃(u + f) = Δ̃u), "twice" (Δ̃u <= 2Δu),
     "monotone_equal" (Δ̃u = Δu for monotone u, as printed), "monotone_at_most" (Δ̃u <= Δu for monotone u).
     Example 1 (u = x + y on X = Y = {0, 1}, monotone) is checked first for the monotone properties."""
@@ -672,12 +676,12 @@ def check_example1(max_prec: int) -> tuple[Verdict, Evidence]:
     )
 
 
-# --------------------------------------------------------------------------------------------- notes §7 B1, B3, B5
+# ---------------------------------------------------------------------------------------------
 
 
 @check_function
 def check_lemma5_7(max_prec: int, k_max: int) -> tuple[Verdict, Evidence]:
-    """Notes §7 B1: for every 1 <= k <= k_max and 0 <= ℓ <= k, Lemma 5.7's derivative
+    """for every 1 <= k <= k_max and 0 <= ℓ <= k, Lemma 5.7's derivative
     ∂F_ℓ/∂t = (k−ℓ) C(k, ℓ) p^{k−1−ℓ} (1−p)^ℓ (e^{ε_g − t} − e^{kt − (ℓ+1)ε})/(1 − e^{−ε}) holds, and F_k ≡ 1 − e^{ε_g}.
 
     With y = e^{−t}, z = e^{−ε}, G = e^{ε_g}: p = (y − z)/(1 − z), e^{kt − iε} = z^i/y^k and d/dt = −y d/dy, so
@@ -740,7 +744,7 @@ def _averaging_case(k: int, e: Fraction, g: Fraction, ts: list[Fraction]) -> tup
 
 @check_function
 def check_averaging(max_prec: int, seed: int, count: int) -> tuple[Verdict, Evidence]:
-    """Notes §7 B3 / Lemma 5.4 with every t_i in the open interval (0, ε): δ(t) <= δ((t1+t2)/2, (t1+t2)/2, t3, …),
+    """Lemma 5.4 with every t_i in the open interval (0, ε): δ(t) <= δ((t1+t2)/2, (t1+t2)/2, t3, …),
     strictly when ε_g < Σt < ε_g + kε and t1 ≠ t2, on ``count`` seeded random instances (k in 2..6,
     ε in {1/10, 1/2, 1, 2}, t_i = ε j/40 with 1 <= j <= 39, ε_g rational).
 
@@ -792,10 +796,11 @@ def check_averaging_instance(
 def check_interior_maximisers(
     max_prec: int, ks: tuple[int, ...], eps: tuple[str, ...], fractions: tuple[str, ...]
 ) -> tuple[Verdict, Evidence]:
-    """Notes §7 B5 / Lemma 6.2: for ε_g = f·kε with f in ``fractions`` (inside (−1, 1)), the maximum of the
+    """Lemma 6.2: for ε_g = f·kε with f in ``fractions`` (inside (−1, 1)), the maximum of the
     interior candidates t_ℓ (ℓ <= k − 1) is certainly above every other point of Corollary 5.4's set (t = 0, ε,
     whose value is max(1 − e^{ε_g}, 0), and t_k, whose value is 1 − e^{ε_g} when interior), so every maximiser is
-    an interior candidate. For ε_g < 0 the comparison is made on the mirrored side (notes fact 2.3(d)), where it
+    an interior candidate. For ε_g < 0 the comparison is made on the mirrored side
+    (docs/derivations/br.md#nonadaptive-facts, fact (d)), where it
     reads δ_OPT(−ε_g) > 0."""
     from dpcert.br.nonadaptive import nonadaptive_optimum
 
@@ -821,7 +826,7 @@ def check_interior_maximisers(
     )
 
 
-# --------------------------------------------------------------------------------------------- notes §7 C4
+# ---------------------------------------------------------------------------------------------
 
 
 def _k2_adaptive_lower(e: Fraction, g: Fraction, t1: Fraction) -> arb:
@@ -839,7 +844,7 @@ def _k2_adaptive_lower(e: Fraction, g: Fraction, t1: Fraction) -> arb:
 def check_k2_gap_set(
     max_prec: int, eps: str, inside: tuple[str, ...], outside: tuple[str, ...], n: int
 ) -> tuple[Verdict, Evidence]:
-    """Notes §7 C4: k = 2 has a strict gap A_2 > NA_2 at every ε_g of ``inside`` (certified: the explicit adaptive
+    """k = 2 has a strict gap A_2 > NA_2 at every ε_g of ``inside`` (certified: the explicit adaptive
     strategy t1 = Theorem 3's maximiser, then the one-round optimum in each branch, beats the certified NA_2),
     and no gap at ``outside``. "No gap" needs an upper end equal to NA_2: at |ε_g| >= (k−1)ε it is Lemma 6.10;
     elsewhere only the lattice bracket (N = n) exists, which caps the gap but cannot prove it is 0 (UNDECIDED)."""
@@ -867,7 +872,7 @@ def check_k2_gap_set(
             parts.append(f"eps_g={text}: gap in [0, {float(br.hi - br.nonadaptive.lo):.3g}] (lattice N = {n})")
     verdict = Verdict.UNDECIDED if open_points else Verdict.CERTIFIED
     return verdict, Evidence(
-        method="explicit k = 2 strategy in arb balls vs certified Theorem 3; lattice bracket (notes §3.4)",
+        method="explicit k = 2 strategy in arb balls vs certified Theorem 3; lattice bracket",
         detail="; ".join(parts) + (f"; no-gap not provable at {open_points}" if open_points else ""),
         precision=160,
         counts={"inside": len(inside), "outside": len(outside), "open": len(open_points)},
@@ -909,7 +914,7 @@ _PROP1: tuple[tuple[str, str, str, str, dict[str, Any]], ...] = (
 CLAIMS += [
     FunctionClaim(
         "br.lemma4_1.tradeoff_as_printed",
-        f"{_PAPER} Appendix A, proof of Lemma 4.1 (notes §7 A2)",
+        f"{_PAPER} Appendix A, proof of Lemma 4.1",
         "l_(t,eps)(alpha) = max{1 - e^t alpha, e^(t-eps)(1 - alpha)} equals T(RR_(eps,t)(0), RR_(eps,t)(1)), "
         "with RR as in Definition 2.4",
         fn=check_tradeoff,
@@ -920,21 +925,21 @@ CLAIMS += [
     ),
     FunctionClaim(
         "br.lemma4_1.tradeoff_swapped",
-        f"{_PAPER} Appendix A, Lemma 4.1 with the pair read as (RR_t(1), RR_t(0)) (notes §7 A2)",
+        f"{_PAPER} Appendix A, Lemma 4.1 with the pair read as (RR_t(1), RR_t(0))",
         "T(RR_(eps,t)(1), RR_(eps,t)(0)) = max{1 - e^t alpha, e^(t-eps)(1 - alpha)} for all 0 < t < eps",
         fn=check_tradeoff,
         inputs={"pair": "10", "points": ("2:3", "3:2", "5:4", "11:10")},
     ),
     FunctionClaim(
         "br.cor3_1.maxkl_at_most_eps_sq_over_8",
-        f"{_PAPER} Corollary 3.1 (maxkl) against the eps^2/8 zCDP constant (notes §7 A4, §5 item 11)",
+        f"{_PAPER} Corollary 3.1 (maxkl) against the eps^2/8 zCDP constant",
         "maxkl(eps) = eps/(1-e^-eps) - 1 - ln(eps/(1-e^-eps)) <= eps^2/8 for every eps > 0",
         fn=check_maxkl_below_zcdp,
         inputs={"split": "1", "top": "16"},
     ),
     FunctionClaim(
         "br.lemma4_4.counting_query_loss",
-        f"{_PAPER} Definition 4.2, Lemma 4.4 (notes §7 A7)",
+        f"{_PAPER} Definition 4.2, Lemma 4.4",
         "for the counting-query exponential mechanism the log-ratios over j take at most two values, exactly eps "
         "apart, in [-eps, eps], the larger in [0, eps] (every eps > 0; seeded random tables, n <= 4, d <= 5)",
         fn=check_counting_query,
@@ -943,7 +948,7 @@ CLAIMS += [
     *(
         FunctionClaim(
             f"br.prop1.{name}",
-            f"{_PAPER} Proposition 1({part}) (notes §7 A8)",
+            f"{_PAPER} Proposition 1({part})",
             statement,
             fn=check_range_properties,
             inputs={"prop": prop, "seed": 7, "count": 300},
@@ -953,13 +958,13 @@ CLAIMS += [
     ),
     FunctionClaim(
         "br.example1.sensitivities",
-        f"{_PAPER} Example 1 (notes §7 A8)",
+        f"{_PAPER} Example 1",
         "u = x + y and u' = 11x + y on X = Y = {0, 1}: sensitivities 1 and 11, equal ranges, the same mechanism",
         fn=check_example1,
     ),
     FunctionClaim(
         "br.lemma5_7.derivative_identity",
-        f"{_PAPER} Lemma 5.7 (notes §7 B1)",
+        f"{_PAPER} Lemma 5.7",
         "dF_l/dt = (k-l) C(k,l) p^(k-1-l) (1-p)^l (e^(eps_g-t) - e^(kt-(l+1)eps))/(1-e^-eps) for all 0 <= l <= k, "
         "and F_k = 1 - e^eps_g, for every k <= 7",
         fn=check_lemma5_7,
@@ -967,7 +972,7 @@ CLAIMS += [
     ),
     FunctionClaim(
         "br.lemma5_4.averaging_interior",
-        f"{_PAPER} Lemma 5.4 with t in (0, eps)^k (notes §7 B3)",
+        f"{_PAPER} Lemma 5.4 with t in (0, eps)^k",
         "averaging t1, t2 never lowers delta(t), and strictly raises it when eps_g < sum t < eps_g + k eps and "
         "t1 != t2 (200 seeded random instances, k <= 6)",
         fn=check_averaging,
@@ -975,7 +980,7 @@ CLAIMS += [
     ),
     FunctionClaim(
         "br.lemma5_4.strict_as_printed",
-        f"{_PAPER} Lemma 5.4, strictness as printed for t in [0, eps]^k (notes §7 B3)",
+        f"{_PAPER} Lemma 5.4, strictness as printed for t in [0, eps]^k",
         "at k = 3, eps = 1, t = (1/4, 3/4, 1), eps_g = 1 (sum t = 2 in (1, 4), t1 != t2) averaging t1, t2 "
         "strictly raises delta",
         fn=check_averaging_instance,
@@ -987,7 +992,7 @@ CLAIMS += [
     ),
     FunctionClaim(
         "br.lemma6_2.interior_maximisers",
-        f"{_PAPER} Lemma 6.2 (notes §7 B5)",
+        f"{_PAPER} Lemma 6.2",
         "for eps_g in (-k eps, k eps) every maximiser of delta^k(t, eps_g) is an interior candidate t_l, l <= k-1 "
         "(k in {1,2,3,5,8,20}, eps in {0.1, 1, 3}, eps_g/(k eps) in {-0.9,-0.5,-0.1,0,0.3,0.7,0.95})",
         fn=check_interior_maximisers,
@@ -999,14 +1004,14 @@ CLAIMS += [
     ),
     FunctionClaim(
         "br.lemma6_4.k2_gap_inside",
-        f"{_PAPER} Lemma 6.4 (notes §7 C4)",
+        f"{_PAPER} Lemma 6.4",
         "k = 2, eps = 1: adaptive delta > nonadaptive delta at eps_g in {-0.49, -0.25, 0, 0.25, 0.49}",
         fn=check_k2_gap_set,
         inputs={"eps": "1", "inside": _C4_INSIDE, "outside": (), "n": 1000},
     ),
     FunctionClaim(
         "br.lemma6_4.k2_no_gap_outside",
-        f"{_PAPER} Lemma 6.4's boundary (notes §7 C4)",
+        f"{_PAPER} Lemma 6.4's boundary",
         "k = 2, eps = 1: adaptive delta = nonadaptive delta at eps_g in {-1, -0.75, -0.5, 0.5, 0.75, 1}",
         fn=check_k2_gap_set,
         inputs={"eps": "1", "inside": (), "outside": _C4_OUTSIDE, "n": 1000},

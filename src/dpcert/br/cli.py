@@ -1,5 +1,7 @@
 """``dpcert br``: bounded-range composition commands (Dong–Durfee–Rogers ICML 2020).
 
+Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
+
 * ``dpcert br compare k=1000 eps=0.1 delta=1e-6 [--json]``: every ε_g(δ) bound of Figure 1 side by side, each a
   certified enclosure (the ε/2-DP optimum is a lower bound on BR OptComp, not a privacy guarantee).
 * ``dpcert br optimum k=10 eps=1 eps_g=0 [--json]``: the certified nonadaptive δ_OPT with its maximising t.

@@ -1,5 +1,7 @@
 """The exponential mechanism's parameters: sensitivity, range (Proposition 1) and the counting-query mechanism.
 
+Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
+
 For a quality score u on a finite data domain with a neighbour relation and finite outputs (§2.1 of
 Dong–Durfee–Rogers)::
 
@@ -13,7 +15,7 @@ checked for every ε > 0 at once by exact polynomial arithmetic (:func:`counting
 
 References:
     J. Dong, D. Durfee, R. Rogers, ICML 2020 (arXiv 1909.13830): Example 1, Proposition 1, Definition 4.2,
-    Lemma 4.4; notes br_composition.md §1.2–1.3 and §7 A7–A8.
+    Lemma 4.4 [DDR20].
 """
 
 from __future__ import annotations
@@ -106,7 +108,8 @@ def counting_query_loss_check(table: Table, row: Sequence[int]) -> CountingQuery
         A :class:`CountingQueryCheck`.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Definition 4.2 and Lemma 4.4 (the mechanism read as exp(ε u), notes §8.3.11).
+        Dong–Durfee–Rogers ICML 2020, Definition 4.2 and Lemma 4.4 [DDR20] (the mechanism read as exp(ε u),
+        docs/derivations/br.md#readings).
     """
     import sympy as sp
 

@@ -1,5 +1,7 @@
 """Nonadaptive composition of ε_i-BR mechanisms with different ε_i (Lemma 3.1): a certified bracket for small k.
 
+Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
+
 Lemma 3.1 of Dong–Durfee–Rogers::
 
     δ_OPT = sup_{t ∈ Π[0, ε_i]} Σ_{S ⊆ [k]} max{ Π_{i∉S} q_i Π_{i∈S} (1 − q_i)
@@ -18,7 +20,7 @@ The bracket is labelled as such: it is not the optimum.
 
 References:
     Dong–Durfee–Rogers ICML 2020, Lemma 3.1 (Lemma 5.1 with Claim 5.1), Lemma 2.1; Murtagh–Vadhan TCC 2016,
-    Thm 1.5; notes br_composition.md §2.1.
+    Thm 1.5 [MV16].
 """
 
 from __future__ import annotations

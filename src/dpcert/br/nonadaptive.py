@@ -1,6 +1,8 @@
 """Optimal nonadaptive composition of k ε-bounded-range mechanisms (Theorem 3 of Dong–Durfee–Rogers), certified.
 
-For ε_g ∈ (−kε, kε) (Theorem 3 with Lemma 6.2 and fact 2.3(b) of the notes)::
+Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
+
+For ε_g ∈ (−kε, kε) (Theorem 3 with Lemma 6.2 [DDR20] and fact (b) of docs/derivations/br.md#nonadaptive-facts)::
 
     δ_OPT(k, ε, ε_g) = max_{ℓ : 0 < t_ℓ < ε} V_ℓ,      t_ℓ = (ε_g + (ℓ+1)ε)/(k+1),
     V_ℓ = Σ_{i=0}^{ℓ} Bin(k, 1 − q_{t_ℓ})(i) · (1 − e^{ε_g − k t_ℓ + iε})                (q-form, all terms > 0)
@@ -29,7 +31,8 @@ A candidate below a neighbour is not the maximum, so only the undominated surviv
 summed; should the step signs stay undecided for many (e.g. at huge ε), the survivors are summed at 2^-4,
 2^-16, 2^-28 relative accuracy and dropped when certainly below the best. The last few go to
 :func:`dpcert.arith.search.certified_argmax`, which also decides the exact ties of the symmetry
-δ^k(t, 0) = δ^k(ε − t, 0) (candidates ℓ and k − 1 − ℓ at ε_g = 0, fact 2.3(d) of the notes) exactly.
+δ^k(t, 0) = δ^k(ε − t, 0) (candidates ℓ and k − 1 − ℓ at ε_g = 0, fact (d) of docs/derivations/br.md#nonadaptive-facts)
+exactly.
 
 The inverse ε_g(δ) (the least ε_g >= 0 with δ_OPT(ε_g) <= δ) is bracketed by
 :func:`dpcert.arith.search.certified_root`; each probe proves every candidate <= δ (by the Chernoff blocks, the
@@ -41,7 +44,7 @@ humps, as observed; the certified path assumes nothing).
 
 References:
     J. Dong, D. Durfee, R. Rogers, ICML 2020 (arXiv 1909.13830): Theorem 3, Lemmas 5.2, 5.5–5.7, 6.2,
-    Corollary 5.4; notes br_composition.md §2.3–2.4.
+    Corollary 5.4 [DDR20]; docs/derivations/br.md#nonadaptive-facts.
 """
 
 from __future__ import annotations
@@ -101,7 +104,7 @@ def _exact(param: Param, value: Any) -> Any:
 def candidates(k: int, e: Fraction, g: Fraction) -> tuple[int, int]:
     """The range [lo, hi] of ℓ in {0..k−1} with t_ℓ = (g + (ℓ+1)e)/(k+1) strictly inside (0, e), decided exactly.
 
-    Empty (lo > hi) when g >= ke or g <= −ke (notes fact 2.3(c)).
+    Empty (lo > hi) when g >= ke or g <= −ke (fact (c) of docs/derivations/br.md#nonadaptive-facts).
     """
     r = g / e
     lo = max(0, math.floor(-r - 1) + 1)
@@ -288,7 +291,8 @@ def candidate_value(
     The caller holds the working precision; guard bits are added here.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Theorem 3 (q-form of eq. 6, active terms i <= ℓ by fact 2.3(b) of the notes).
+        Dong–Durfee–Rogers ICML 2020, Theorem 3 (q-form of eq. 6, active terms i <= ℓ by fact (b) of
+        docs/derivations/br.md#nonadaptive-facts) [DDR20].
     """
     t = _t(k, e, g, ell)
     d0 = g - k * t
@@ -405,7 +409,7 @@ def _step_signs(k: int, e: Fraction, g: Fraction, wanted: dict[int, int]) -> dic
     step but the one at the top is decided.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Lemma 5.7 and Corollary 5.4; notes br_composition.md §2.2–2.3.
+        Dong–Durfee–Rogers ICML 2020, Lemma 5.7 and Corollary 5.4 [DDR20]; docs/derivations/br.md#nonadaptive-facts.
     """
     eb, gb = ball(e), ball(g)
     emb = (-eb).exp()
@@ -517,7 +521,7 @@ def _mirrored(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) 
     1 − e^{ε_g}; on the mirrored side they are separated at a modest precision.
 
     References:
-        Notes br_composition.md fact 2.3(d) (from δ_{P‖Q}(ε) = 1 − e^ε + e^ε δ_{Q‖P}(−ε), t ↔ ε − t).
+        docs/derivations/br.md#nonadaptive-facts, fact (d) (from δ_{P‖Q}(ε) = 1 − e^ε + e^ε δ_{Q‖P}(−ε), t ↔ ε − t).
     """
     m = _optimum(k, e, -g, start_prec, max_prec)
     prec = max(start_prec, m.precision) + 16
@@ -553,7 +557,8 @@ def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -
         return candidate_value(k, e, g, c, prec)
 
     def equal(a: int, b: int) -> bool:
-        # δ^k(t, 0) = δ^k(ε − t, 0) and t_{k−1−ℓ} = ε − t_ℓ at ε_g = 0 (notes fact 2.3(d)): an exact tie
+        # δ^k(t, 0) = δ^k(ε − t, 0) and t_{k−1−ℓ} = ε − t_ℓ at ε_g = 0 (docs/derivations/br.md#nonadaptive-facts, fact
+        # (d)): an exact tie
         return g == 0 and a + b == k - 1
 
     res = certified_argmax(

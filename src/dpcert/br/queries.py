@@ -1,5 +1,7 @@
 """How many ε-BR mechanisms fit in a privacy budget under each composition bound (the paper's headline ratios).
 
+Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
+
 "Our nonadaptive composition bound allows for about four times more queries than the optimal composition for
 general DP mechanisms given a fixed privacy loss budget [...] about two times more queries than [DR19]. In some
 settings our adaptive bound allows for about three times more queries than both DP OptComp and [DR19]."
@@ -14,7 +16,7 @@ settings our adaptive bound allows for about three times more queries than both 
   the nonadaptive optimum.
 
 References:
-    Dong–Durfee–Rogers ICML 2020, §1 (the quoted statements), Figure 1; notes br_composition.md §6.2.
+    Dong–Durfee–Rogers ICML 2020, §1 (the quoted statements), Figure 1 [DDR20].
 """
 
 from __future__ import annotations

@@ -1,16 +1,21 @@
 """Generalized randomized response RR_{ε,t}, the worst-case pair of an ε-bounded-range mechanism.
 
+Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
+
 For ε > 0 and t ∈ [0, ε] (Definition 2.4 of Dong–Durfee–Rogers)::
 
     q_{ε,t} = Pr[RR(0) = 0] = (1 − e^{t−ε}) / (1 − e^{−ε}) = expm1(t − ε) / expm1(−ε)
     p_{ε,t} = Pr[RR(1) = 0] = (e^{−t} − e^{−ε}) / (1 − e^{−ε}) = e^{−t} q_{ε,t}
     1 − q   = e^{t−ε} expm1(−t) / expm1(−ε)          1 − p = expm1(−t) / expm1(−ε)
 
-Each is a quotient of two expm1 of the same sign, so no form subtracts nearly equal numbers (notes §8.1.1): the
+Each is a quotient of two expm1 of the same sign, so no form subtracts nearly equal numbers
+(docs/derivations/br.md#numerically-safe-forms): the
 formulas keep full relative accuracy for t near 0, t near ε and tiny ε.
 
-The identities of notes §7 A1 are identities of rational functions in a = e^t and x = e^ε and are proved
-exactly by :func:`rr_identities` (polynomial arithmetic over Q). The KL divergence of A3 is
+The identities of Definition 2.4 and Claim 5.1 [DDR20] used here (claim ``br.def2_4.rr_identities``) are identities of
+rational functions in a = e^t and x = e^ε and are proved
+exactly by :func:`rr_identities` (polynomial arithmetic over Q). The KL divergence
+(docs/derivations/br.md#the-kl-maximising-t) is
 KL(Bern(q) ‖ Bern(p)) = t − ε (1 − q) (because ln(q/p) = t and ln((1−q)/(1−p)) = t − ε, both exact by A1), and
 1 − q = (e^t − 1)/(e^ε − 1); its maximum over t is maxkl(ε) = y − 1 − ln y with y = ε / (1 − e^{−ε}).
 
@@ -61,7 +66,7 @@ def kl_rr(ctx: Any, eps: Any, t: Any) -> Any:
     """KL(Bern(q_{ε,t}) ‖ Bern(p_{ε,t})) = t − ε(e^t − 1)/(e^ε − 1), the mean privacy loss of one RR_{ε,t}.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, §7 (proof of Corollary 3.1); notes §7 A3.
+        Dong–Durfee–Rogers ICML 2020, §7 (proof of Corollary 3.1) [DDR20]; docs/derivations/br.md#the-kl-maximising-t.
     """
     return t - eps * ctx.expm1(t) / ctx.expm1(eps)
 
@@ -81,12 +86,13 @@ def maxkl(ctx: Any, eps: Any) -> Any:
 
 
 def maxkl_argmax(ctx: Any, eps: Any) -> Any:
-    """The t maximising KL(RR_{ε,t}): t = ln((e^ε − 1)/ε) (notes §3.5; d/dt KL = 1 − ε e^t/(e^ε − 1))."""
+    """The t maximising KL(RR_{ε,t}): t = ln((e^ε − 1)/ε) (d/dt KL = 1 − ε e^t/(e^ε − 1);
+    docs/derivations/br.md#the-kl-maximising-t)."""
     return ctx.log(ctx.expm1(eps) / eps)
 
 
 def rr_identities() -> dict[str, bool]:
-    """Prove notes §7 A1 exactly: each identity as an identity of rational functions of a = e^t, x = e^ε.
+    """Prove the identities of RR_{ε,t} exactly: each identity as an identity of rational functions of a = e^t, x = e^ε.
 
     With a = e^t, b = e^{ε−t} (so x = e^ε = ab; the reflection t ↦ ε − t swaps a and b):
     q = (1 − 1/b)/(1 − 1/x), p = (1/a − 1/x)/(1 − 1/x). Each identity is reduced to a polynomial that must vanish,

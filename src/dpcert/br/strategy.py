@@ -1,5 +1,7 @@
 """Explicit adaptive adversaries for the composition of ε-BR mechanisms, and the exact value of their privacy curve.
 
+Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
+
 By Lemma 4.1 and Corollary 4.1 of Dong–Durfee–Rogers, an adaptive adversary against k ε-BR mechanisms is, without
 loss, a deterministic rule choosing the pair RR_{ε,t} (t ∈ [0, ε]) of round i from the outcomes of rounds 1..i−1.
 For one such adversary the hockey-stick divergence at ε_g obeys the recursion of Lemma 3.2 with the sup removed::
@@ -15,14 +17,14 @@ Two representations:
 * :class:`StrategyTree`: a full binary tree of choices (heap order: node i has children 2i + 1 after outcome 0 and
   2i + 2 after outcome 1), 2^k − 1 choices, t's exact rationals. For the gap certificates of Theorem 4 (k <= 6).
 * :class:`LatticeStrategy`: a Markov adversary on the lattice h = ε/N, the argmax of the restricted recursion of
-  :mod:`dpcert.br.adaptive` (notes §3.4): with j rounds left at lattice budget m it plays t = s_j(m) h. Its value is
+  :mod:`dpcert.br.adaptive`: with j rounds left at lattice budget m it plays t = s_j(m) h. Its value is
   evaluated in balls over the states it reaches only (at most about k²N/2 of them, against k²N² operations of the
   lattice). States with remaining budget |x| >= jε are exact for every strategy (Lemma 6.7: value 0 above, 1 − e^x
   below, by the identity q_t(1 − e^{x−t}) + (1 − q_t)(1 − e^{x+ε−t}) = 1 − e^x).
 
 References:
-    Dong–Durfee–Rogers ICML 2020, Lemma 4.1, Corollary 4.1, Lemma 3.2 / 6.1, Lemma 6.7; notes br_composition.md
-    §3.4 (the strategy tree as a certificate) and §4.3 (the k = 4 tree).
+    Dong–Durfee–Rogers ICML 2020, Lemma 4.1, Corollary 4.1, Lemma 3.2 / 6.1, Lemma 6.7 [DDR20]; the strategy tree as a
+    certificate: docs/derivations/br.md#lattice-bracket.
 """
 
 from __future__ import annotations
@@ -205,7 +207,7 @@ class LatticeStrategy:
         at every start). Cost: one ball a·b + c·d per reached state.
 
         References:
-            Dong–Durfee–Rogers ICML 2020, Lemma 3.2 with the sup removed, Lemma 6.7 (exact regions); notes §3.4.
+            Dong–Durfee–Rogers ICML 2020, Lemma 3.2 with the sup removed, Lemma 6.7 (exact regions) [DDR20].
         """
         g = Fraction(m0) * self.eps / self.n if eps_g is None else parse_rational(eps_g, "eps_g").value
         levels = self.reached(m0, g)
