@@ -1,5 +1,7 @@
 """Shuffle-model RDP (Girgis, Data, Diggavi, Suresh, Kairouz, CCS 2021), certified.
 
+Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
+
 * :mod:`dpcert.shuffle.bounds`: the paper's bounds (Theorems 1–3, Corollaries 1–2, eqs. (8) and (10)), in balls
   and in vectorised float64, with n̄ decided exactly;
 * :mod:`dpcert.shuffle.pair`: the exact RDP of the binary randomized-response pair behind Theorem 3, both orders;
@@ -10,7 +12,7 @@
   takes it in with ``bound=reduction``);
 * :mod:`dpcert.shuffle.fmt20`: the FMT20 baseline (closed form certified, the clone analysis) composed by KOV15;
 * :mod:`dpcert.shuffle.subsampling`: the Zhu–Wang Poisson-subsampled RDP bound over Theorem 1;
-* :mod:`dpcert.shuffle.claims`: claims and errata of the notes (§5, §7);
+* :mod:`dpcert.shuffle.claims`: claims and errata of [GDDSK21];
 * :mod:`dpcert.shuffle.figure_claims`: the figures' statements (Figures 3–5, the 8× and 11× savings, the peer).
 
 Public functions (imported on first use): the bounds on the RDP of the shuffled mechanism at order λ, each as a

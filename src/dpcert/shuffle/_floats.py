@@ -1,5 +1,7 @@
 """Float64 helpers of the shuffle package that neither overflow nor underflow on the declared domains.
 
+Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
+
 The shuffle quantities take ε0 up to 1000 and δ, ε down to any positive rational (1e-3999 is valid): e^{ε0},
 sinh(ε0) and float(δ) then leave the float64 range, although the logarithms the planning and the float twins need
 are modest numbers. These helpers compute those logarithms directly.

@@ -1,5 +1,7 @@
 """The RDP bounds of the shuffle model printed by Girgis–Data–Diggavi–Suresh–Kairouz (CCS 2021).
 
+Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
+
 For n clients, each applying the same ε0-LDP randomizer before a uniform shuffle, ε(λ) is the sup over
 replacement neighbours (both orders) of D_λ(M(D)‖M(D′)). All logarithms are natural (nats).
 
@@ -8,7 +10,8 @@ replacement neighbours (both orders) of D_λ(M(D)‖M(D′)). All logarithms are
   x = (e^{2ε0}−1)²/(2e^{2ε0}n̄), n̄ = ⌊(n−1)/(2e^{ε0})⌋ + 1.
 * eq. (8): the real-order extension of an integer-order bound, by convexity of (λ−1)D_λ in λ.
 * Corollary 1 (eq. 7): (1/(λ−1)) log[1 + 4C(λ,2)(e^{ε0}−1)²/n], stated under λ⁴e^{5ε0} < n/9
-  (:func:`cor1_applies` decides that condition exactly; its derivation from Theorem 1 has a gap, notes §7 E2).
+  (:func:`cor1_applies` decides that condition exactly; its derivation from Theorem 1 has a gap,
+  docs/derivations/shuffle.md#corollary-1s-last-step).
 * Theorem 2 (eq. 9), real λ > 1 (the paper prints "λ >= 1", a typo: the bound is undefined at 1):
   (1/(λ−1)) log[exp(λ²(e^{ε0}−1)²/n̄) + e^{ε0λ−(n−1)/(8e^{ε0})}].
 * eq. (10), the EFM+19 baseline as the paper quotes it: 2λe^{4ε0}(e^{ε0}−1)²/n.
@@ -17,7 +20,8 @@ replacement neighbours (both orders) of D_λ(M(D)‖M(D′)). All logarithms are
   The moments come from the series of the centred moment generating function g(t) = f(t)^n,
   f(t) = (1−p)e^{−pt} + pe^{(1−p)t}, by the power-series recurrence (J. C. P. Miller; Knuth TAOCP 2 §4.7)
   g_k = (1/k) Σ_{j=1}^{k} ((n+1)j − k) f_j g_{k−j}; μ_i = i! g_i. No sampling, no raw moments.
-* Corollary 2 (eq. 12): Theorem 3 without the i >= 3 terms (they are >= 0: notes §1.7 gives the correct proof;
+* Corollary 2 (eq. 12): Theorem 3 without the i >= 3 terms (they are >= 0:
+docs/derivations/shuffle.md#nonnegative-central-moments;
   the paper's Jensen argument is not valid, erratum E3).
 
 Each bound has a rigorous ball evaluator (``*_ball(ctx, n, eps0, lam)``, used by the quantities) and a vectorised

@@ -1,4 +1,6 @@
-"""Claims of the shuffle-model RDP paper (Girgis et al., CCS 2021), from the notes' §5 (C1–C26) and §7 (errata).
+"""Claims of the shuffle-model RDP paper (Girgis et al., CCS 2021), with dpcert's errata.
+
+Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
 
 Comparisons between two bounds are decided by :func:`check_le` (certified when the first enclosure lies below the
 second, refuted with both enclosures when it lies above); grid statements by :func:`check_sandwich`. Errata are
@@ -12,7 +14,7 @@ claims as the paper states them, expected REFUTED, with the exact counterexample
 
 References:
     Girgis, Data, Diggavi, Suresh, Kairouz, "On the Rényi Differential Privacy of the Shuffle Model", CCS 2021;
-    dpcert notes shuffle_rdp §5, §7.
+    docs/derivations/shuffle.md (the derivations behind the errata).
 """
 
 from __future__ import annotations
@@ -238,7 +240,7 @@ CLAIMS: list[Claim] = [
     # ---- errata (expected REFUTED) -------------------------------------------------------------------------
     _le(
         "shuffle.remark7.lower_bound_tight",
-        f"{_PAPER}, Remark 7 / §9 (notes E1, C3)",
+        f"{_PAPER}, Remark 7 / §9",
         "Theorem 3's lower bound is tight: the pair it comes from has no larger Renyi divergence than Theorem 3 "
         "(at n = 1000, eps0 = 3, lam = 100)",
         "shuffle.rdp.pair:reverse",
@@ -251,7 +253,7 @@ CLAIMS: list[Claim] = [
     ),
     FunctionClaim(
         "shuffle.cor1.follows_from_thm1",
-        f"{_PAPER}, Corollary 1 and Appendix A, step (54) (notes E2, C11)",
+        f"{_PAPER}, Corollary 1 and Appendix A, step (54)",
         "Under lam^4 e^(5 eps0) < n/9, Theorem 1 is at most Corollary 1 (n = 150, eps0 = 0.0005, lam = 2)",
         fn=check_cor1_from_thm1,
         inputs={"n": 150, "eps0": "0.0005", "lam": 2},
@@ -261,7 +263,7 @@ CLAIMS: list[Claim] = [
     ),
     _le(
         "shuffle.remark4.thm1_beats_thm2",
-        f"{_PAPER}, Remark 4 (notes E4, C13)",
+        f"{_PAPER}, Remark 4",
         "Theorem 1 is better (smaller) than Theorem 2 for all parameter ranges of interest (n = 10^4, eps0 = 0.1, "
         "lam = 1000, inside Fig. 2(a)'s range)",
         "shuffle.rdp.thm1",
@@ -273,7 +275,7 @@ CLAIMS: list[Claim] = [
     ),
     _le(
         "shuffle.s3_1.thm2_beats_efm19",
-        f"{_PAPER}, §3.1 'both our bounds outperform (10) in all cases' (notes E5, C14)",
+        f"{_PAPER}, §3.1 'both our bounds outperform (10) in all cases'",
         "Theorem 2 is at most the EFM+19 baseline (10) (n = 10^4, eps0 = 0.1, lam = 2)",
         "shuffle.rdp.thm2",
         (10**4, "0.1", "2"),
@@ -284,7 +286,7 @@ CLAIMS: list[Claim] = [
     ),
     QuantityClaim(
         "shuffle.fig2.saturates_near_eps0",
-        f"{_PAPER}, §4 text on Fig. 2 (notes E6, C16)",
+        f"{_PAPER}, §4 text on Fig. 2",
         "The bounds saturate close to eps0 (Theorem 1 stays at most eps0; n = 10, eps0 = 3, lam = 2)",
         quantity=QUANTITIES["shuffle.rdp.thm1"],
         inputs={"n": 10, "eps0": "3", "lam": 2},
@@ -296,7 +298,7 @@ CLAIMS: list[Claim] = [
     # ---- statements that hold (expected CERTIFIED) ---------------------------------------------------------
     _le(
         "shuffle.thm1.beats_efm19_fig2d",
-        f"{_PAPER}, §3.1 (notes C14: holds for Theorem 1)",
+        f"{_PAPER}, §3.1 (holds for Theorem 1)",
         "Theorem 1 is at most (10) at Fig. 2(d) (n = 10^4, eps0 = 3, lam = 100)",
         "shuffle.rdp.thm1",
         (10**4, "3", "100"),
@@ -305,7 +307,7 @@ CLAIMS: list[Claim] = [
     ),
     FunctionClaim(
         "shuffle.thm3.sandwich_grid",
-        f"{_PAPER}, Theorems 1-3 (notes C4, C9)",
+        f"{_PAPER}, Theorems 1-3",
         "Theorem 3 <= exact 2RR pair RDP <= Theorem 1 and <= Theorem 2 on n in {10,30,100,200}, eps0 in "
         "{0.1,0.5,1,2,3}, lam in {2,3,5,10,20,50}",
         fn=check_sandwich,
@@ -313,7 +315,7 @@ CLAIMS: list[Claim] = [
     ),
     FunctionClaim(
         "shuffle.eq8.real_order_grid",
-        f"{_PAPER}, Remark 2, eq. (8) and Theorem 2 at real lam (notes C25, C9)",
+        f"{_PAPER}, Remark 2, eq. (8) and Theorem 2 at real lam",
         "The exact pair RDP is at most Theorem 1 via eq. (8) and Theorem 2 at real lam in {1.5, 2.5, 3.7, 7.3, 10.3}",
         fn=check_sandwich,
         inputs={
@@ -325,7 +327,8 @@ CLAIMS: list[Claim] = [
     ),
     FunctionClaim(
         "shuffle.cor2.below_thm3_grid",
-        f"{_PAPER}, Corollary 2 (notes C12, E3: the paper's Jensen argument is invalid, the statement true)",
+        f"{_PAPER}, Corollary 2 (the paper's Jensen argument is invalid, the statement true: "
+        "docs/derivations/shuffle.md#nonnegative-central-moments)",
         "Corollary 2 <= Theorem 3 (odd central moments of Bin(n, p <= 1/2) are >= 0) on the sandwich grid with "
         "lam >= 3 (at lam = 2 the two are the same formula)",
         fn=check_sandwich,
@@ -333,14 +336,14 @@ CLAIMS: list[Claim] = [
     ),
     FunctionClaim(
         "shuffle.pair.reverse_exceeds_forward_grid",
-        "notes shuffle_rdp §1.11, C3",
+        "dpcert.shuffle.pair; docs/derivations/shuffle.md#the-worst-case-pair-in-both-orders",
         "The reverse order of the 2RR pair is at least its forward order (= Theorem 3) on the sandwich grid",
         fn=check_sandwich,
         inputs={"kind": "reverse", "ns": _GRID_N, "eps0s": _GRID_E, "lams": _GRID_L},
     ),
     _le(
         "shuffle.thm1.not_monotone_in_lam",
-        "notes shuffle_rdp C17, pitfall 10",
+        "Girgis et al. (CCS 2021), Theorem 1 (eq. 6)",
         "Theorem 1 is not monotone in lam: at n = 10, eps0 = 3 its value at lam = 50 is below its value at lam = 2",
         "shuffle.rdp.thm1",
         (10, "3", "50"),
@@ -352,7 +355,7 @@ CLAIMS: list[Claim] = [
 CLAIMS += [
     FunctionClaim(
         "shuffle.reduction.sandwich_grid",
-        "derived here (dpcert), notes shuffle_rdp §1.10 (C4, C10): U_red = Theorem 4 with the special case solved "
+        "derived here (dpcert): U_red = Theorem 4 with the special case solved "
         "exactly; proof in dpcert.shuffle.reduction",
         "Exact 2RR pair RDP <= U_red (derived here) <= Theorem 1 (eq. 8) and <= Theorem 2 on n in {10,30,100,200}, "
         "eps0 in {0.1,0.5,1,2,3}, lam in {1.5,2,3,5,10,20,50}",
@@ -361,7 +364,7 @@ CLAIMS += [
     ),
     FunctionClaim(
         "shuffle.reduction.pinned_n1000_eps3_lam100",
-        "derived here (dpcert), notes shuffle_rdp C23",
+        "derived here (dpcert.shuffle.reduction)",
         "U_red (derived here) at n = 1000, eps0 = 3, lam = 100 rounds to 2.50921885527 (the exact pair gives "
         "2.50921867097: eps(100) is pinned to 2e-7)",
         fn=check_rounds,
@@ -372,14 +375,14 @@ CLAIMS += [
 CLAIMS += [
     FunctionClaim(
         "shuffle.lemma1.forms_inverse",
-        f"{_PAPER}, Lemma 1 (notes C1)",
+        f"{_PAPER}, Lemma 1",
         "For each fixed lam > 1, Lemma 1's eps-form and delta-form are inverses of each other",
         fn=check_lemma1_inverse,
         inputs={},
     ),
 ]
 
-#: notes §3.2 reference values (mpmath 50 digits): quantity, (n, eps0, lam), printed
+#: reference values computed independently with mpmath at 50 digits: quantity, (n, eps0, lam), printed
 _REFERENCE = [
     ("thm1", (10, "0.5", 5), "0.594981144232843"),
     ("thm3", (10, "0.5", 5), "0.0599756546849495"),
@@ -394,7 +397,8 @@ for _q, (_n, _e, _l), _v in _REFERENCE:
     CLAIMS.append(
         QuantityClaim(
             f"shuffle.{_q}.reference_n{_n}_eps{_e.replace('.', '_')}_lam{_l}",
-            f"{_PAPER}, {'Theorem 1, eq. (6)' if _q == 'thm1' else 'Theorem 3, eq. (11)'}; notes §3.2 (mp50)",
+            f"{_PAPER}, {'Theorem 1, eq. (6)' if _q == 'thm1' else 'Theorem 3, eq. (11)'}; "
+            "value from an independent 50-digit mpmath computation",
             f"{_q} at n = {_n}, eps0 = {_e}, lam = {_l} rounds to {_v}",
             quantity=QUANTITIES[f"shuffle.rdp.{_q}"],
             inputs={"n": _n, "eps0": _e, "lam": _l},
@@ -404,7 +408,7 @@ for _q, (_n, _e, _l), _v in _REFERENCE:
 CLAIMS.append(
     FunctionClaim(
         "shuffle.pair.pinned_n1000_eps3_lam100",
-        "notes shuffle_rdp C23, E1",
+        "dpcert.shuffle.pair (exact 2RR pair); docs/derivations/shuffle.md#the-worst-case-pair-in-both-orders",
         "The exact pair RDP (max of both orders: the reverse one) at n = 1000, eps0 = 3, lam = 100 rounds to "
         "2.50921867097",
         fn=check_rounds,
@@ -414,7 +418,7 @@ CLAIMS.append(
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# notes §5: C5, C6, C7, C8, C15, C26
+# the exact pair, U_red and the conversion at work
 
 
 def _strictly_below(lower: Any, upper: Any, max_prec: int) -> tuple[bool | None, int]:
@@ -677,7 +681,7 @@ def _ratio_claim(cid: str, ref: str, statement: str, pair_: tuple[str, str], lim
 CLAIMS += [
     FunctionClaim(
         "shuffle.pairs.rr_reverse_is_max",
-        "dpcert notes shuffle_rdp §1.11 (all 2RR pairs), C5",
+        "dpcert.shuffle.pair (all 2RR neighbour pairs)",
         "Among all shuffled 2RR neighbour pairs (j ones among the n-1 common clients, both orders), the largest "
         "Renyi divergence is j = 0 in the reverse order (and its mirror j = n-1 forward), on n in {5,10,20,40}, "
         "eps0 in {0.5,1,3}, lam in {2,5,20}",
@@ -686,7 +690,7 @@ CLAIMS += [
     ),
     FunctionClaim(
         "shuffle.lemma8.special_moment_decreasing",
-        f"{_PAPER}, Lemma 8 (for the exact special-case moment S_m); notes C7",
+        f"{_PAPER}, Lemma 8 (for the exact special-case moment S_m)",
         "S_m(lam) = E[((k e^eps0 + (m-k) e^-eps0)/m)^lam], k ~ Bin(m, 1/(e^eps0+1)), decreases in m: m = 1..59, 80, "
         "120, 200; eps0 in {0.1,0.5,1,2,3,5}; lam in {1.5,2,2.5,3,3.7,4,7,10,10.3,25,60}",
         fn=check_lemma8,
@@ -698,7 +702,7 @@ CLAIMS += [
     ),
     FunctionClaim(
         "shuffle.thm5.above_exact_special_case",
-        f"{_PAPER}, Theorem 5 (eq. 15) and Lemma 7; notes C8 (Proposition A: S_m is the exact sup)",
+        f"{_PAPER}, Theorem 5 (eq. 15) and Lemma 7; S_m is the exact sup (dpcert.shuffle.reduction)",
         "Theorem 5's bound is at least the exact special-case sup S_m(lam), with equality at lam = 2 (for every m "
         "and eps0), and Lemma 7's value (e^eps0 - 1)^2/e^eps0 is attained by 2RR; strict at m = 1..59, 80, 120, 200, "
         "eps0 in {0.1,0.5,1,2,3,5}, lam in {3,4,7,10,25,60}",
@@ -712,7 +716,7 @@ CLAIMS += [
     ),
     _ratio_claim(
         "shuffle.remark7.thm1_over_thm3_large_n",
-        f"{_PAPER}, Remark 7; notes C15",
+        f"{_PAPER}, Remark 7",
         "At lam = 2 Theorem 1 / Theorem 3 tends to 2 e^eps0 as n grows: at n = 10^6, eps0 = 0.5 it is within 1e-5 "
         "of 2 e^0.5 (3.2974...)",
         ("shuffle.rdp.thm1", "shuffle.rdp.thm3"),
@@ -720,7 +724,7 @@ CLAIMS += [
     ),
     _ratio_claim(
         "shuffle.reduction.over_thm3_large_n",
-        "derived here (dpcert), notes shuffle_rdp §1.10 (asymptotics), C15",
+        "derived here (dpcert), docs/derivations/shuffle.md#u_red",
         "At lam = 2 U_red (derived here) / Theorem 3 tends to e^eps0: at n = 10^6, eps0 = 0.5 it is within 1e-6 of "
         "e^0.5 (1.648721...)",
         ("shuffle.rdp.reduction", "shuffle.rdp.thm3"),
@@ -728,21 +732,21 @@ CLAIMS += [
     ),
     _ratio_claim(
         "shuffle.reduction.thm1_over_reduction_large_n",
-        "derived here (dpcert), notes shuffle_rdp §1.10 (asymptotics), C15",
+        "derived here (dpcert), docs/derivations/shuffle.md#u_red",
         "At lam = 2 Theorem 1 / U_red (derived here) tends to 2: at n = 10^6, eps0 = 0.5 it is within 1e-5 of 2",
         ("shuffle.rdp.thm1", "shuffle.rdp.reduction"),
         (2, 0, "0.00001"),
     ),
     FunctionClaim(
         "shuffle.remark7.cor1_over_cor2_exact",
-        f"{_PAPER}, Remark 7 (Corollary 1 vs Corollary 2); notes C15",
+        f"{_PAPER}, Remark 7 (Corollary 1 vs Corollary 2)",
         "The excess inside Corollary 1's logarithm is exactly 4 e^eps0 times that of Corollary 2 (every n, lam, eps0)",
         fn=check_cor1_cor2_identity,
         inputs={},
     ),
     FunctionClaim(
         "shuffle.lemma1.dp_eps_monotone_grid",
-        f"{_PAPER}, Lemmas 1-2 (any lam gives a valid (eps, delta)); notes C26",
+        f"{_PAPER}, Lemmas 1-2 (any lam gives a valid (eps, delta))",
         "The composed eps(delta = 1e-6) from each RDP curve (min(Thm 1, Thm 2, RR_1), Thm 1 via eq. (8), Thm 2, eq. "
         "(10)), certified at its float-chosen lam, decreases in n and increases in T and eps0: n in {10^3,10^4,10^6}, "
         "eps0 in {0.1,0.5,2}, T in {1,1000}",
@@ -856,7 +860,7 @@ def check_ldp_sample(
 CLAIMS.append(
     FunctionClaim(
         "shuffle.pairs.no_mechanism_beats_rr",
-        "dpcert notes shuffle_rdp §1.11 (conjecture), C6",
+        "dpcert conjecture (dpcert.shuffle.reduction, what it does not settle)",
         "No eps0-LDP randomizer and neighbour pair has a larger shuffled Renyi divergence than 2RR's D = 0^n, "
         "D' = 0^(n-1)1 in the reverse order (so eps(lam) would equal that value); open in general, checked "
         "exactly on random rational mechanisms (K, B <= 3, n <= 4, lam in {2,3,5,10})",

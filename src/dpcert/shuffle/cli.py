@@ -1,5 +1,7 @@
 """``dpcert shuffle …``: the shuffle-model RDP bounds side by side, and the composed (ε, δ)-DP.
 
+Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
+
 ``dpcert shuffle rdp n=1000000 eps0=1 lam=2..256 [--pair] [--json]`` prints, for every order λ (comma-separated
 values and integer ranges ``a..b``: ``1.5,2..8``), Theorem 1 (eq. 8 between integers), Theorem 2, eq. (10), Corollary 1
 (with its condition decided exactly), Theorem 3 and Corollary 2 (integer λ), the exact 2RR pair (both orders;
@@ -141,7 +143,7 @@ def _cmd_rdp(a: argparse.Namespace) -> int:
                 "rows": records,
                 "units": "nats",
                 "reference": "Girgis-Data-Diggavi-Suresh-Kairouz, CCS 2021, Theorems 1-3, Corollaries 1-2, eqs. (8), "
-                "(10); RR_1: Steinke 2024; pair: notes shuffle_rdp §1.11",
+                "(10); RR_1: Steinke 2024; pair: the exact 2RR pair",
                 **({"reduction_derived_here": LABEL} if a.reduction else {}),
             }
         )

@@ -1,5 +1,7 @@
 """The default certified RDP upper bound of the shuffle model, and RDP → (ε, δ)-DP over T rounds.
 
+Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
+
 * ``upper(λ) = min(Theorem 1 (eq. 8 between integers), Theorem 2, RR_1(λ))`` where
   RR_1(λ) = (1/(λ−1)) log[(e^{ε0λ} + e^{−ε0(λ−1)})/(e^{ε0}+1)] is the tight RDP of an ε0-DP pair (Steinke 2024,
   Thm 4); the shuffled mechanism is ε0-DP for replacement neighbours (each histogram probability changes by a
@@ -8,7 +10,8 @@
 * Lemma 1 (CKS20 / BBG+20 conversion), for any single λ > 1:
   ε(δ) = R + [log(1/δ) + (λ−1) log(1 − 1/λ) − log λ]/(λ−1),
   δ(ε) = exp((λ−1)(R − ε)) (1 − 1/λ)^λ/(λ−1),
-  with R the (composed) RDP at λ. For each λ the two forms are inverses of each other (notes C1: λ log(1−1/λ) −
+  with R the (composed) RDP at λ. For each λ the two forms are inverses of each other
+  (docs/derivations/shuffle.md#conversion-identity: λ log(1−1/λ) −
   log(λ−1) = (λ−1) log(1−1/λ) − log λ). This is tighter than Mironov's Prop. 3, R + log(1/δ)/(λ−1)
   (:func:`dpcert.composition.rdp.rdp_to_dp_eps`), by −[(λ−1) log(1−1/λ) − log λ]/(λ−1) > 0; the tests compare
   the two.
@@ -68,7 +71,7 @@ def rr1_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
     at tiny ε0 (about ε0²λ/2; summing the exponentials first would need ~2 log2(1/ε0) bits to see it at all).
 
     References:
-        Steinke 2024, "Sharp RDP & zCDP from Pure DP", Theorem 4; notes shuffle_rdp §1.10.
+        Steinke 2024, "Sharp RDP & zCDP from Pure DP", Theorem 4 [Ste24]; docs/derivations/shuffle.md#the-pure-dp-cap.
     """
     if to_fraction(eps0) == 0:
         return Fraction(0)
@@ -129,7 +132,7 @@ def upper_bound_ball(ctx: Any, n: int, eps0: Exact, lam: Exact, bound: str) -> a
 
     References:
         Girgis et al. (CCS 2021), Theorems 1–2, eq. (8); Steinke 2024, Theorem 4; U_red: derived here (dpcert
-        notes shuffle_rdp §1.10).
+        docs/derivations/shuffle.md#the-pure-dp-cap).
     """
     base = upper_ball(ctx, n, eps0, lam)
     if bound == "default":

@@ -1,4 +1,7 @@
-"""Claims of Girgis et al.'s Figs. 3–4 against the FMT20 baseline (notes §5 C18, C20, C21; ambiguity A3).
+"""Claims of Girgis et al.'s Figs. 3–4 against the FMT20 baseline (readings:
+docs/derivations/shuffle.md#readings-of-the-figures).
+
+Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
 
 The paper compares its RDP route (Theorem 1, Lemmas 1–2) with FMT20 (+ KOV15 over T rounds), computed with "the
 open source implementation" of FMT20 (footnote 3), which has two variants: a closed form and a numerical clone
@@ -18,7 +21,8 @@ comparisons are certified, which the clone variant can never give (float only).
 
 References:
     Girgis, Data, Diggavi, Suresh, Kairouz, CCS 2021, §1 and §4 (Figs. 3–4, footnote 3); Feldman–McMillan–Talwar,
-    arXiv 2012.12803; Kairouz–Oh–Viswanath ICML 2015, Thm 3.3; dpcert notes shuffle_rdp §3.4, §5, §7 A3.
+    arXiv 2012.12803; Kairouz–Oh–Viswanath ICML 2015, Thm 3.3 [KOV15];
+    docs/derivations/shuffle.md#readings-of-the-figures.
 """
 
 from __future__ import annotations
@@ -95,7 +99,7 @@ FIGURE_QUANTITIES: dict[str, Quantity] = {
             subsampling.poisson_thm1_ball,
             "Zhu–Wang ICML 2019 general upper bound (autodp rdp_acct.general_upperbound) with Girgis et al. Theorem 1",
             "RDP of Poisson-subsampled shuffling: Zhu–Wang's general bound over Theorem 1 at n clients (Fig. 5 recipe; "
-            "add/remove vs replacement caveat, notes A2)",
+            "add/remove vs replacement caveat, dpcert.shuffle.subsampling)",
             float=subsampling.poisson_thm1_float,
             float_rtol=1e-10,
         ),
@@ -183,7 +187,8 @@ def check_poisson_saving(
         f"n={n}, gamma={gamma} (n_s={ns}), eps0={eps0}, T={T}, delta={delta}: Thm 1 + ZW19 route {rdp.short(8)} "
         f"(alpha={lam} <= {lam_max}); FMT20 closed form (outside its regime at n_s: eps0) + LQS12 + KOV15 "
         f"{closed:.6g}: ratio {r_closed:.4g}; FMT20 exact clone + LQS12 + KOV15 {clone:.6g}: ratio {r_clone:.4g} "
-        f"(float) vs the printed {factor}x. Recipe unstated (n_s, variant, split; notes A2, A3)"
+        f"(float) vs the printed {factor}x. Recipe unstated (n_s, variant, split: "
+        "docs/derivations/shuffle.md#readings-of-the-figures)"
     )
     extra = {"alpha": lam, "ratio_closed_float": r_closed, "ratio_clone_float": r_clone}
     return Verdict.UNDECIDED, Evidence(rdp, "arb ball arithmetic + float64 (FMT20 side)", 128, detail, extra=extra)
@@ -372,7 +377,7 @@ FIGURE_CLAIMS: list[Claim] = [
     ),
     FunctionClaim(
         "shuffle.fig4a.saving_8x",
-        f"{_PAPER}, §1 and §4 on Fig. 4(a) (notes C18, A3)",
+        f"{_PAPER}, §1 and §4 on Fig. 4(a)",
         "The Theorem 1 route saves a factor 8 over FMT20 + KOV15 at T = 10^5, eps0 = 0.5, n = 10^6, delta = 1e-6",
         fn=check_saving,
         inputs={"n": 10**6, "eps0": "0.5", "T": 10**5, "delta": "1e-6", "factor": "8"},
@@ -381,7 +386,7 @@ FIGURE_CLAIMS: list[Claim] = [
     ),
     FunctionClaim(
         "shuffle.fig5a.saving_11x",
-        f"{_PAPER}, §1 ('at least 10x') and §4 ('11x') on Fig. 5(a) (notes C19, A2)",
+        f"{_PAPER}, §1 ('at least 10x') and §4 ('11x') on Fig. 5(a)",
         "With Poisson subsampling (gamma = 0.001), the Theorem 1 route saves a factor 11 over FMT20 + LQS12 + KOV15 "
         "at T = 10^4, eps0 = 3, n = 10^6, delta = 1e-8",
         fn=check_poisson_saving,
@@ -390,7 +395,7 @@ FIGURE_CLAIMS: list[Claim] = [
     ),
     QuantityClaim(
         "shuffle.fig5.poisson_reference_n1000_eps3",
-        "notes shuffle_rdp §3.4 (Fig. 5 reconstruction); Zhu–Wang ICML 2019 general bound as in autodp",
+        "Fig. 5 reconstruction; Zhu–Wang ICML 2019 general bound as in autodp",
         "Zhu–Wang's general bound over Theorem 1 at n = 1000, eps0 = 3, lam = 10, gamma = 0.001 rounds to "
         "1.08054912961e-5 (autodp's general_upperbound gives 1.0805491296139e-5)",
         quantity=FIGURE_QUANTITIES["shuffle.rdp.poisson"],
@@ -399,7 +404,7 @@ FIGURE_CLAIMS: list[Claim] = [
     ),
     FunctionClaim(
         "shuffle.peer.girgis_upper_is_thm1",
-        "DPBayes/PLD-Accountant girgis_upper.py at commit 690c243, pickle eps_fig1_girgis_upper.p (notes §4, C24)",
+        "DPBayes/PLD-Accountant girgis_upper.py at commit 690c243, pickle eps_fig1_girgis_upper.p",
         "The peer girgis_upper.py evaluates Theorem 1: its printed eps at n = 10^5, gamma = 0.01, eps0 = 3, "
         "delta = 1e-5, T = 10, 31, 100 (0.7307678940458819, 1.1309754835444394, 1.748239779218493) are the Theorem 1 "
         "route at that setting (k = gamma n clients, Zhu-Wang subsampling, Lemmas 1-2, lambda in 2..1000)",
@@ -419,7 +424,7 @@ FIGURE_CLAIMS: list[Claim] = [
     ),
     FunctionClaim(
         "shuffle.fig3.rdp_beats_fmt20_clone_small_eps0",
-        f"{_PAPER}, §4 on Fig. 3, whose FMT20 curve is 'the empirical bound' (caption (iii)) (notes C21)",
+        f"{_PAPER}, §4 on Fig. 3, whose FMT20 curve is 'the empirical bound' (caption (iii))",
         "Single shot, the Theorem 1 route (Lemma 1, integer lam >= 2) gives a smaller epsilon than FMT20's empirical "
         "clone analysis for eps0 < 1 (n = 10^4, eps0 in {0.1, 0.5}, delta = 1e-6)",
         fn=check_rdp_vs_fmt20_clone,
@@ -432,7 +437,7 @@ FIGURE_CLAIMS: list[Claim] = [
     ),
     FunctionClaim(
         "shuffle.fig4d.fmt20_better_small_T",
-        f"{_PAPER}, §4 on Fig. 4(d) (notes C20)",
+        f"{_PAPER}, §4 on Fig. 4(d)",
         "FMT20 + KOV15 is better than the Theorem 1 route for T < 10 at eps0 = 2, n = 10^6, delta = 1e-6 (and "
         "worse at T = 100)",
         fn=check_fmt20_better,
@@ -442,7 +447,7 @@ FIGURE_CLAIMS: list[Claim] = [
     ),
     FunctionClaim(
         "shuffle.fig3.rdp_beats_fmt20_small_eps0",
-        f"{_PAPER}, §4 on Fig. 3 (notes C21)",
+        f"{_PAPER}, §4 on Fig. 3",
         "Single shot, the Theorem 1 route is better than FMT20 for eps0 < 1 (n = 10^4, eps0 in {0.1, 0.5}, "
         "delta = 1e-6)",
         fn=check_rdp_better,

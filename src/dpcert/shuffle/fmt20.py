@@ -1,5 +1,7 @@
 """The FMT20 baseline ("Hiding among the clones"): (ε, δ)-DP of shuffling, and its composition over T rounds.
 
+Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
+
 Two variants, both of Feldman–McMillan–Talwar, arXiv 2012.12803 (2020), the paper Girgis et al. compare with in
 Figs. 3–5 (their footnote 3: "we used the open source implementation ... apple/ml-shuffling-amplification"):
 
@@ -29,7 +31,8 @@ T rounds are composed by KOV15's optimal composition theorem (Kairouz–Oh–Vis
 (ε̃, δ̃)-DP mechanisms are (ε_g, 1 − (1−δ̃)^T (1 − δ_g))-DP where δ_g is the optimal δ of T ε̃-DP mechanisms at
 ε_g (:mod:`dpcert.composition.kov`); δ_g is taken as (δ − Tδ̃)/(1 − Tδ̃), a rational lower bound of the exact
 remainder (Bernoulli's inequality), so the total stays <= δ. The split of the total δ between δ̃ and δ_g is not
-stated by Girgis et al. (notes A3); it is chosen here in float64 on a geometric grid (any split is valid), and the
+stated by Girgis et al. (docs/derivations/shuffle.md#readings-of-the-figures); it is chosen here in float64 on a
+geometric grid (any split is valid), and the
 value at the chosen split is certified for the closed form.
 
 References:
@@ -307,7 +310,8 @@ def kov_split(n: int, eps0: Fraction, T: int, delta: Fraction, variant: str = "c
         variant: ``"closed"`` (closed form) or ``"clone"`` (exact clone pair, float only).
 
     References:
-        Feldman–McMillan–Talwar 2020 with Kairouz–Oh–Viswanath 2015 Thm 3.3; the split is ours (notes A3).
+        Feldman–McMillan–Talwar 2020 with Kairouz–Oh–Viswanath 2015 Thm 3.3 [FMT20; KOV15]; the split is ours
+        (docs/derivations/shuffle.md#readings-of-the-figures).
     """
     if variant not in ("closed", "clone"):
         raise InvalidParameter("variant", variant, "closed or clone")

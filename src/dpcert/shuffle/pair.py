@@ -1,5 +1,7 @@
 """The exact RDP of the shuffled binary randomized-response pair behind Theorem 3, in both orders.
 
+Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
+
 2RR keeps its bit with probability e^{ε0}/(e^{ε0}+1); p = 1/(e^{ε0}+1). With D = (0,…,0) (n zeros) and
 D′ = (0,…,0,1), the server sees k = #ones: P(k) = M(D)(k) = Bin(k; n, p) and the likelihood ratio is
 
@@ -11,7 +13,8 @@ Hence, with S_n(a) = E_{k∼Bin(n,p)}[r_k^a],
     reverse  D_λ(P‖Q) = log S_n(1−λ)/(λ−1)     (E_Q[(P/Q)^λ] = E_P[(P/Q)^{λ−1}] = E_P[r^{1−λ}]).
 
 Both are valid lower bounds on ε(λ) for every real λ > 1; the reverse order is the larger for n >= 2, ε0 > 0
-(notes §1.11), which is what refutes Remark 7's "our lower bound is tight".
+(observed; docs/derivations/shuffle.md#the-worst-case-pair-in-both-orders), which is what refutes Remark 7's "our lower
+bound is tight".
 
 Ball path (:func:`pair_ball`). The certified masses Bin(k; n, p), r_k and log r_k are computed once per (n, ε0,
 working precision) on a window around the mean that grows on demand (:class:`_Window`, cached), and shared by every
@@ -23,10 +26,11 @@ raised by the bits the cancellation costs (about log2(1/(C(λ,2) v)), v = (e^{ε
 :func:`pair_excess_ball` is the term-by-term variant (the excess as E_P[φ_a(r)] with φ_a(r) = r^a − 1 − a(r − 1)
 >= 0, summed from the mode by :func:`dpcert.arith.sums.log_concave_sum` with global weight bounds), used for the
 inner sums of U_red's direct double sum and as an independent check of the window path.
-The float path sums all n+1 terms in log space with the φ-trick (notes §2, pitfall 3b).
+The float path sums all n+1 terms in log space with the φ-trick (docs/derivations/shuffle.md#cancellation-free-sums).
 
 References:
-    Girgis et al. (CCS 2021), §8 (proof of Theorem 3) and Remark 7; dpcert notes shuffle_rdp §1.11.
+    Girgis et al. (CCS 2021), §8 (proof of Theorem 3) and Remark 7 [GDDSK21];
+    docs/derivations/shuffle.md#the-worst-case-pair-in-both-orders.
 """
 
 from __future__ import annotations
@@ -294,7 +298,7 @@ def pair_ball(ctx: Any, n: int, eps0: Exact, lam: Exact, order: str = "max") -> 
         The divergence (nats); exactly 0 at ε0 = 0.
 
     References:
-        Girgis et al. (CCS 2021), §8; notes §1.11.
+        Girgis et al. (CCS 2021), §8 [GDDSK21].
     """
     e = to_fraction(eps0)
     if e == 0:
@@ -333,7 +337,8 @@ _LOG_SPACE_EPS0 = 300.0
 
 
 def pair_log_excess_float(n: int, eps0: float, a: float) -> float:
-    """log(S_n(a) − 1) in float64, summing all n+1 terms in log space with the φ-trick (notes §2, pitfall 3b).
+    """log(S_n(a) − 1) in float64, summing all n+1 terms in log space with the φ-trick
+    (docs/derivations/shuffle.md#cancellation-free-sums).
 
     φ_a(r) = r^a − 1 − a(r − 1) >= 0 is formed from u = r − 1 and log r, each where it is accurate: u = c(k − np)
     near r = 1 (for ε0 <= 300), log r = log(k e^{ε0} + (n−k) e^{−ε0}) − log n where r is far below or above 1
@@ -381,7 +386,7 @@ def pair_float(n: int, eps0: float, lam: float, order: str = "max") -> float:
     """float64 twin of :func:`pair_ball` (evidence).
 
     References:
-        Girgis et al. (CCS 2021), §8; notes §1.11.
+        Girgis et al. (CCS 2021), §8 [GDDSK21].
     """
     if eps0 == 0:
         return 0.0
@@ -391,7 +396,7 @@ def pair_float(n: int, eps0: float, lam: float, order: str = "max") -> float:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# every 2RR neighbour pair (notes C5)
+# every 2RR neighbour pair
 
 
 def _binomial_masses(m: int, pr: arb) -> list[arb]:
@@ -416,7 +421,7 @@ def rr_neighbour_ball(n: int, j: int, eps0: Exact | Fraction, lam: Exact | Fract
     with probability p = 1/(e^{ε0}+1)), summed exactly by convolution in balls.
 
     References:
-        Girgis et al. (CCS 2021), §8 (the pair of Theorem 3); dpcert notes shuffle_rdp §1.11 (all 2RR pairs), C5.
+        Girgis et al. (CCS 2021), §8 (the pair of Theorem 3); all 2RR neighbour pairs (this module).
     """
     lam_f = to_fraction(lam)
     _exponent(lam_f, order)  # validates the name

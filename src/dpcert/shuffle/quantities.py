@@ -1,5 +1,7 @@
 """The named shuffle-model quantities (inputs n, ε0, λ; all values in nats).
 
+Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
+
 References:
     Girgis, Data, Diggavi, Suresh, Kairouz, "On the Rényi Differential Privacy of the Shuffle Model", CCS 2021.
 """
@@ -48,7 +50,7 @@ def _f(fn: Any) -> Any:
 
 
 def _thm3_float(n: int, eps0: Any, lam: int) -> float:
-    # an independent computation: the direct sum over k of the forward divergence (notes C2), not the moments
+    # an independent computation: the direct sum over k of the forward divergence, not the moments
     return pair.pair_float(n, float(eps0), float(lam), "forward")
 
 
@@ -124,7 +126,7 @@ QUANTITIES = [
         "shuffle.rdp.pair",
         (N_PAIR, EPS0, LAM_REAL, ORDER),
         pair.pair_ball,
-        f"{_PAPER}, §8 (the pair of Theorem 3); notes §1.11",
+        f"{_PAPER}, §8 (the pair of Theorem 3)",
         "exact RDP of shuffled binary RR, D = 0^n vs D' = 0^(n-1)1 (order: max of both, forward, reverse)",
         float=_pair_float,
         float_rtol=1e-8,
@@ -134,7 +136,7 @@ QUANTITIES = [
         (N, EPS0, LAM_REAL, BOUND),
         conversion.upper_bound_ball,
         f"{_PAPER}, Theorems 1-2 and eq. (8); Steinke 2024 (Sharp RDP from pure DP), Theorem 4; with bound=reduction "
-        "also U_red (DERIVED HERE, dpcert notes shuffle_rdp §1.10)",
+        "also U_red (DERIVED HERE, see dpcert.shuffle.reduction)",
         "certified RDP upper bound: min(Thm 1 via eq. (8), Thm 2, RR_1(lam)); bound=reduction adds U_red (derived "
         "here; n <= 10^4, or integer lam <= 1024 up to n = 10^6, else its eq. (8) chord between integers)",
         float=conversion.upper_bound_float,
@@ -162,7 +164,7 @@ QUANTITIES = [
         "shuffle.rdp.reduction",
         (N_RED, EPS0, LAM_REAL),
         reduction.reduction_ball,
-        "DERIVED HERE (dpcert, notes shuffle_rdp §1.10): Girgis et al. CCS 2021 Theorem 4 with the special case "
+        "DERIVED HERE (dpcert.shuffle.reduction): Girgis et al. CCS 2021 Theorem 4 with the special case "
         "solved exactly (binary RR is the worst special pair, by convex order)",
         "U_red, a tighter upper bound on the shuffle-model RDP, derived here (not in the paper); real lam > 1",
         float=lambda n, eps0, lam: reduction.reduction_float(n, eps0, lam),

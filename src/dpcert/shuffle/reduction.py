@@ -1,5 +1,7 @@
 """U_red: Theorem 4's reduction with the special case solved exactly — an upper bound DERIVED HERE (dpcert).
 
+Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
+
 This is not in the paper. It is dpcert's own result, labelled "derived here" wherever it is shown.
 
 Statement. For n >= 1, ε0 >= 0 and every real λ > 1, the shuffled output of any ε0-LDP randomizer satisfies
@@ -29,7 +31,7 @@ Proof.
    most RR_1(λ) = (1/(λ−1)) log S_1(λ) because S_m is non-increasing in m (Lemma 8). The lower bound side: the
    exact 2RR pair (:mod:`dpcert.shuffle.pair`) is a valid lower bound, so pair <= ε(λ) <= U_red.
 
-What it does not settle (notes C6). The proof bounds ε(λ) from above; the 2RR pair bounds it from below. Step 1
+What it does not settle. The proof bounds ε(λ) from above; the 2RR pair bounds it from below. Step 1
 (joint convexity over the clone mixture, and dropping the non-clone clients) is lossy, so U_red is in general
 strictly above the 2RR reverse value (e.g. n = 100, ε0 = 1, λ = 10: 0.1277 against 0.0588), and the sandwich leaves
 room for a mechanism above 2RR. Whether 2RR's reverse order is the worst pair (ε(λ) = that value) stays open; the
@@ -56,7 +58,7 @@ Evaluation. U_red is evaluated exactly (no blocking), by one of two exact formul
 
 References:
     Girgis et al. (CCS 2021), Theorem 4, Lemmas 3–5, 8, Corollary 3 (the reduction); the exact special case and
-    U_red are derived here (dpcert notes shuffle_rdp §1.10, Propositions A and B). Convex order: Shaked and
+    U_red are derived here (above; consequences in docs/derivations/shuffle.md#u_red). Convex order: Shaked and
     Shanthikumar, "Stochastic Orders" (2007), Thm 3.A.12 (closure under convolution).
 """
 
@@ -361,7 +363,7 @@ def reduction_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
         InvalidParameter: real λ with n > 10^4, or λ > 1024 with n > 10^4 (neither path is practical there).
 
     References:
-        dpcert (derived here), notes shuffle_rdp §1.10; reduction: Girgis et al. (CCS 2021), Theorem 4.
+        dpcert (derived in the module docstring); reduction: Girgis et al. (CCS 2021), Theorem 4.
     """
     e = to_fraction(eps0)
     if e == 0:
@@ -392,7 +394,7 @@ def reduction_float(n: int, eps0: Any, lam: Any) -> float:
     practical up to n ≈ 10^5.
 
     References:
-        dpcert (derived here), notes shuffle_rdp §1.10.
+        dpcert (derived in the module docstring).
     """
     from scipy.special import logsumexp
     from scipy.stats import binom

@@ -1,15 +1,17 @@
 """Poisson subsampling of an RDP mechanism (Zhu–Wang 2019, general upper bound), applied to the shuffle bounds.
 
+Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
+
 For a mechanism with RDP ε(ℓ) at every integer order ℓ >= 2, run on a Poisson subsample (each record kept
 independently with probability γ), for integer α >= 2::
 
     ε_γ(α) <= (1/(α−1)) log[ (1−γ)^{α−1}(αγ − γ + 1) + C(α,2) γ² (1−γ)^{α−2} e^{ε(2)}
                               + 3 Σ_{ℓ=3}^{α} C(α,ℓ) (1−γ)^{α−ℓ} γ^ℓ e^{(ℓ−1) ε(ℓ)} ].
 
-Source check (notes §1.12 wrote this from memory): it is exactly what autodp's ``rdp_acct.general_upperbound``
+Source check: it is exactly what autodp's ``rdp_acct.general_upperbound``
 computes (read in yuxiangw/autodp at commit 06489ea, and in the PyPI release 0.2.3.1), whose docstring calls it "the
 upper bound in theorem 1 in 2019 ICML" (the reproduction script ``papers/ICML18-PoissonSampling/eps.py`` labels the
-same curve "via general upper bound (Theorem 1)"); the notes cite it as Theorem 6. The code writes it as
+same curve "via general upper bound (Theorem 1)"). The code writes it as
 log[3 e^{−ε(α)}(1−γ+γe^{ε(α)})^α + (1−γ)^α − (correction terms)] and, for α > 51, replaces ε(ℓ) by ε(α) for ℓ > 50
 (a looser bound); expanding its terms gives the formula above term by term (the test compares the two). We could not
 retrieve the paper's text itself, so the theorem number rests on the code's docstring.
@@ -18,7 +20,8 @@ Inside the log, the binomial weights of ℓ >= 2 sum to 1 − (1−γ)^{α−1}(
 positive terms C(α,2)γ²(1−γ)^{α−2} expm1(ε(2)) + Σ_{ℓ>=3} C(α,ℓ)(1−γ)^{α−ℓ}γ^ℓ (3e^{(ℓ−1)ε(ℓ)} − 1), evaluated
 without cancellation (then log1p).
 
-Caveats the paper's Fig. 5 inherits (notes A2): Zhu–Wang is for add/remove neighbours (autodp refuses replace-one
+Caveats the paper's Fig. 5 inherits (docs/derivations/shuffle.md#readings-of-the-figures): Zhu–Wang is for add/remove
+neighbours (autodp refuses replace-one
 mechanisms for Poisson sampling), while the shuffle bounds are for replacement neighbours with a fixed number n of
 clients; under Poisson sampling the number of shuffled clients is random, Bin(N, γ). The paper calls its use "a
 simplistic combination" and does not say which n it plugs in. The quantity here is a certified evaluation of the
@@ -27,7 +30,7 @@ only as good as that combination.
 
 References:
     Y. Zhu, Y.-X. Wang, "Poisson Subsampled Rényi Differential Privacy", ICML 2019, general upper bound (autodp
-    ``rdp_acct.general_upperbound``); Girgis et al. (CCS 2021) §4, Fig. 5; dpcert notes shuffle_rdp §1.12.
+    ``rdp_acct.general_upperbound``); Girgis et al. (CCS 2021) §4, Fig. 5 [GDDSK21; ZW19].
 """
 
 from __future__ import annotations
