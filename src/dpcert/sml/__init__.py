@@ -1,5 +1,7 @@
 """Statistic maximal leakage (Wang, Lin, Fanti): exact SML of finite mechanisms, RR and quantization, the errata.
 
+Theorem, lemma, section and equation numbers in this module are those of [WLF24] unless another key is given.
+
 * :mod:`dpcert.sml.mechanism`: exact SML of a finite mechanism (Proposition IV.1) by branch and bound, with the
   maximising selection; bounds and the sandwich with min-entropy and maximal leakage (Property IV.1).
 * :mod:`dpcert.sml.parametric`: the same maximum, exactly, for entries that are rational functions of x = e^ε
@@ -9,7 +11,7 @@
 * :mod:`dpcert.sml.tabular`: randomized response and the quantization mechanism over histograms (§V, Theorem
   V.4), with the corrected QM distortion.
 * :mod:`dpcert.sml.fileformat`: the channel-matrix file read by ``dpcert sml mechanism``.
-* :mod:`dpcert.sml.claims`: the claims C1–C18 of the notes, errata as expected-REFUTED claims.
+* :mod:`dpcert.sml.claims`: the claims of [WLF24], errata as expected-REFUTED claims.
 
 Public functions (imported on first use): :func:`sml` (exact SML of a :class:`FiniteMechanism`, with the
 maximising selection, an :class:`SMLResult`), :func:`sml_bounds` (the sandwich of Property IV.1),

@@ -1,4 +1,6 @@
-"""Claims of "Statistic Maximal Leakage" (Wang–Lin–Fanti) and of the notes' §5 (C1–C17), with their verdicts.
+"""Claims of "Statistic Maximal Leakage" (Wang–Lin–Fanti) and dpcert's readings of them, with their verdicts.
+
+Theorem, lemma, section and equation numbers in this module are those of [WLF24] unless another key is given.
 
 Every check is exact (rationals, brute-force enumeration of selections, symbolic identities) or rigorous (arb
 balls for logarithms). Random instances are drawn from ``random.Random(seed)`` with the seed a claim input, so a
@@ -17,7 +19,8 @@ Not covered: Proposition H.6 (limits τ → ∞, not a finite computation); cont
 through the Gaussian location example C18.
 
 References:
-    S. Wang, Z. Lin, G. Fanti, "Statistic Maximal Leakage" (journal version of ISIT 2024); notes sml.md §5.
+    S. Wang, Z. Lin, G. Fanti, "Statistic Maximal Leakage" (journal version of ISIT 2024) [WLF24]; derivations:
+    docs/derivations/sml.md.
 """
 
 from __future__ import annotations
@@ -364,7 +367,7 @@ def check_deterministic(max_prec: int, seed: int, instances: int) -> tuple[Verdi
     )
 
 
-#: Notes C9: universe {1..6}, T = {1,2,3}, {4,5,6}, {1,2,4}.
+#: A 3-set-cover instance for Theorem IV.1's reduction: universe {1..6}, T = {1,2,3}, {4,5,6}, {1,2,4}.
 _COVER = ((1, 2, 3), (4, 5, 6), (1, 2, 4))
 
 
@@ -671,8 +674,8 @@ def check_gaussian_location(max_prec: int, a: str, b: str, sigma: str, printed: 
     )
 
 
-#: Notes §4 table (Fig. 5 under the paper's formulas): B -> (I, QM printed, QM exact, RR, eps, ratio printed,
-#: ratio exact), each rounded as printed there.
+#: Figure 5 recomputed (under the paper's formulas): B -> (I, QM printed, QM exact, RR, eps, ratio printed,
+#: ratio exact), each rounded to the digits the claims compare.
 FIG5_ROWS = {
     1: (48843, "0.749989", "0.999978", "0.999955", "0", "1.3333", "0.99998"),
     2: (24422, "0.624988", "0.999966", "0.999935", "44315.063", "1.5999", "0.99997"),
@@ -742,7 +745,7 @@ def _claims() -> list[Claim]:
     out: list[Claim] = [
         _fn(
             "sml.prop_iv1.master_formula",
-            "Proposition IV.1, Appendix A-C (notes C1)",
+            "Proposition IV.1, Appendix A-C",
             "For every prior, the MAP gain sum_theta' max_g P(g,theta')/max_g P_G(g) is at most max over selections "
             "of sum_theta' max_g P(theta'|sigma(g)), with equality at the uniform prior on a maximiser",
             check_prop_iv1,
@@ -750,14 +753,14 @@ def _claims() -> list[Claim]:
         ),
         _fn(
             "sml.property_iv1.range_and_sandwich",
-            "Property IV.1 and the trivial bound log s (notes C2)",
+            "Property IV.1 and the trivial bound log s",
             "1 <= exp SML <= min(s, |Theta'|) and exp L_MEL / max_g |Theta_g| <= exp SML <= exp L_MEL",
             check_property_iv1,
             inputs={"seed": 2, "instances": 200},
         ),
         _fn(
             "sml.thm_v4.rr_closed_forms",
-            "Theorem V.4 (RR) and Appendix K (notes C3)",
+            "Theorem V.4 (RR) and Appendix K",
             "RR over histograms with tau=4, d=3, E=2: exp SML = 5/4, distortion 5/8, exp SML_inf = 16/15, "
             "equal to the closed forms",
             check_rr_closed_forms,
@@ -765,21 +768,21 @@ def _claims() -> list[Claim]:
         ),
         _fn(
             "sml.thm_v4.qm_sml",
-            "Theorem V.4 (QM privacy), §V-B (notes C4)",
+            "Theorem V.4 (QM privacy), §V-B",
             "QM with tau=4, d=3: exp SML = ceil(s/I) = 5, 2, 1 for I = 1, 3, 5; I = 2, 4 break the validity rule",
             check_qm_sml,
             inputs={"tau": 4, "d": 3},
         ),
         _fn(
             "sml.thm_v4.qm_distortion_exact",
-            "Theorem V.4 (QM distortion, corrected; notes C5)",
+            "Theorem V.4 (QM distortion, corrected)",
             "Delta_QM = 1 - (tau - floor(I/2))/(tau(d-1)) equals the brute-force distortion on all small instances",
             check_qm_distortion,
             inputs={"max_tau": 5, "max_d": 4, "formula": "exact"},
         ),
         _fn(
             "sml.thm_v4.qm_distortion_printed",
-            "Theorem V.4 (QM distortion as printed; notes C5)",
+            "Theorem V.4 (QM distortion as printed)",
             "Delta_QM = 1/2 + (d floor(I/2) - tau)/(2 tau (d-1)): at tau=4, d=3, I=3 this is 7/16",
             check_qm_distortion_point,
             expected=refuted,
@@ -789,7 +792,7 @@ def _claims() -> list[Claim]:
         ),
         _fn(
             "sml.thm_v4.qm_distortion_printed_small",
-            "Theorem V.4 (QM distortion as printed; notes C5)",
+            "Theorem V.4 (QM distortion as printed)",
             "The printed Delta_QM equals the brute-force distortion on all small instances",
             check_qm_distortion,
             expected=refuted,
@@ -798,14 +801,14 @@ def _claims() -> list[Claim]:
         ),
         _fn(
             "sml.thm_v4.qm_distortion_printed_d2",
-            "Theorem V.4 (QM distortion as printed, d = 2; notes C5)",
+            "Theorem V.4 (QM distortion as printed, d = 2)",
             "For d = 2 the printed Delta_QM (= floor(I/2)/tau) equals the brute-force distortion",
             check_qm_distortion,
             inputs={"max_tau": 8, "max_d": 2, "formula": "printed"},
         ),
         QuantityClaim(
             "sml.thm_v4.qm_distortion_printed_tau1",
-            f"{_PAPER}, Theorem V.4 (notes C5)",
+            f"{_PAPER}, Theorem V.4",
             "Delta_QM at tau=1, d=3, I=1 is the printed 1/4 = 0.25",
             expected=refuted,
             erratum="The exact distortion is 1/2.",
@@ -815,7 +818,7 @@ def _claims() -> list[Claim]:
         ),
         _fn(
             "sml.thm_v4.qm_beats_rr.tau4_d3",
-            "Theorem V.4 (mechanism comparison) and §VI (notes C6a)",
+            "Theorem V.4 (mechanism comparison) and §VI",
             "At equal SML, QM has at most RR's distortion: tau=4, d=3, QM with I=3 vs RR with E=6 (both exp SML 2)",
             check_qm_beats_rr_kernels,
             expected=refuted,
@@ -824,7 +827,7 @@ def _claims() -> list[Claim]:
         ),
         _fn(
             "sml.thm_v4.qm_beats_rr.sml0_d3",
-            "Theorem V.4 (mechanism comparison) (notes C6b)",
+            "Theorem V.4 (mechanism comparison)",
             "At SML = 0 with d = 3, Delta_RR/Delta_QM >= 1 (tau = 100, 1000)",
             check_qm_beats_rr_sml0,
             expected=refuted,
@@ -833,7 +836,7 @@ def _claims() -> list[Claim]:
         ),
         _fn(
             "sml.thm_v4.qm_beats_rr.adult",
-            "Theorem V.4, §VI-C, Figure 5 (notes C6c)",
+            "Theorem V.4, §VI-C, Figure 5",
             "At the Adult setting (tau=48842, d=22381) QM has at most RR's distortion at equal SML",
             check_qm_beats_rr_grid,
             expected=refuted,
@@ -843,7 +846,7 @@ def _claims() -> list[Claim]:
         ),
         _fn(
             "sml.thm_v4.qm_beats_rr.adult_printed",
-            "Theorem V.4, Figure 5 (the claim as drawn, with the printed Delta_QM; notes C6e)",
+            "Theorem V.4, Figure 5 (the claim as drawn, with the printed Delta_QM)",
             "With the printed Delta_QM, QM has at most RR's distortion at equal SML for every valid I at Adult",
             check_qm_beats_rr_grid,
             inputs={"tau": ADULT_TAU, "d": ADULT_D, "printed": "yes"},
@@ -853,7 +856,7 @@ def _claims() -> list[Claim]:
         out.append(
             _fn(
                 f"sml.thm_v4.qm_beats_rr.d2_tau{tau}",
-                "Theorem V.4 (mechanism comparison, d = 2; notes C6d)",
+                "Theorem V.4 (mechanism comparison, d = 2)",
                 f"For d = 2, tau = {tau}: Delta_QM <= Delta_RR at equal SML for every valid I with ceil(s/I) < s",
                 check_qm_beats_rr_grid,
                 inputs={"tau": tau, "d": 2, "printed": "no"},
@@ -862,42 +865,42 @@ def _claims() -> list[Claim]:
     out += [
         _fn(
             "sml.thm_v4.algebra",
-            "Theorem V.4 proof and Appendix F (notes C7)",
+            "Theorem V.4 proof and Appendix F",
             "The algebraic identities of the comparison proof and the hockey-stick sum",
             check_thm_v4_algebra,
             inputs={"max_tau": 40, "max_d": 20},
         ),
         _fn(
             "sml.prop_iv2.deterministic",
-            "Proposition IV.2, Algorithm 1 (notes C8)",
+            "Proposition IV.2, Algorithm 1",
             "For deterministic mechanisms exp SML is the maximum bipartite matching size (Fig. 1 shapes: 2 and 1)",
             check_deterministic,
             inputs={"seed": 3, "instances": 300},
         ),
         _fn(
             "sml.thm_iv1.reduction_k2",
-            "Theorem IV.1, Appendix C (notes C9)",
+            "Theorem IV.1, Appendix C",
             "3-set cover U={1..6}, T={123,456,124}, k=2: a cover exists, so exp SML = |U|/3 = 2",
             check_reduction,
             inputs={"k": 2, "expected": "2"},
         ),
         _fn(
             "sml.thm_iv1.reduction_k1",
-            "Theorem IV.1, Appendix C (notes C9)",
+            "Theorem IV.1, Appendix C",
             "Same sets with k=1: no cover, so exp SML = 1 < 2",
             check_reduction,
             inputs={"k": 1, "expected": "1"},
         ),
         _fn(
             "sml.thm_iv1.edge_cost_flow",
-            "Theorem IV.1, Appendix C, Fig. 8 top (corrected; notes C10)",
+            "Theorem IV.1, Appendix C, Fig. 8 top (corrected: docs/derivations/sml.md#fixed-charge-flow)",
             "The minimum cost C of the fixed-charge flow satisfies exp SML = |G| - C",
             check_edge_cost_flow,
             inputs={"seed": 4, "instances": 40, "form": "secrets"},
         ),
         _fn(
             "sml.thm_iv1.edge_cost_flow_printed",
-            "Theorem IV.1, Appendix C, Fig. 8 top (as printed; notes C10)",
+            "Theorem IV.1, Appendix C, Fig. 8 top (as printed)",
             "The minimum cost C of the fixed-charge flow satisfies exp SML = |Theta'| - C",
             check_edge_cost_flow,
             expected=refuted,
@@ -906,28 +909,28 @@ def _claims() -> list[Claim]:
         ),
         _fn(
             "sml.thm_iv2.adaptive_composition",
-            "Theorem IV.2, Lemma D.2 (per-prefix reading; notes C11 and §2.6)",
+            "Theorem IV.2, Lemma D.2 (per-prefix reading: docs/derivations/sml.md#composition-per-prefix)",
             "exp SML of a two-step adaptive composition <= exp SML_1 * max_prefix exp SML_2(., prefix)",
             check_composition,
             inputs={"seed": 5, "instances": 150},
         ),
         _fn(
             "sml.thm_iv3.post_processing",
-            "Theorem IV.3, Appendix E (notes C12)",
+            "Theorem IV.3, Appendix E",
             "Post-processing never increases SML",
             check_post_processing,
             inputs={"seed": 6, "instances": 200},
         ),
         _fn(
             "sml.prop_k7.ldp_bounds",
-            "Proposition K.7 (notes C13)",
+            "Proposition K.7",
             "A mu-L_DP mechanism has SML <= mu and SML_inf <= mu; RR is exactly eps-L_DP",
             check_ldp_bounds,
             inputs={"seed": 7, "instances": 150},
         ),
         _fn(
             "sml.prop_k7.rr_sml_at_most_eps",
-            "Proposition K.7 applied to RR (notes C13, §2.9)",
+            "Proposition K.7 applied to RR (docs/derivations/sml.md#randomized-response-and-ldp)",
             "Pi_RR <= eps iff (E-1)(N+E-s) >= 0: the identity E - exp Pi_RR = (E-1)(N+E-s)/(N+E-1)",
             check_rr_sml_at_most_eps,
         ),
@@ -952,7 +955,7 @@ def _claims() -> list[Claim]:
          "the QM lower bound s - (s - ceil(s/I))((d_hat+z-2)/(tau I/(2s) + d_hat-1))^z holds for n_miss >= I",
          "qm_lower_large", Verdict.REFUTED,
          "First counterexample on the grid: tau=1, d*=3, d0=1, d1=1, I=2: exp SML = 1 < 4/3; also tau=3, d*=3, "
-         "d0=1, d1=1, I=2: 8/3 < 20/7 (notes). The proof's step tau(1 - g_{k,I}) >= tau I/(2s) fails for the top "
+         "d0=1, d1=1, I=2: 8/3 < 20/7. The proof's step tau(1 - g_{k,I}) >= tau I/(2s) fails for the top "
          "bin."),
         ("sml.app_hd.rr_distortion_bounds", "Appendix H-D", "the RR distortion bounds under misspecification hold",
          "rr_distortion", Verdict.CERTIFIED, ""),
@@ -962,7 +965,7 @@ def _claims() -> list[Claim]:
     ]  # fmt: skip
     for cid, ref, statement, which, expected, erratum in c14:
         out.append(
-            _fn(cid, f"{ref} (notes C14)", statement, check_misspecified, expected=expected, erratum=erratum,
+            _fn(cid, f"{ref}", statement, check_misspecified, expected=expected, erratum=erratum,
                 inputs={"which": which, **grid})
         )  # fmt: skip
     for cid, a, b, sigma, printed in (
@@ -972,7 +975,7 @@ def _claims() -> list[Claim]:
         out.append(
             _fn(
                 cid,
-                "Proposition L.8, Appendix L (notes C18, §2.10)",
+                "Proposition L.8, Appendix L",
                 f"Theta = [{a}, {b}], identity secret, Gaussian noise sigma = {sigma}: exp SML = "
                 f"1 + (b-a)/(sigma sqrt(2 pi)) = {printed}",
                 check_gaussian_location,
@@ -981,23 +984,23 @@ def _claims() -> list[Claim]:
         )
     adult = {"tau": ADULT_TAU, "d": ADULT_D, "s": ADULT_TAU + 1, "bins": 1}
     consts = [
-        ("sml.adult.ln_n", "§VI, Adult (notes C15)", "ln C(71222, 22380) = 44325.85941339403963533", "ln_n", adult,
+        ("sml.adult.ln_n", "§VI, Adult", "ln C(71222, 22380) = 44325.85941339403963533", "ln_n", adult,
          "44325.85941339403963533"),
-        ("sml.adult.ln_s", "§VI, Adult (notes C15)", "ln 48843 = 10.79636635139962421", "ln_s", adult,
+        ("sml.adult.ln_s", "§VI, Adult", "ln 48843 = 10.79636635139962421", "ln_s", adult,
          "10.79636635139962421"),
-        ("sml.adult.log2_s", "§VI-C, Fig. 5 'SML in [0, 16]' (notes C15)", "log2 48843 = 15.5758641947847095",
+        ("sml.adult.log2_s", "§VI-C, Fig. 5 'SML in [0, 16]'", "log2 48843 = 15.5758641947847095",
          "log2_s", adult, "15.5758641947847095"),
-        ("sml.app_i.log1p_r", "Appendix I (notes §4)", "ln(1 + tau/(tau+d0)) = 0.522217463 nats at tau=48842, "
+        ("sml.app_i.log1p_r", "Appendix I", "ln(1 + tau/(tau+d0)) = 0.522217463 nats at tau=48842, "
          "d0=22381", "app_i_log1p_r", {**adult, "d": 22381}, "0.522217463"),
-        ("sml.app_i.log1p_r_bits", "Appendix I (notes §4)", "log2(1 + tau/(tau+d0)) = 0.753400544 bits",
+        ("sml.app_i.log1p_r_bits", "Appendix I", "log2(1 + tau/(tau+d0)) = 0.753400544 bits",
          "app_i_log1p_r_bits", {**adult, "d": 22381}, "0.753400544"),
-        ("sml.app_i.alpha_s17", "Appendix I (notes C17)", "alpha = 5.42535 for s = 17, ceil(s/I) = 1", "alpha",
+        ("sml.app_i.alpha_s17", "Appendix I", "alpha = 5.42535 for s = 17, ceil(s/I) = 1", "alpha",
          {**adult, "s": 17}, "5.42535"),
-        ("sml.app_i.alpha_s60", "Appendix I (notes C17)", "alpha = 7.84031 for s = 60, ceil(s/I) = 1", "alpha",
+        ("sml.app_i.alpha_s60", "Appendix I", "alpha = 7.84031 for s = 60, ceil(s/I) = 1", "alpha",
          {**adult, "s": 60}, "7.84031"),
-        ("sml.app_i.slope_nmiss5", "Appendix I (notes C17)", "slope -5 tau/((2tau+d0-2)(tau+d0-2)) = -0.0000285592",
+        ("sml.app_i.slope_nmiss5", "Appendix I", "slope -5 tau/((2tau+d0-2)(tau+d0-2)) = -0.0000285592",
          "slope5", adult, "-0.0000285592"),
-        ("sml.app_i.intercept_nmiss5", "Appendix I (notes C17)", "intercept 5 ln((2tau+d0-2)/(tau+d0-2)) = 2.61114",
+        ("sml.app_i.intercept_nmiss5", "Appendix I", "intercept 5 ln((2tau+d0-2)/(tau+d0-2)) = 2.61114",
          "intercept5", adult, "2.61114"),
     ]  # fmt: skip
     for cid, ref, statement, name, inp, printed in consts:
@@ -1005,7 +1008,7 @@ def _claims() -> list[Claim]:
     out.append(
         QuantityClaim(
             "sml.fig4b.rr_distortion_eps44320",
-            f"{_PAPER}, Figure 4(b) (notes §4)",
+            f"{_PAPER}, Figure 4(b)",
             "RR distortion at the Adult setting stays near the trivial 1 up to eps = 44320 nats: Delta_RR = 0.99711",
             quantity=QUANTITIES["sml.rr.distortion"],
             inputs={"tau": ADULT_TAU, "d": ADULT_D, "eps": "44320"},
@@ -1016,7 +1019,7 @@ def _claims() -> list[Claim]:
         out.append(
             _fn(
                 f"sml.fig5.point_b{bins}",
-                "Figure 5 and Theorem V.4 (notes C16, §4 table)",
+                "Figure 5 and Theorem V.4",
                 f"Fig. 5 at Adult, B = {bins}: QM (printed and exact), RR at equal SML, eps and ratios as tabulated",
                 check_fig5_row,
                 inputs={"bins": bins},
@@ -1025,7 +1028,7 @@ def _claims() -> list[Claim]:
     out.append(
         _fn(
             "sml.fig5.all_points",
-            "Figure 5 (all points; notes §4)",
+            "Figure 5 (all points)",
             "Every Fig. 5 point at Adult: RR <= exact QM and RR >= printed QM at equal SML",
             check_fig5_all_points,
             inputs={"tau": ADULT_TAU, "d": ADULT_D},

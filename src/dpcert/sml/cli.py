@@ -1,5 +1,7 @@
 """``dpcert sml …``: exact statistic maximal leakage of a mechanism file.
 
+Theorem, lemma, section and equation numbers in this module are those of [WLF24] unless another key is given.
+
 ``dpcert sml mechanism FILE [--json] [--node-limit N]`` reads a channel matrix with secret labels (JSON or CSV,
 format in :mod:`dpcert.sml.fileformat`) and prints exp Π exactly, Π in nats and in bits (enclosures), the selection
 of one input per secret that attains it, and the search-free bounds (Property IV.1). Exit 0 on success, 2 on bad

@@ -1,12 +1,14 @@
 """Continuous SML (Proposition L.8) for a Gaussian location mechanism, by rigorous quadrature.
 
+Theorem, lemma, section and equation numbers in this module are those of [WLF24] unless another key is given.
+
 Proposition L.8 replaces the ill-posed density ratio of Eq. (3) by
 
     exp Π = sup over selections θ_g ∈ Θ_g of ∫_{Θ'} sup_{g∈𝐆} f_{Θ'|Θ}(θ' | θ_g) dθ'.
 
 For Θ = [a, b] ⊂ ℝ, 𝔤 = identity (every θ its own secret, so the selection is forced) and Θ' = θ + N(0, σ²),
 the envelope is sup_{g∈[a,b]} φ_σ(θ' − g) = φ_σ(dist(θ', [a, b])), because φ_σ is symmetric and decreasing in
-|·|; hence (notes §2.10, C18, derived) exp Π = 1 + (b − a)/(σ√(2π)).
+|·|; hence (derived: docs/derivations/sml.md#continuous-parameters) exp Π = 1 + (b − a)/(σ√(2π)).
 
 :func:`gaussian_location_sml_exp` integrates the envelope with Arb's rigorous quadrature (``acb.integral``) on
 [a − T, a], [a, b], [b, b + T] (the envelope is analytic on each piece) and adds the two tails ∫_T^∞ φ_σ =
@@ -14,7 +16,7 @@ the envelope is sup_{g∈[a,b]} φ_σ(θ' − g) = φ_σ(dist(θ', [a, b])), bec
 general algorithm: efficient computation of continuous SML is an open problem (Appendix L).
 
 References:
-    Wang–Lin–Fanti, Eq. (3), Proposition L.8, Appendix L; notes sml.md §2.10.
+    Wang–Lin–Fanti, Eq. (3), Proposition L.8, Appendix L [WLF24]; docs/derivations/sml.md#continuous-parameters.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ def gaussian_location_sml_exp(a: Fraction, b: Fraction, sigma: Fraction, tail: F
         InvalidParameter: for b <= a, sigma <= 0 or tail <= 0.
 
     References:
-        Wang–Lin–Fanti, Proposition L.8; notes §2.10.
+        Wang–Lin–Fanti, Proposition L.8 [WLF24]; docs/derivations/sml.md#continuous-parameters.
     """
     a, b, sigma, tail = Fraction(a), Fraction(b), Fraction(sigma), Fraction(tail)
     if b <= a:
@@ -77,5 +79,5 @@ def gaussian_location_sml_exp(a: Fraction, b: Fraction, sigma: Fraction, tail: F
 
 
 def gaussian_location_closed_form(a: Fraction, b: Fraction, sigma: Fraction) -> arb:
-    """1 + (b − a)/(σ√(2π)) (notes §2.10, derived)."""
+    """1 + (b − a)/(σ√(2π)) (docs/derivations/sml.md#continuous-parameters)."""
     return 1 + ball(Fraction(b) - Fraction(a)) / (ball(Fraction(sigma)) * (2 * arb.pi()).sqrt())

@@ -1,5 +1,7 @@
 """SML of deterministic mechanisms in polynomial time (Proposition IV.2, Algorithm 1).
 
+Theorem, lemma, section and equation numbers in this module are those of [WLF24] unless another key is given.
+
 For a deterministic mechanism θ' = f(θ), each term of Proposition IV.1 is 0 or 1, and ``Σ_θ' max_g P(θ'|θ_g)`` is
 the number of distinct outputs hit by one representative per secret. Its maximum over selections is the size of a
 maximum matching in the bipartite graph H = (𝐆, Θ') with an edge (g, θ') iff some θ ∈ Θ_g has f(θ) = θ'
@@ -12,13 +14,14 @@ computed with ``scipy.sparse.csgraph.maximum_bipartite_matching`` (Hopcroft–Ka
 
 Proposition IV.2 states the same value through the min-cost flow of Algorithm 1 (unit capacities, cost −P(θ'|θ)
 on θ → θ'). Its wording "negative log cost" is an erratum: the proof (Appendix B) gives **Π = log(−C)**, with C
-the minimum cost (notes §2.4, §6 item 1). :func:`algorithm1_min_cost` solves that network as a linear program
+the minimum cost (docs/derivations/sml.md#deterministic-mechanisms). :func:`algorithm1_min_cost` solves that network as
+a linear program
 (scipy HiGHS; the network matrix is totally unimodular, so the optimum is integral for 0/1 costs) and serves as
 an independent cross-check of the matching on small instances. On a randomized mechanism Algorithm 1 is only a
 lower bound on exp Π (each secret can serve one output), which the tests show.
 
 References:
-    Wang–Lin–Fanti, Proposition IV.2, Algorithm 1, Appendix B; notes sml.md §2.4.
+    Wang–Lin–Fanti, Proposition IV.2, Algorithm 1, Appendix B [WLF24]; docs/derivations/sml.md#deterministic-mechanisms.
 """
 
 from __future__ import annotations
@@ -55,7 +58,8 @@ def matching_sml_exp(
         InvalidParameter: for mismatched lengths, negative or out-of-range indices, or a secret with no θ.
 
     References:
-        Wang–Lin–Fanti, Proposition IV.2 and Algorithm 1 (matching form, notes §2.4).
+        Wang–Lin–Fanti, Proposition IV.2 and Algorithm 1 [WLF24] (matching form:
+        docs/derivations/sml.md#deterministic-mechanisms).
     """
     sec = np.asarray(secret_of, dtype=np.int64)
     out = np.asarray(output_of, dtype=np.int64)
@@ -97,7 +101,7 @@ def sml_deterministic(mech: FiniteMechanism) -> SMLResult:
         InvalidParameter: if some row is not a point mass.
 
     References:
-        Wang–Lin–Fanti, Proposition IV.2; notes sml.md §2.4.
+        Wang–Lin–Fanti, Proposition IV.2 [WLF24]; docs/derivations/sml.md#deterministic-mechanisms.
     """
     if not mech.is_deterministic:
         raise InvalidParameter("mechanism", "a randomized channel", "a deterministic mechanism (0/1 rows)")
@@ -120,7 +124,8 @@ def algorithm1_min_cost(mech: FiniteMechanism) -> float:
         The optimal cost as a float (evidence; the matching is the exact route).
 
     References:
-        Wang–Lin–Fanti, Algorithm 1 and Proposition IV.2 ("negative log cost" should read log(−C)); notes §2.4.
+        Wang–Lin–Fanti, Algorithm 1 and Proposition IV.2 ("negative log cost" should read log(−C)) [WLF24];
+        docs/derivations/sml.md#deterministic-mechanisms.
     """
     s, n, m = len(mech.secret_values), mech.n_inputs, mech.n_outputs
     # node ids: g: 0..s-1, θ: s..s+n-1, θ': s+n..s+n+m-1 (source and sink are not conserved)

@@ -1,5 +1,7 @@
 """The channel-matrix file of ``dpcert sml mechanism``: a finite mechanism with secret labels, exact entries.
 
+Theorem, lemma, section and equation numbers in this module are those of [WLF24] unless another key is given.
+
 Two encodings, chosen by the file extension (``.json`` / ``.csv``; anything else is sniffed: a file starting with
 ``{`` is JSON). Entries are exact: strings such as ``"1/3"`` or ``"0.25"`` (= 1/4 exactly) or integers. Every row
 must be nonnegative and sum to exactly 1.
@@ -30,7 +32,8 @@ its binary value, so such a row does not sum to 1; write decimals as strings.
     g2,c,1/3,1/3,1/3
 
 When secret values are declared, a row naming another secret is rejected, and so is a declared secret that no
-row attains (its Θ_g would be empty, and Proposition IV.1 takes one θ per *attained* secret value; notes §6.10).
+row attains (its Θ_g would be empty, and Proposition IV.1 takes one θ per *attained* secret value;
+docs/derivations/sml.md#attained-secrets-only).
 
 Errors raise :class:`~dpcert.errors.InvalidParameter` naming the row (``row[2] (c)``) or the field. The file is read
 through :mod:`dpcert.core.files` (a regular UTF-8 file of bounded size; duplicate JSON keys refused), and a CSV

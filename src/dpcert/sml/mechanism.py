@@ -1,5 +1,7 @@
 """Exact statistic maximal leakage (SML) of a finite mechanism: Proposition IV.1 by branch and bound.
 
+Theorem, lemma, section and equation numbers in this module are those of [WLF24] unless another key is given.
+
 A finite mechanism is a channel matrix ``P(θ'|θ)`` with rows θ ∈ Θ, columns θ' ∈ Θ', and a secret value
 ``𝔤(θ)`` for every row. Proposition IV.1 of Wang–Lin–Fanti gives
 
@@ -8,7 +10,7 @@ A finite mechanism is a channel matrix ``P(θ'|θ)`` with rows θ ∈ Θ, column
 and Π = log of it. The maximum is computed exactly: the probabilities are brought to one common denominator D,
 so every sum is an exact integer over D, and ``exp Π`` is returned as a :class:`~fractions.Fraction` together with
 the selection that attains it. The logarithm is then enclosed in a ball, in nats and in bits (the paper mixes
-the two bases; notes §0).
+the two bases; docs/derivations/sml.md#logarithm-base).
 
 The problem is NP-hard (Theorem IV.1). :func:`sml` runs an exact branch and bound:
 
@@ -33,7 +35,7 @@ and bound is tested and benchmarked against. Deterministic mechanisms have a pol
 
 References:
     S. Wang, Z. Lin, G. Fanti, "Statistic Maximal Leakage", Proposition IV.1, Property IV.1, Theorem IV.1,
-    Appendix A-B and A-C; notes sml.md §2.1–§2.3.
+    Appendix A-B and A-C [WLF24]; docs/derivations/sml.md#elementary-bounds.
 """
 
 from __future__ import annotations
@@ -253,7 +255,7 @@ def sml_enumerate(mech: FiniteMechanism) -> SMLResult:
     """Exact SML by plain enumeration of all ``Π_g |Θ_g|`` selections (Proposition IV.1; exponential).
 
     References:
-        Wang–Lin–Fanti, Proposition IV.1 ("worst case exponential in |Θ|"); notes sml.md §2.1.
+        Wang–Lin–Fanti, Proposition IV.1 ("worst case exponential in |Θ|") [WLF24].
     """
     m, den = mech.scaled
     best, best_sel, count = -1, None, 0
@@ -303,7 +305,8 @@ def sml(mech: FiniteMechanism, *, node_limit: int | None = None, run: RunOptions
         InvalidParameter: when ``node_limit`` is reached before the optimum is proved (never a guess).
 
     References:
-        Wang–Lin–Fanti, Proposition IV.1, Property IV.1, Theorem IV.1; notes sml.md §2.1, §2.2, §2.5.
+        Wang–Lin–Fanti, Proposition IV.1, Property IV.1, Theorem IV.1 [WLF24];
+        docs/derivations/sml.md#elementary-bounds.
     """
     if mech.is_deterministic:
         from dpcert.sml.deterministic import sml_deterministic
@@ -513,7 +516,8 @@ def sml_inf_exp(mech: FiniteMechanism) -> Fraction | None:
     """``exp Π^inf = 1 / min_σ Σ_θ' min_g P(θ'|σ(g))`` by enumeration, or ``None`` for Π^inf = +∞.
 
     References:
-        Wang–Lin–Fanti, Appendix K, proof of Proposition K.7 (the text labels it Π̃; it is Π^inf, notes §2.9).
+        Wang–Lin–Fanti, Appendix K, proof of Proposition K.7 (the text labels it Π̃; it is Π^inf,
+        docs/derivations/sml.md#randomized-response-and-ldp).
     """
     m, den = mech.scaled
     low = min(int(m[list(sel)].min(axis=0).sum()) for sel in itertools.product(*mech.groups))
@@ -521,13 +525,14 @@ def sml_inf_exp(mech: FiniteMechanism) -> Fraction | None:
 
 
 def sml_bounds(mech: FiniteMechanism) -> dict[str, Fraction]:
-    """The bounds on ``exp Π`` that need no search (notes §2.2, Property IV.1).
+    """The bounds on ``exp Π`` that need no search (docs/derivations/sml.md#elementary-bounds, Property IV.1 [WLF24]).
 
     Returns:
         ``lower``: max(1, exp ℒ_MEL / max_g |Θ_g|); ``upper``: min(s, |Θ'|, exp ℒ_MEL); and the pieces.
 
     References:
-        Wang–Lin–Fanti, Property IV.1 and the "trivial upper bound" log s; notes sml.md §2.2–§2.3.
+        Wang–Lin–Fanti, Property IV.1 and the "trivial upper bound" log s [WLF24];
+        docs/derivations/sml.md#elementary-bounds.
     """
     mel = mel_exp(mech)
     s = len(mech.secret_values)

@@ -1,6 +1,8 @@
 """Misspecified support (§V-C, Appendices G–I): RR and QM when the estimated categories Γ̂* differ from Γ*.
 
-Model (our reading of Appendices G–H, notes §3.6). Categories are laid out as
+Theorem, lemma, section and equation numbers in this module are those of [WLF24] unless another key is given.
+
+Model (our reading of Appendices G–H [WLF24]; docs/derivations/sml.md#misspecified-support). Categories are laid out as
 
     [0, d̂₀)                 Γ̂*₀ = Γ̂* ∩ Γ*, correctly estimated feasible categories (0 is the secret category),
     [d̂₀, d*)                the n_miss = d* − d̂₀ feasible categories the holder missed,
@@ -14,7 +16,8 @@ On input θ a mechanism releases a histogram supported in Γ̂* ∪ Supp(θ):
 * QM releases a uniform histogram of that output space whose secret coordinate is g_{R(k)}.
 
 Π* is the correctly specified SML with d = d* (Theorem V.4). The paper's bounds are written here as bounds on
-exp Π (all rational for rational E), with ``log`` in exponents read as ⌊log₂ ·⌋ (notes §0, §6 item 9):
+exp Π (all rational for rational E), with ``log`` in exponents read as ⌊log₂ ·⌋
+(docs/derivations/sml.md#logarithm-base):
 
 * Proposition V.3: RR with E − 1 ≤ C(τ+d̂*−1, d̂*−1)/s has exp Π ≤ 3^{n_miss} exp Π*; QM has
   exp Π ≤ 2^{n_miss} exp Π* (1-robust in bits, which implies the statement in nats);
@@ -26,7 +29,7 @@ exp Π (all rational for rational E), with ``log`` in exponents read as ⌊log�
 Everything is checked by brute force on tiny instances (:func:`mechanism`, :func:`dpcert.sml.mechanism.sml`).
 
 References:
-    Wang–Lin–Fanti, Definition 1, Proposition V.3, Appendices G, H (H.4, H.5, H-D), I; notes sml.md §3.6, C14.
+    Wang–Lin–Fanti, Definition 1, Proposition V.3, Appendices G, H (H.4, H.5, H-D), I [WLF24].
 """
 
 from __future__ import annotations

@@ -1,8 +1,11 @@
 """Adaptive composition and post-processing of finite mechanisms (Theorems IV.2, IV.3), exactly.
 
+Theorem, lemma, section and equation numbers in this module are those of [WLF24] unless another key is given.
+
 * :func:`compose` builds the joint mechanism θ ↦ (θ'₁, θ'₂) with P(θ'₁, θ'₂ | θ) = P₁(θ'₁|θ) P₂(θ'₂|θ, θ'₁);
   its SML by Proposition IV.1 is the exact value of Lemma D.2.
-* :func:`composition_bound` is Theorem IV.2 under the reading that makes it true (notes §2.6):
+* :func:`composition_bound` is Theorem IV.2 under the reading that makes it true
+(docs/derivations/sml.md#composition-per-prefix):
   exp Π_(ℳ₁,ℳ₂) ≤ exp Π_ℳ₁ · max_{θ'₁} exp Π_{ℳ₂(·, θ'₁)}. Proof: for a selection σ,
   Σ_{θ'₁,θ'₂} max_g P₁(θ'₁|σ(g)) P₂(θ'₂|σ(g), θ'₁) ≤ Σ_{θ'₁} max_g P₁(θ'₁|σ(g)) · Σ_{θ'₂} max_g P₂(θ'₂|σ(g), θ'₁),
   and the inner sum is at most max_{θ'₁} exp Π_{ℳ₂(·,θ'₁)}. **Proof gap in Appendix D:** the last step there
@@ -12,7 +15,8 @@
   Σ_θ' max_g P(θ'|θ_g) Σ_θ'' K(θ''|θ')).
 
 References:
-    Wang–Lin–Fanti, Theorem IV.2, Lemma D.2, Theorem IV.3, Appendices D and E; notes sml.md §2.6, §2.7.
+    Wang–Lin–Fanti, Theorem IV.2, Lemma D.2, Theorem IV.3, Appendices D and E [WLF24];
+    docs/derivations/sml.md#composition-per-prefix.
 """
 
 from __future__ import annotations
@@ -58,7 +62,8 @@ def compose(first: FiniteMechanism, second: Mapping[str, FiniteMechanism]) -> Fi
 
 
 def composition_bound(first: FiniteMechanism, second: Mapping[str, FiniteMechanism]) -> Fraction:
-    """exp Π_ℳ₁ · max_{θ'₁} exp Π_{ℳ₂(·,θ'₁)}: Theorem IV.2's bound with per-prefix SML (notes §2.6)."""
+    """exp Π_ℳ₁ · max_{θ'₁} exp Π_{ℳ₂(·,θ'₁)}: Theorem IV.2's bound with per-prefix SML
+    (docs/derivations/sml.md#composition-per-prefix)."""
     return sml(first).exp_value * max(sml(second[o]).exp_value for o in first.outputs)
 
 

@@ -1,5 +1,7 @@
 """Exact SML of a finite mechanism whose probabilities are rational functions of x = e^ε (Proposition IV.1).
 
+Theorem, lemma, section and equation numbers in this module are those of [WLF24] unless another key is given.
+
 Mechanisms built from ε — randomized response, for one, with entries x/(x + k − 1) and 1/(x + k − 1) — have entries
 that are rational functions of x = e^ε. At a rational ε the entries are transcendental numbers, so the exact path
 of :mod:`dpcert.sml.mechanism` (rationals over one denominator) does not apply. Here every comparison the
@@ -15,7 +17,7 @@ This path enumerates all ``Π_g |Θ_g|`` selections (at most :data:`MAX_SELECTIO
 parametric mechanisms papers write down, not for the large rational instances the branch and bound handles.
 
 References:
-    S. Wang, Z. Lin, G. Fanti, "Statistic Maximal Leakage", Proposition IV.1; notes sml.md §2.1.
+    S. Wang, Z. Lin, G. Fanti, "Statistic Maximal Leakage", Proposition IV.1 [WLF24].
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
 """Named quantities of the tabular mechanisms: SML (nats and bits) and distortion of RR and QM (Theorem V.4).
 
+Theorem, lemma, section and equation numbers in this module are those of [WLF24] unless another key is given.
+
 * ``sml.rr.sml``, ``sml.rr.sml_bits``, ``sml.rr.distortion`` (inputs ``tau, d, eps``): with N = C(τ+d−1, d−1)
   an exact big integer, r = (e^ε − 1)/N, Π_RR = log1p((s−1)·r/(1+r)) and Δ_RR = (d−1)/(d(1+r)). ε = 0 gives the
   exact values 0 and (d−1)/d; otherwise e^ε is transcendental and the result is an arb ball.
@@ -13,7 +15,7 @@ overflows float64 at the Adult setting, ε ≈ 44,320) and never forms N; the QM
 integer ⌈s/I⌉. ``sml.qm.distortion`` is exact-only (a rational for every input; tested against brute force).
 
 References:
-    Wang–Lin–Fanti, Theorem V.4, §V-A, §V-B; notes sml.md §3.3–§3.5, §6 (numerical pitfalls 2 and 5).
+    Wang–Lin–Fanti, Theorem V.4, §V-A, §V-B [WLF24]; docs/derivations/sml.md#tabular-mechanisms.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """Tabular mechanisms of §V: randomized response (RR) and the quantization mechanism (QM), exactly.
 
-Model (correctly specified support, notes §3.1–§3.5). A parameter θ is a histogram of precision τ over d
+Theorem, lemma, section and equation numbers in this module are those of [WLF24] unless another key is given.
+
+Model (correctly specified support). A parameter θ is a histogram of precision τ over d
 categories: θ = (a_1, …, a_d)/τ with nonnegative integers summing to τ, so |Θ| = |Θ'| = N = C(τ+d−1, d−1)
 (an exact big integer: 19,250 digits at the Adult parameters). The secret is the fraction of category 1,
 g = a_1/τ, with s = τ + 1 values.
@@ -9,7 +11,8 @@ g = a_1/τ, with s = τ + 1 values.
   exp Π_RR = (N + s(E−1))/(N + E − 1) and Δ_RR = (d−1)N/(d(N + E − 1)) (Theorem V.4).
 * **QM** (§V-B): bins of I consecutive secret values; θ in bin k is released as a uniform θ' whose secret is
   g_{R(k)}, R(k) = ⌊(k + ½)I⌋ + 1. QM is defined only when every R(k) ≤ s, i.e. (s = qI + ρ, 0 ≤ ρ < I)
-  **ρ = 0 or ρ > ⌊I/2⌋** (the validity rule, notes §3.4; the paper is silent). exp Π_QM = ⌈s/I⌉.
+  **ρ = 0 or ρ > ⌊I/2⌋** (the validity rule, docs/derivations/sml.md#tabular-mechanisms; the paper is silent). exp Π_QM
+  = ⌈s/I⌉.
 
 **Erratum (Theorem V.4, QM distortion).** The paper prints Δ_QM = ½ + (d⌊I/2⌋ − τ)/(2τ(d−1)). The exact value is
 
@@ -23,7 +26,7 @@ instance (tests/sml). With it, "QM beats RR at equal SML" holds iff d⌊I/2⌋/�
 (:func:`qm_beats_rr`), which fails at the Adult parameters for every valid I.
 
 References:
-    Wang–Lin–Fanti, §V, Theorem V.4, Appendix F, Figure 5; notes sml.md §3.
+    Wang–Lin–Fanti, §V, Theorem V.4, Appendix F, Figure 5 [WLF24]; docs/derivations/sml.md#tabular-mechanisms.
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ def compositions(tau: int, d: int) -> Iterator[tuple[int, ...]]:
 
 @lru_cache(maxsize=64)
 def num_histograms(tau: int, d: int) -> int:
-    """N = |Θ| = C(τ+d−1, d−1), exactly (notes §3.1)."""
+    """N = |Θ| = C(τ+d−1, d−1), exactly."""
     _check_td(tau, d)
     return math.comb(tau + d - 1, d - 1)
 
@@ -136,7 +139,7 @@ def qm_sml_exp(tau: int, d: int, interval: int) -> int:
         InvalidParameter: see :func:`check_qm`.
 
     References:
-        Wang–Lin–Fanti, Theorem V.4; notes §2.8 (bin mechanisms), §3.5.
+        Wang–Lin–Fanti, Theorem V.4 [WLF24]; docs/derivations/sml.md#mechanisms-of-the-secret-alone.
     """
     check_qm(tau, d, interval)
     return -(-num_secrets(tau) // interval)
@@ -149,7 +152,7 @@ def qm_distortion(tau: int, d: int, interval: int) -> Fraction:
         InvalidParameter: see :func:`check_qm`.
 
     References:
-        Wang–Lin–Fanti, Theorem V.4 and Appendix F (erratum, module docstring); notes §3.5.
+        Wang–Lin–Fanti, Theorem V.4 and Appendix F [WLF24] (erratum, module docstring).
     """
     check_qm(tau, d, interval)
     return 1 - Fraction(tau - interval // 2, tau * (d - 1))
@@ -183,7 +186,7 @@ def rr_distortion(tau: int, d: int, big_e: Fraction) -> Fraction:
 
 
 def rr_sml_inf_exp(tau: int, d: int, big_e: Fraction) -> Fraction:
-    """exp Π^inf_RR = 1 + (E−1)/N (Appendix K; notes §2.9)."""
+    """exp Π^inf_RR = 1 + (E−1)/N (Appendix K [WLF24]; docs/derivations/sml.md#randomized-response-and-ldp)."""
     big_e = _check_e(big_e)
     return 1 + (big_e - 1) / num_histograms(tau, d)
 
@@ -198,7 +201,7 @@ def rr_E_for_sml_exp(tau: int, d: int, b: Fraction) -> Fraction:
 
 
 def rr_distortion_at_sml_exp(tau: int, d: int, b: Fraction) -> Fraction:
-    """Δ_RR at the ε with exp Π_RR = B: (d−1)(s−B)/(d(s−1)) (N cancels; notes §3.5)."""
+    """Δ_RR at the ε with exp Π_RR = B: (d−1)(s−B)/(d(s−1)) (N cancels; docs/derivations/sml.md#tabular-mechanisms)."""
     _check_td(tau, d)
     s = num_secrets(tau)
     b = Fraction(b)
@@ -219,7 +222,8 @@ def qm_beats_rr(tau: int, d: int, interval: int, *, printed: bool = False) -> bo
 
 
 def qm_beats_rr_rule(tau: int, d: int, interval: int) -> bool:
-    """The closed rule d⌊I/2⌋/τ + (d−1)²(B−1)/(s−1) ≤ 1 for Δ_QM ≤ Δ_RR at equal SML (notes §3.5).
+    """The closed rule d⌊I/2⌋/τ + (d−1)²(B−1)/(s−1) ≤ 1 for Δ_QM ≤ Δ_RR at equal SML
+    (docs/derivations/sml.md#tabular-mechanisms).
 
     Derivation: multiply Δ_QM ≤ Δ_RR, with Δ_RR = (d−1)(s−B)/(d(s−1)), by d(d−1) > 0; both sides contain
     d² − 2d, which cancels. Checked against :func:`qm_beats_rr` in the tests.
@@ -318,7 +322,7 @@ def figure5_points(tau: int = ADULT_TAU, d: int = ADULT_D) -> list[Fig5Point]:
     """Every Figure 5 point: all valid I with B = ⌈s/I⌉ < s (RR cannot reach exp Π = s), exactly.
 
     References:
-        Wang–Lin–Fanti, Figure 5 and Theorem V.4; notes §4 (table), §3.5.
+        Wang–Lin–Fanti, Figure 5 and Theorem V.4 [WLF24]; docs/derivations/sml.md#tabular-mechanisms.
     """
     _check_td(tau, d)
     s = num_secrets(tau)
