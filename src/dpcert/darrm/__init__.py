@@ -1,5 +1,7 @@
 """DaRRM — private majority ensembling (Jiang, Zhang, Joshi, TMLR).
 
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
+
 This foundation release covers the paper's privacy accounting: the general-composition totals of Tables 2, 3,
 5, 7 and 9 and the GNMax calibration of Table 4 (:mod:`dpcert.darrm.gnmax`, :mod:`dpcert.darrm.accounting`).
 

@@ -1,5 +1,7 @@
 """The privacy condition for every ε > 0 at once, and the largest safe rescaling of a failing γ.
 
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
+
 For a γ that does not depend on ε and an integer m, the margin of a multiset is M(x)/(x+1)^K with a polynomial
 M in x = e^ε (:meth:`~dpcert.darrm.privacy.RowMargin.numerator`), so "DaRRM_γ is (mε, δ)-DP for every ε > 0" is
 the finite set of polynomial inequalities M(x) <= 0 on (1, ∞). Each is decided exactly:
@@ -20,7 +22,8 @@ F > 0 of b/F. It is estimated by the float kernel and *certified* by running the
 and on c_hi·γ (REFUTED), with rationals c_lo < c_hi a relative 1e-9 apart.
 
 References:
-    DaRRM (Jiang–Zhang–Joshi), Lemma 3.4, Lemma 5.1; notes §11 (C4, C6, C8) on tightness in ε.
+    DaRRM (Jiang–Zhang–Joshi), Lemma 3.4, Lemma 5.1 [JZJ24];
+    docs/derivations/darrm.md#rescaling-a-failing-noise-function.
 """
 
 from __future__ import annotations
@@ -202,7 +205,7 @@ def safe_rescaling(pr: Problem, rel: Fraction = Fraction(1, 10**9)) -> Rescaling
     """The largest c with c·γ (mε, δ)-DP, certified to a relative bracket ``rel``.
 
     References:
-        notes N2 (f is linear and homogeneous in γ, b > 0).
+        docs/derivations/darrm.md#rescaling-a-failing-noise-function (f is linear and homogeneous in γ, b > 0).
     """
     import numpy as np
 

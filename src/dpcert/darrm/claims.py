@@ -1,5 +1,7 @@
 """Claims about the numbers printed in DaRRM (Jiang–Zhang–Joshi): Tables 2, 3, 4, 5, 7 and 9.
 
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
+
 Every printed entry is a claim "the quantity, rounded as printed, gives this string":
 
 * Tables 2, 5, 7, 9 (Section 6.2, App. D.2.2): the per-query budget of m teachers, each (ε, Δ)-DP with

@@ -1,5 +1,7 @@
 """``dpcert darrm ...``: certify a DaRRM γ's privacy, and its expected error.
 
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
+
     dpcert darrm certify gamma=sub K=11 m=3 eps=0.1 Delta=1e-5 delta=0.00003 [--for-all-eps] [--iid]
         [--workers N] [--executor serial|processes|dask] [--scheduler ADDRESS] [--checkpoint FILE]
         [--certificate DIR] [--json]

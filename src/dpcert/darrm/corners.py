@@ -1,17 +1,22 @@
 """The corners of one (ε, Δ)-DP binary mechanism's feasible region and the multisets of corners 𝒫.
 
-A mechanism's pair (p, p') = (Pr[M(D) = 1], Pr[M(D') = 1]) ranges over the polygon F (notes §4.2)
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
+
+A mechanism's pair (p, p') = (Pr[M(D) = 1], Pr[M(D') = 1]) ranges over the polygon F
+(docs/derivations/darrm.md#feasible-region)
 
     p <= x p' + Δ,   p' <= x p + Δ,   1 − p <= x(1 − p') + Δ,   1 − p' <= x(1 − p) + Δ,   0 <= p, p' <= 1
 
 with x = e^ε. Every corner coordinate is (c0 + c1 x)/(x + 1) with rational c0, c1, so a corner is stored as two
-such pairs. F has 8 corners when Δ > 0 and 4 when Δ = 0 (Lemma 5.1; the paper's "δ > 0" means Δ > 0, notes T3).
+such pairs. F has 8 corners when Δ > 0 and 4 when Δ = 0 (Lemma 5.1; the paper's "δ > 0" means Δ > 0,
+docs/derivations/darrm.md#feasible-region).
 The corners are derived here from the constraints (each is the meet of two tight constraints; tests check that
 they are vertices), not copied from the authors' code, which lists ((1−Δ)/(1+e^{−ε}), …) for the sixth corner
 (PEERS.md).
 
 Because f is affine in each pair (p_i, p'_i) and invariant under permuting the pairs jointly, the maximum of f
-over F^K is attained on a multiset of K corners (Lemma 5.1, with one joint permutation; notes T16): the set 𝒫 of
+over F^K is attained on a multiset of K corners (Lemma 5.1, with one joint permutation;
+docs/derivations/darrm.md#corner-reduction): the set 𝒫 of
 count vectors n = (n_0..n_{c−1}), Σ n_j = K, of size C(K + c − 1, c − 1).
 
 References:
@@ -39,7 +44,7 @@ def corners(Delta: Fraction) -> tuple[Corner, ...]:
     (0,Δ). For Δ = 0: (0,0), (1,1), (x/(x+1), 1/(x+1)), (1/(x+1), x/(x+1)).
 
     References:
-        DaRRM Lemma 5.1; notes §4.2.
+        Lemma 5.1 [JZJ24]; docs/derivations/darrm.md#feasible-region.
     """
     D = Fraction(Delta)
     z, o = Fraction(0), Fraction(1)

@@ -1,16 +1,20 @@
 """The noise functions γ of DaRRM as exact tables over l = 0..K.
 
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
+
 A γ is a :class:`Gamma`: a symmetric table of rationals ``table[l] = γ(l)`` in [0, 1], optionally multiplied by
 an exact ``scale`` that is a rational function of x = e^ε (γ_const, whose p_const of Lemma A.1 depends on ε).
 
 * γ_Sub (Lemma 3.1, Eqs. 23–30): ``γ(l) = |2 h_Sub(l) − 1|`` with ``h_Sub(l) = Pr[majority of m drawn without
   replacement is 1 | L = l]`` and a fair coin on ties (even m). The paper prints ``1 − 2h`` for every l, which is
-  right only for l ≤ (K−1)/2 (notes T5), and Algorithm 3 sends ties to 1 (notes T6): with that rule γ would not be
+  right only for l ≤ (K−1)/2, and Algorithm 3 sends ties to 1 (docs/derivations/darrm.md#the-noise-functions): with that
+  rule γ would not be
   symmetric, so the fair coin is the reading that makes Lemma 3.1 true (tested against brute-force subsampling).
 * γ_DSub (Theorem 4.1 / Lemma B.10): the γ_Sub of 2m − 1 mechanisms, for m ≤ (K−1)/2 (the denominator is
   C(K, 2m−1); the markdown copy garbles it).
 * γ_max (Theorem 4.1): γ ≡ 1 for m ≥ (K+1)/2, γ_DSub otherwise.
-* γ_const (Algorithm 2, Lemma A.1, Eq. 4): the constant p_const, with the validity conditions of notes §3.1
+* γ_const (Algorithm 2, Lemma A.1, Eq. 4): the constant p_const, with the validity conditions of
+docs/derivations/darrm.md#the-constant-noise-function
   (τ ≥ m, λ ∈ [0, 1)); values above 1 are replaced by 1 (a probability; the constraint is downward closed in a
   constant γ, so this keeps feasibility).
 * the symmetric-form family (Definition B.6) from a table h, and a user's table (CSV ``l,gamma`` or a JSON list).
@@ -117,7 +121,8 @@ def h_sub(K: int, m: int) -> tuple[Fraction, ...]:
     """h_Sub(l) = Pr[the majority of m of K drawn without replacement is 1 | L = l], fair coin on ties.
 
     References:
-        DaRRM Lemma 3.1, Eqs. 19–20 (with the fair-coin tie rule; notes T4/T6).
+        DaRRM Lemma 3.1, Eqs. 19–20 [JZJ24] (with the fair-coin tie rule;
+        docs/derivations/darrm.md#the-noise-functions).
     """
     check_k(K)
     check_integer_m(K, m)
@@ -146,7 +151,8 @@ def gamma_sub(K: int, m: int) -> Gamma:
         InvalidParameter: K not odd or m not an integer in [1, K].
 
     References:
-        DaRRM Lemma 3.1 and App. A.2, Eqs. 23–30 (evaluated on min(l, K − l), notes T5).
+        DaRRM Lemma 3.1 and App. A.2, Eqs. 23–30 [JZJ24] (evaluated on min(l, K − l),
+        docs/derivations/darrm.md#the-noise-functions).
     """
     return Gamma("sub", _fold(h_sub(K, m)))
 
@@ -193,7 +199,7 @@ def p_const(m: Fraction, tau: Fraction, lam: Fraction, delta: Fraction) -> Ratio
 
     Raises:
         InvalidParameter: m or τ not an integer, τ < m (then the printed maximiser of Eq. 13 is not the maximiser;
-            notes §3.1), λ outside [0, 1).
+            docs/derivations/darrm.md#the-constant-noise-function), λ outside [0, 1).
 
     References:
         DaRRM Lemma A.1, Eq. 4.
@@ -203,7 +209,7 @@ def p_const(m: Fraction, tau: Fraction, lam: Fraction, delta: Fraction) -> Ratio
     if tau.denominator != 1:
         raise InvalidParameter("tau", tau, "an integer for an exact p_const")
     if tau < m:
-        raise InvalidParameter("tau", tau, f"tau >= m = {m} (Lemma A.1's maximiser needs it; notes §3.1)")
+        raise InvalidParameter("tau", tau, f"tau >= m = {m} (Lemma A.1's maximiser needs it)")
     if not 0 <= lam < 1:
         raise InvalidParameter("lambda", lam, "a real in [0, 1)")
     xm, xt = X ** int(m), X ** int(tau)
@@ -370,7 +376,8 @@ def named_gamma(gamma: Any, K: int, m: Fraction, eps: Fraction, Delta: Fraction,
     value strings, as :func:`read_table` returns it). A path is not accepted here: a file is read once, where the
     input is parsed (:func:`read_table`), so that a check re-run from a certificate never reads one.
 
-    ``const`` uses τ = K and λ = 1 − (1 − Δ)^K (simple composition; notes A3's best reading; λ = 0 for Δ = 0).
+    ``const`` uses τ = K and λ = 1 − (1 − Δ)^K (simple composition;
+    docs/derivations/darrm.md#the-constant-noise-function; λ = 0 for Δ = 0).
     """
     if gamma == "sub":
         return gamma_sub(K, check_integer_m(K, m))

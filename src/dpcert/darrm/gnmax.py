@@ -1,5 +1,7 @@
 """GNMax noise calibration of DaRRM Appendix D.2.1 (the GNMax baseline of Section 6.2 and Table 4).
 
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
+
 GNMax is (λ, λ/σ²)-RDP; by the RDP → DP conversion (DaRRM Thm D.1) it is (λ/σ² + log(1/δ)/(λ − 1), δ)-DP.
 Holding it to the per-query budget (mε, δ = mΔ) gives
 

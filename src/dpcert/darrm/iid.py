@@ -1,11 +1,13 @@
 """Theorem 4.1's setting: K identical mechanisms, all with the same (p, p') in the feasible polygon F.
 
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
+
 Then α = Bin(K, p), α' = Bin(K, p') and the margin is g(p, p') = s·(φ(p) − e^{mε} φ(p')) − (e^{mε} − 1 + 2δ),
 with φ(β) = Σ_l w(l) Bin(K, β)(l), w(l) = −γ(l) for l <= H and +γ(l) above, s = γ's scale.
 
 **Certified maximisation (boundary reduction, proved here).** Hypotheses, both checked exactly:
 (H1) s(e^ε) >= 0 and (H2) w(l + 1) >= w(l) for l = 0..K−1. By φ'(β) = K Σ_l (w(l+1) − w(l)) Bin(K−1, β)(l),
-(H2) makes φ non-decreasing on [0, 1] (the paper's Lemma B.2 for symmetric monotone γ; notes §6). For fixed p',
+(H2) makes φ non-decreasing on [0, 1] (the paper's Lemma B.2 for symmetric monotone γ). For fixed p',
 the section {p : (p, p') ∈ F} is an interval: the lower constraints p' <= e^ε p + Δ and 1 − p <= e^ε(1 − p') + Δ hold
 at p = p' and only get looser as p grows, so its right end is u(p') = min(1, e^ε p' + Δ, 1 − (1 − p' − Δ)/e^ε)
 (>= p'). Under (H1)–(H2) g(·, p') is non-decreasing, so max_F g = max_{p'} g(u(p'), p'). With T = (1 − Δ)/(e^ε + 1)
@@ -20,7 +22,8 @@ edge the margin h(t) is a polynomial of t whose coefficients are balls (x = e^ε
 on [0, T⁺] (T⁺ >= T the upper end of T's ball, a superset of the edge) is found by interval branch-and-bound: on a
 box, the least of the mean-value form h(mid) + h'(box)·[−r, r] and the monotone bound (φ non-decreasing) bounds h
 from above; φ and φ' are evaluated in Bernstein form, whose terms have no cancellation. The constraint is often
-tight at t = 0 (g(0, 0) = 0 when γ(0)s = 1 and δ = 0, notes N1): there the exact Taylor coefficients of h at
+tight at t = 0 (g(0, 0) = 0 when γ(0)s = 1 and δ = 0, docs/derivations/darrm.md#identical-mechanisms): there the exact
+Taylor coefficients of h at
 0 (rational functions of x when m is an integer) are found; if h(0) = 0 exactly and the first non-zero coefficient
 c_k has certified sign < 0, then h(t) = t^k q(t) with q < 0 on [0, r₀] (interval Horner of q), and branch-and-bound
 covers [r₀, T⁺] only. Verdicts: CERTIFIED when every box has upper bound <= 0, REFUTED with a rational point
@@ -30,7 +33,8 @@ When (H1)–(H2) fail (a non-monotone user table, say), the i.i.d. mode falls ba
 i.i.d. configurations are a subset of F^K) and to a search for a certified i.i.d. counterexample point.
 
 References:
-    DaRRM (Jiang–Zhang–Joshi), Theorem 4.1, Lemmas B.1–B.3, B.5, B.10; notes §6 and N8.
+    DaRRM (Jiang–Zhang–Joshi), Theorem 4.1, Lemmas B.1–B.3, B.5, B.10 [JZJ24];
+    docs/derivations/darrm.md#identical-mechanisms.
 """
 
 from __future__ import annotations

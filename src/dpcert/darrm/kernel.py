@@ -1,5 +1,7 @@
 """Vectorised float64 margins over blocks of corner multisets, with a proved rounding-error bound.
 
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
+
 Write w(l) = s(l) γ(l) with s(l) = −1 for l <= H and +1 for l >= H + 1 (H = (K−1)/2). For a count vector n over
 the corners, α = ⊛_j Bin(n_j, p_j) and α' = ⊛_j Bin(n_j, p'_j) (PoissonBinomial pmfs), and
 

@@ -1,7 +1,10 @@
 """The paper's Monte-Carlo objective estimators (DaRRM App. C.2, Algorithms 4 and 5), seeded, for reproduction.
 
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
+
 :func:`dpcert.darrm.optimize.optimize` takes a prior either as a rational mean μ (the exact objective of a product
-prior: K i.i.d. mechanisms with p = μ, notes §5) or as one of these specifications:
+prior: K i.i.d. mechanisms with p = μ, docs/derivations/darrm.md#error-under-a-product-prior) or as one of these
+specifications:
 
 ``mc:uniform(LO,HI):seed=S:samples=T``
     Algorithm 4 (direct sampling): T draws of p_1..p_K i.i.d. Uniform(LO, HI) (float64, numpy's PCG64 seeded

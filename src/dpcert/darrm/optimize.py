@@ -1,9 +1,11 @@
 """γ_opt: the optimal DaRRM noise function by LP, shipped as exact rationals with a privacy certificate and a
+
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
 certified optimality gap.
 
 **The LP** (DaRRM §5, Eqs. 2–3, App. C.1). With H = (K−1)/2 and the symmetric form γ(l) = γ(K−l), the free
 variables are g_j = γ(j) = γ(K−j), j = 0..H. Under a product prior of mean μ the expected error is exactly that
-of K i.i.d. mechanisms with p = μ (notes §5): with β = Bin(K, μ),
+of K i.i.d. mechanisms with p = μ (docs/derivations/darrm.md#error-under-a-product-prior): with β = Bin(K, μ),
 
     E(γ) = Σ_j c_j (1 − g_j),      c_j = |β(K−j) − β(j)| / 2 >= 0,
 
@@ -93,7 +95,8 @@ def objective(K: int, mu: Fraction) -> tuple[tuple[Fraction, ...], Fraction]:
     """(c_0..c_H, E0): E(γ) = E0 − Σ c_j g_j exactly for a product prior of mean μ (K i.i.d. p = μ).
 
     References:
-        DaRRM App. C.1 (Eq. 201 with E_T[α_l] = Bin(K, μ)(l), notes §5).
+        DaRRM App. C.1 (Eq. 201 with E_T[α_l] = Bin(K, μ)(l)) [JZJ24];
+        docs/derivations/darrm.md#error-under-a-product-prior.
     """
     H = (K - 1) // 2
     beta = [comb(K, l) * mu**l * (1 - mu) ** (K - l) for l in range(K + 1)]

@@ -1,4 +1,6 @@
-"""The paper's γ_opt experiments as certified tables and claims (notes §11 C10–C11; App. D.1.2, D.1.3, §6.1).
+"""The paper's γ_opt experiments as certified tables and claims (App. D.1.2, D.1.3, §6.1 [JZJ24]).
+
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
 
 Each setting has a table ``verify/tables/darrm/<name>.csv`` (CSV ``l,gamma``, exact fractions) written by
 :func:`write_tables` from :func:`dpcert.darrm.optimize.optimize`. Its claim ``darrm.opt.<name>`` records the table

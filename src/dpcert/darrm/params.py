@@ -1,5 +1,7 @@
 """The γ parameter of the DaRRM quantities: a name or a table (a core choice parameter with files).
 
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
+
 A table given as a file path parses to the tuple of its exact values (:func:`~dpcert.darrm.gamma.read_table`),
 and that tuple, not the path, is what certificates record.
 """

@@ -1,5 +1,7 @@
 """Certify that DaRRM_γ is (mε, δ)-DP for every choice of K (ε, Δ)-DP mechanisms.
 
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
+
 By Lemma 3.4, DaRRM_γ (γ symmetric) is (mε, δ)-DP iff f(p, p'; γ) <= e^{mε} − 1 + 2δ for all feasible pairs, and
 by Lemma 5.1 it suffices to check the multisets of K corners 𝒫 (:mod:`dpcert.darrm.corners`). The *margin* of a
 multiset is f − (e^{mε} − 1 + 2δ); γ is private iff the largest margin is <= 0.
@@ -12,7 +14,8 @@ Every multiset is decided by a filter:
 2. the few rows with |margin̂| <= E take the exact path: the margin as an exact function of x = e^ε (Δ, δ and γ
    exact; the PoissonBinomial pmfs are polynomials in x over (x + 1)^K), whose sign at e^ε is decided by
    :func:`~dpcert.arith.ball.sign_at_exp`. An identically zero margin is an exact equality — a tight constraint,
-   certified, never undecided (notes N1). For a non-integer m the margin is (A(x) − e^{mε} B(x))/(x+1)^K with
+   certified, never undecided (docs/derivations/darrm.md#identical-mechanisms). For a non-integer m the margin is (A(x)
+   − e^{mε} B(x))/(x+1)^K with
    polynomials A, B; it vanishes at x = e^ε only if A = B = 0 identically (e^ε is transcendental and x^m is not
    a rational function of x for non-integer rational m), so refining the ball always decides otherwise.
 

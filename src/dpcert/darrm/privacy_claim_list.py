@@ -1,4 +1,6 @@
-"""The claims of the DaRRM privacy pillar (notes §11 C1–C9 at the paper's parameters).
+"""The claims of the DaRRM privacy pillar (at the paper's parameters) [JZJ24].
+
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
 
 Ids ``darrm.<lemma or theorem>.<setting>``; the slow ones (K = 101, Δ > 0 for every ε) are marked ``slow`` and
 run under ``dpcert verify --full``. Every claim here is expected CERTIFIED: the negative statements are phrased
@@ -123,7 +125,7 @@ def _claims() -> list[Claim]:
     out.append(
         FunctionClaim(
             "darrm.alg3.ties_to_one.k11_m2",
-            f"{P}, Algorithm 3 and Lemma 3.1 (notes T6)",
+            f"{P}, Algorithm 3 and Lemma 3.1 (ties to 1)",
             "SubMaj as printed (ties output 1) has the output law of DaRRM_gamma_Sub, K = 11, m = 2",
             fn=pc.check_algorithm3_ties_to_one,
             inputs={"K": 11, "m": 2},
@@ -235,7 +237,7 @@ def _claims() -> list[Claim]:
                 out.append(
                     _fc(
                         f"darrm.c7.dsub_non_iid.k{K}.m{m}",
-                        "Theorem 4.1 extended (notes C7)",
+                        "Theorem 4.1 extended",
                         f"DaRRM_gamma_DSub is {m} eps-DP for K = {K} NON-identical mechanisms, eps = 0.1",
                         pc.check_private,
                         slow=slow,
@@ -265,7 +267,7 @@ def _claims() -> list[Claim]:
     out += [
         _fc(
             "darrm.c8.gamma_one.k11.m6_private",
-            "Lemma B.5 (notes C8)",
+            "Lemma B.5",
             "gamma = 1 is 6 eps-DP for K = 11 (m = (K+1)/2), eps = 0.1",
             pc.check_private,
             gamma="one",
@@ -277,7 +279,7 @@ def _claims() -> list[Claim]:
         ),
         _fc(
             "darrm.c8.gamma_one.k11.m6_all_eps",
-            "Lemma B.5 (notes C8)",
+            "Lemma B.5",
             "gamma = 1 is 6 eps-DP for K = 11 for every eps > 0",
             pc.check_private_all_eps,
             gamma="one",
@@ -288,7 +290,7 @@ def _claims() -> list[Claim]:
         ),
         _fc(
             "darrm.c8.gamma_one.k11.m5_not_private_iid",
-            "Lemma B.5 converse (notes C8)",
+            "Lemma B.5 converse",
             "gamma = 1 is NOT 5 eps-DP already for K = 11 identical mechanisms, eps = 0.1 (a certified point)",
             pc.check_not_private_iid,
             gamma="one",

@@ -1,4 +1,6 @@
-"""Claim checks of the DaRRM privacy pillar (notes §11 C1–C9) as marked module-level functions.
+"""Claim checks of the DaRRM privacy pillar [JZJ24] as marked module-level functions.
+
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
 
 Each check takes exact inputs (ints and decimal strings) and returns ``(Verdict, Evidence)``; the claims that use
 them are built in :mod:`dpcert.darrm.privacy_claim_list` and selected by ``verify/darrm_privacy.toml``.
@@ -415,7 +417,7 @@ def check_lemma_3_4_identity(max_prec: int, K: int, m: int) -> tuple[Verdict, Ev
 @check_function
 def check_corners(max_prec: int, Delta: str, eps: str) -> tuple[Verdict, Evidence]:
     """Lemma 5.1: the listed corners are the vertices of F (two constraints tight identically in x, the others
-    satisfied at x = e^ε), 4 for Δ = 0 and 8 for Δ > 0 (notes T3)."""
+    satisfied at x = e^ε), 4 for Δ = 0 and 8 for Δ > 0 (docs/derivations/darrm.md#feasible-region)."""
     from dpcert.arith.ball import sign_at_exp
     from dpcert.arith.exact import X as XV
     from dpcert.darrm.corners import corners
@@ -465,7 +467,7 @@ def check_pconst_upper(
         for v, n in ((m, "m"), (tau, "tau"), (lam, "lambda"), (eps, "eps"), (Delta, "Delta"), (delta, "delta"))
     )
     if tv < mv:
-        raise ValueError("tau >= m is needed for Lemma A.1's maximiser (notes §3.1)")
+        raise ValueError("tau >= m is needed for Lemma A.1's maximiser")
     with workprec(128):
         X = (ball(mv) * ball(ev)).exp()
         T = (ball(tv) * ball(ev)).exp()
@@ -484,7 +486,8 @@ def check_pconst_upper(
 def check_algorithm3_ties_to_one(max_prec: int, K: int, m: int) -> tuple[Verdict, Evidence]:
     """Algorithm 3 as printed (output I{L̂/m >= 1/2}: ties go to 1) has the output law of DaRRM_γSub (Lemma 3.1).
 
-    REFUTED for even m (notes T6): with ties to 1, Pr[output = 1 | L = l] is not h_Sub(l) (fair coin), and the
+    REFUTED for even m (docs/derivations/darrm.md#the-noise-functions): with ties to 1, Pr[output = 1 | L = l] is not
+    h_Sub(l) (fair coin), and the
     induced γ would not be symmetric; the counterexample is the first l where they differ.
     """
     from dpcert.darrm.gamma import h_sub

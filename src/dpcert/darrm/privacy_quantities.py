@@ -1,4 +1,7 @@
-"""The named quantities of the DaRRM privacy certifier and of DaRRM's utility."""
+"""The named quantities of the DaRRM privacy certifier and of DaRRM's utility.
+
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
+"""
 
 from __future__ import annotations
 

@@ -1,13 +1,16 @@
 """The error of DaRRM_γ (Definition 2.4), exactly, for given p_1..p_K and under a product prior.
 
+Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
+
 E(DaRRM_γ) = |Pr[DaRRM_γ(D) = 1] − Pr[g(S) = 1]| = |Σ_{l<=H} α_l (1−γ(l))/2 − Σ_{l>=H+1} α_l (1−γ(l))/2|
-with α the PoissonBinomial(p_1..p_K) pmf (notes §5, Eqs. 183–186). Under a product prior T = T_1^{⊗K} with mean
+with α the PoissonBinomial(p_1..p_K) pmf (Eqs. 183–186). Under a product prior T = T_1^{⊗K} with mean
 μ, E_T[α_l] = Bin(K, μ)(l) exactly (independent Bernoulli(p_i) with independent p_i are Bernoulli(μ)), so the
 paper's surrogate objective (Eq. 201/202, the absolute value dropped) is the error of K i.i.d. mechanisms with
 p = μ: that is ``darrm.error`` (for μ >= 1/2 the absolute value is not needed, Lemma B.11's sign argument).
 
 References:
-    DaRRM (Jiang–Zhang–Joshi), Definition 2.4, App. C.1 (Eqs. 183–202), Lemma B.11; notes §5.
+    DaRRM (Jiang–Zhang–Joshi), Definition 2.4, App. C.1 (Eqs. 183–202), Lemma B.11 [JZJ24];
+    docs/derivations/darrm.md#error-under-a-product-prior.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from dpcert.errors import InvalidParameter
 
 __all__ = ["poisson_binomial", "error", "error_iid", "mismatch", "surrogate", "PRIOR_MEANS", "QUANTITIES"]
 
-#: Means μ of the product priors behind the paper's surrogate objectives (notes §5): Eq. 202 (uniform on
+#: Means μ of the product priors behind the paper's surrogate objectives
+# (docs/derivations/darrm.md#error-under-a-product-prior): Eq. 202 (uniform on
 #: [0.5, 1]^K), Algorithm 5's left-endpoint grid {0.50, …, 0.99}, Eq. 204 (uniform on [0.7, 1]^K).
 PRIOR_MEANS = {"eq202": Fraction(3, 4), "alg5_grid": Fraction(149, 200), "eq204": Fraction(17, 20)}
 
@@ -122,7 +126,8 @@ def error_iid(gamma: Gamma, mu: Fraction) -> Fraction:
 
 
 def mismatch(gamma: Gamma, ps: list[Fraction]) -> Fraction:
-    """Pr[DaRRM_γ output differs from the realised majority] = Σ_l α_l (1 − γ(l))/2 (notes A1)."""
+    """Pr[DaRRM_γ output differs from the realised majority] = Σ_l α_l (1 − γ(l))/2
+    (docs/derivations/darrm.md#error-under-a-product-prior)."""
     g = _table(gamma)
     return sum((a * (1 - gl) / 2 for a, gl in zip(poisson_binomial(ps), g, strict=True)), Fraction(0))
 
