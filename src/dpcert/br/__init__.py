@@ -1,4 +1,4 @@
-"""Bounded-range composition (Dong–Durfee–Rogers, ICML 2020): the optimal composition of exponential mechanisms.
+"""Bounded-range composition (Dong–Durfee–Rogers, ICML 2020) [DDR20]: the optimal composition of exponential mechanisms.
 
 Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
 

@@ -2,7 +2,7 @@
 
 Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
 
-The adaptive optimum obeys the recursion of Lemma 3.2 / 6.1 of Dong–Durfee–Rogers::
+The adaptive optimum obeys the recursion of Lemma 3.2 / 6.1 of Dong–Durfee–Rogers [DDR20]::
 
     δ_0(x) = max(1 − e^x, 0),   δ_j(x) = sup_{t∈[0,ε]} q_t δ_{j−1}(x − t) + (1 − q_t) δ_{j−1}(x + ε − t),
 

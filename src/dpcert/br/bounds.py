@@ -7,7 +7,7 @@ All are valid for adaptive composition and are capped at kε (basic composition;
     OptKL  (Cor. 3.1):  ε_g = k·maxkl(ε) + sqrt(½ k ε² ln(1/δ))
     DR19   (Fig. 2 U): ε_g = k ε²/2     + sqrt(½ k ε² ln(1/δ))       (λ-optimum of U = ½ε²(λ²/4 + λ))
     DRV10  (Fig. 2 U): ε_g = k ε²/2     + sqrt(2 k ε² ln(1/δ))       (λ-optimum of U = ½ε²(λ² + λ))
-    zCDP   (added):    ρ = k ε²/8,  ε_g = ρ + 2 sqrt(ρ ln(1/δ))     (ε-BR ⇒ ε²/8-zCDP, Cesar–Rogers 2021)
+    zCDP   (added):    ρ = k ε²/8,  ε_g = ρ + 2 sqrt(ρ ln(1/δ))     (ε-BR ⇒ ε²/8-zCDP, Cesar–Rogers 2021) [CR21]
     MGF    (Thm 5):    ε_g = inf_{λ>0} (k h_ε(λ) + ln(1/δ))/λ,
                        h_ε(λ) = sup_{t∈[0,ε]} λ(ε − t) + ln(1 + p_{ε,t}(e^{−λε} − 1)).
 
@@ -21,7 +21,8 @@ certified bound.
 
 References:
     Dong–Durfee–Rogers [DDR20]: Corollary 3.1, Theorem 5, Lemmas 7.1–7.3, Figure 2; Durfee–Rogers [DR19] NeurIPS
-    2019 (DR19); Dwork–Rothblum–Vadhan FOCS 2010 with Bun–Steinke TCC 2016 (improved DRV10); Cesar–Rogers ALT
+    2019 (DR19); Dwork–Rothblum–Vadhan FOCS 2010 [DRV10] with Bun–Steinke TCC 2016 [BS16] (improved DRV10); Cesar–Rogers
+    [CR21] ALT
     2021 (ε-BR ⇒ ε²/8-zCDP) [CR21]; docs/derivations/br.md#the-mgf-bound.
 """
 
@@ -44,25 +45,26 @@ def _cap(ctx: Any, k: int, eps: Any, value: Any) -> Any:
 
 
 def optkl_eps(ctx: Any, k: int, eps: Any, delta: Any) -> Any:
-    """OptKL, Corollary 3.1 of Dong–Durfee–Rogers: min{kε, k maxkl(ε) + sqrt(½kε² ln(1/δ))}."""
+    """OptKL, Corollary 3.1 of Dong–Durfee–Rogers [DDR20]: min{kε, k maxkl(ε) + sqrt(½kε² ln(1/δ))}."""
     e = ctx.num(eps)
     return _cap(ctx, k, eps, k * rr.maxkl(ctx, e) + ctx.sqrt(k * e * e * -ctx.log(ctx.num(delta)) / 2))
 
 
 def dr19_eps(ctx: Any, k: int, eps: Any, delta: Any) -> Any:
-    """DR19 (Durfee–Rogers 2019 BR composition): min{kε, kε²/2 + sqrt(½kε² ln(1/δ))}."""
+    """DR19 (Durfee–Rogers 2019 [DR19] BR composition): min{kε, kε²/2 + sqrt(½kε² ln(1/δ))}."""
     e = ctx.num(eps)
     return _cap(ctx, k, eps, k * e * e / 2 + ctx.sqrt(k * e * e * -ctx.log(ctx.num(delta)) / 2))
 
 
 def drv10_eps(ctx: Any, k: int, eps: Any, delta: Any) -> Any:
-    """Improved DRV10 (ε-DP ⇒ ε²/2-zCDP, Bun–Steinke): min{kε, kε²/2 + sqrt(2kε² ln(1/δ))}."""
+    """Improved DRV10 (ε-DP ⇒ ε²/2-zCDP, Bun–Steinke [BS16]): min{kε, kε²/2 + sqrt(2kε² ln(1/δ))}."""
     e = ctx.num(eps)
     return _cap(ctx, k, eps, k * e * e / 2 + ctx.sqrt(2 * k * e * e * -ctx.log(ctx.num(delta))))
 
 
 def zcdp_eps(ctx: Any, k: int, eps: Any, delta: Any) -> Any:
-    """ε-BR ⇒ ε²/8-zCDP (Cesar–Rogers 2021), composed and converted: min{kε, ρ + 2 sqrt(ρ ln(1/δ))}, ρ = kε²/8."""
+    """ε-BR ⇒ ε²/8-zCDP (Cesar–Rogers 2021) [CR21], composed and converted: min{kε, ρ + 2 sqrt(ρ ln(1/δ))}, ρ =
+    kε²/8."""
     e = ctx.num(eps)
     rho = k * e * e / 8
     return _cap(ctx, k, eps, rho + 2 * ctx.sqrt(rho * -ctx.log(ctx.num(delta))))

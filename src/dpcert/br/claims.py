@@ -1,4 +1,4 @@
-"""The bundled claims of Dong–Durfee–Rogers, with their expected verdicts.
+"""The bundled claims of Dong–Durfee–Rogers [DDR20], with their expected verdicts.
 
 Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
 

@@ -1,4 +1,4 @@
-"""``dpcert br``: bounded-range composition commands (Dong–Durfee–Rogers ICML 2020).
+"""``dpcert br``: bounded-range composition commands (Dong–Durfee–Rogers ICML 2020) [DDR20].
 
 Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
 

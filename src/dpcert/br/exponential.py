@@ -3,7 +3,7 @@
 Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
 
 For a quality score u on a finite data domain with a neighbour relation and finite outputs (§2.1 of
-Dong–Durfee–Rogers)::
+Dong–Durfee–Rogers [DDR20])::
 
     Δu = max_{x∼x'} max_y |u(x, y) − u(x', y)|                      (sensitivity)
     Δ̃u = max_{x∼x'} { max_y (u(x, y) − u(x', y)) − min_y (u(x, y) − u(x', y)) }      (range)
@@ -43,7 +43,7 @@ def sensitivity(u: Table, pairs: Sequence[tuple[int, int]]) -> int:
         The sensitivity.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Definition 2.3.
+        Dong–Durfee–Rogers ICML 2020 [DDR20], Definition 2.3.
     """
     return max(abs(d) for row in _differences(u, pairs) for d in row)
 
@@ -54,7 +54,7 @@ def score_range(u: Table, pairs: Sequence[tuple[int, int]]) -> int:
     The expression is symmetric in x, x', so each unordered pair is needed once.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, §2.1 (definition of the range).
+        Dong–Durfee–Rogers ICML 2020 [DDR20], §2.1 (definition of the range).
     """
     return max(max(row) - min(row) for row in _differences(u, pairs))
 
@@ -63,7 +63,7 @@ def is_monotone(u: Table, pairs: Sequence[tuple[int, int]]) -> bool:
     """Whether for every neighbour pair the differences u(x, y) − u(x', y) all have one sign (the paper's monotone).
 
     References:
-        Dong–Durfee–Rogers ICML 2020, §2.1 and Proposition 1.
+        Dong–Durfee–Rogers ICML 2020 [DDR20], §2.1 and Proposition 1.
     """
     return all(min(row) >= 0 or max(row) <= 0 for row in _differences(u, pairs))
 

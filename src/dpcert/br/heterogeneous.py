@@ -2,7 +2,7 @@
 
 Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
 
-Lemma 3.1 of Dong–Durfee–Rogers::
+Lemma 3.1 of Dong–Durfee–Rogers [DDR20]::
 
     δ_OPT = sup_{t ∈ Π[0, ε_i]} Σ_{S ⊆ [k]} max{ Π_{i∉S} q_i Π_{i∈S} (1 − q_i)
                                                   − e^{ε_g} Π_{i∉S} p_i Π_{i∈S} (1 − p_i), 0 }
@@ -13,13 +13,14 @@ with q_i = q_{ε_i, t_i}, p_i = p_{ε_i, t_i}. The paper gives no algorithm (it 
   (evidence), then evaluated at that t (as exact rationals) in Arb balls, each term max{x, 0} bounded below by
   max{lower(x), 0}: a certified value of an explicit pair, hence a rigorous lower bound of the sup;
 * **upper end**: an ε_i-BR mechanism is also (max ε_i)-BR, so the homogeneous optimum of Theorem 3 at max ε_i
-  (certified) bounds it; so does the optimal composition of ε_i-DP mechanisms (ε-BR ⇒ ε-DP; Murtagh–Vadhan,
+  (certified) bounds it; so does the optimal composition of ε_i-DP mechanisms (ε-BR ⇒ ε-DP; Murtagh–Vadhan [MV16],
   the foundation's ``composition.mv``) for ε_g >= 0. The smaller of the two is taken.
 
 The bracket is labelled as such: it is not the optimum.
 
 References:
-    Dong–Durfee–Rogers ICML 2020, Lemma 3.1 (Lemma 5.1 with Claim 5.1), Lemma 2.1; Murtagh–Vadhan TCC 2016,
+    Dong–Durfee–Rogers ICML 2020 [DDR20], Lemma 3.1 (Lemma 5.1 with Claim 5.1), Lemma 2.1; Murtagh–Vadhan TCC 2016
+    [MV16],
     Thm 1.5 [MV16].
 """
 
@@ -73,7 +74,7 @@ def delta_at_t(eps: tuple[Fraction, ...], g: Fraction, t: tuple[Fraction, ...], 
     which terms count is decided exactly and the sum is a ball of the exact value.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Lemma 3.1.
+        Dong–Durfee–Rogers ICML 2020 [DDR20], Lemma 3.1.
     """
     with workprec(prec):
         qs, oqs, ps, ops = [], [], [], []
@@ -113,7 +114,7 @@ def heterogeneous_bracket(eps: Any, eps_g: Any, *, starts: int = 24) -> Heteroge
         InvalidParameter: for bad inputs or more than 12 mechanisms.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Lemma 3.1, Theorem 3, Lemma 2.1.
+        Dong–Durfee–Rogers ICML 2020 [DDR20], Lemma 3.1, Theorem 3, Lemma 2.1.
     """
     from scipy.optimize import minimize
 

@@ -1,4 +1,4 @@
-"""Optimal nonadaptive composition of k ε-bounded-range mechanisms (Theorem 3 of Dong–Durfee–Rogers), certified.
+"""Optimal nonadaptive composition of k ε-bounded-range mechanisms (Theorem 3 of Dong–Durfee–Rogers [DDR20]), certified.
 
 Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
 
@@ -262,7 +262,7 @@ def nonadaptive_delta_float(k: Any, eps: Any, eps_g: Any) -> float:
         InvalidParameter: for bad inputs.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Theorem 3 and Lemma 5.2.
+        Dong–Durfee–Rogers ICML 2020 [DDR20], Theorem 3 and Lemma 5.2.
     """
     k = _K.parse(k)
     e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
@@ -291,7 +291,7 @@ def candidate_value(
     The caller holds the working precision; guard bits are added here.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Theorem 3 (q-form of eq. 6, active terms i <= ℓ by fact (b) of
+        Dong–Durfee–Rogers ICML 2020 [DDR20], Theorem 3 (q-form of eq. 6, active terms i <= ℓ by fact (b) of
         docs/derivations/br.md#nonadaptive-facts) [DDR20].
     """
     t = _t(k, e, g, ell)
@@ -576,7 +576,7 @@ def _optimum(k: int, e: Fraction, g: Fraction, start_prec: int, max_prec: int) -
 
 
 def nonadaptive_optimum(k: Any, eps: Any, eps_g: Any, *, max_prec: int = MAX_PREC) -> Optimum:
-    """Certified δ_OPT(k, ε, ε_g) with the maximising candidate(s) ℓ and t_ℓ (Theorem 3 of Dong–Durfee–Rogers).
+    """Certified δ_OPT(k, ε, ε_g) with the maximising candidate(s) ℓ and t_ℓ (Theorem 3 of Dong–Durfee–Rogers [DDR20]).
 
     Args:
         k: number of mechanisms, an integer in [1, :data:`BR_MAX_K`].
@@ -592,7 +592,7 @@ def nonadaptive_optimum(k: Any, eps: Any, eps_g: Any, *, max_prec: int = MAX_PRE
         PrecisionExhausted: if two candidates can be neither separated nor proved equal at ``max_prec``.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Theorem 3, Lemma 5.2, Lemma 6.2.
+        Dong–Durfee–Rogers ICML 2020 [DDR20], Theorem 3, Lemma 5.2, Lemma 6.2.
 
     >>> opt = nonadaptive_optimum(2, 1, 0)
     >>> opt.maximisers, opt.t, opt.exact_tie
@@ -607,7 +607,7 @@ def nonadaptive_delta_ball(ctx: Any, k: int, eps: Exact | Fraction, eps_g: Exact
     """Rigorous ball of δ_OPT(k, ε, ε_g) at about ctx.prec bits (exact 0 for ε_g >= kε).
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Theorem 3 and Lemma 5.2.
+        Dong–Durfee–Rogers ICML 2020 [DDR20], Theorem 3 and Lemma 5.2.
     """
     k = _K.parse(k)
     e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
@@ -633,7 +633,7 @@ def nonadaptive_delta(k: Any, eps: Any, eps_g: Any, *, rel_tol: float = 1e-15, m
         PrecisionExhausted: if ``max_prec`` does not suffice.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Theorem 3.
+        Dong–Durfee–Rogers ICML 2020 [DDR20], Theorem 3.
 
     >>> nonadaptive_delta(1, 1, 0).short(12)   # tanh(1/4)
     '[0.244918662403, 0.244918662404]'
@@ -650,7 +650,7 @@ def nonadaptive_eps_float(k: Any, eps: Any, delta: Any) -> float:
     Returns 0 when δ >= δ_OPT(0).
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Theorem 3 (inverted; δ_OPT is continuous and decreasing on (−kε, kε)).
+        Dong–Durfee–Rogers ICML 2020 [DDR20], Theorem 3 (inverted; δ_OPT is continuous and decreasing on (−kε, kε)).
     """
     from scipy.optimize import brentq
 
@@ -739,7 +739,7 @@ def nonadaptive_eps(
         PrecisionExhausted: if a comparison is undecided at ``max_prec``.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Theorem 3; Figure 1 (BR OptComp curve).
+        Dong–Durfee–Rogers ICML 2020 [DDR20], Theorem 3; Figure 1 (BR OptComp curve).
 
     >>> nonadaptive_eps(100, "0.1", "1e-6").decimal(7)
     ('2.246026', '2.246027')
@@ -756,7 +756,7 @@ def nonadaptive_eps_ball(ctx: Any, k: int, eps: Exact | Fraction, delta: Exact |
     """Rigorous ball of the nonadaptive ε_g(δ), relative width about 2^-(ctx.prec/2).
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Theorem 3.
+        Dong–Durfee–Rogers ICML 2020 [DDR20], Theorem 3.
     """
     k = _K.parse(k)
     e, d = _exact(_EPS, eps), _exact(_DELTA, delta)

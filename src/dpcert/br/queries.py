@@ -5,7 +5,7 @@ Theorem, lemma, section and equation numbers in this module are those of [DDR20]
 "Our nonadaptive composition bound allows for about four times more queries than the optimal composition for
 general DP mechanisms given a fixed privacy loss budget [...] about two times more queries than [DR19]. In some
 settings our adaptive bound allows for about three times more queries than both DP OptComp and [DR19]."
-(Dong–Durfee–Rogers §1.) For a budget (ε_g, δ) the number of queries a bound allows is the largest k whose
+(Dong–Durfee–Rogers [DDR20] §1.) For a budget (ε_g, δ) the number of queries a bound allows is the largest k whose
 ε_g(δ) stays within ε_g; every curve is nondecreasing in k, so a count k* is certified by the two checks
 "curve(k*) within budget" and "curve(k* + 1) over budget":
 

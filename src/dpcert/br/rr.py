@@ -2,7 +2,7 @@
 
 Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
 
-For ε > 0 and t ∈ [0, ε] (Definition 2.4 of Dong–Durfee–Rogers)::
+For ε > 0 and t ∈ [0, ε] (Definition 2.4 of Dong–Durfee–Rogers [DDR20])::
 
     q_{ε,t} = Pr[RR(0) = 0] = (1 − e^{t−ε}) / (1 − e^{−ε}) = expm1(t − ε) / expm1(−ε)
     p_{ε,t} = Pr[RR(1) = 0] = (e^{−t} − e^{−ε}) / (1 − e^{−ε}) = e^{−t} q_{ε,t}
@@ -42,23 +42,23 @@ def q_rr(ctx: Any, eps: Any, t: Any) -> Any:
         q_{ε,t} in the context's number type.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Definition 2.4.
+        Dong–Durfee–Rogers ICML 2020 [DDR20], Definition 2.4.
     """
     return ctx.expm1(t - eps) / ctx.expm1(-eps)
 
 
 def p_rr(ctx: Any, eps: Any, t: Any) -> Any:
-    """p_{ε,t} = Pr[RR_{ε,t}(1) = 0] = e^{−t} q_{ε,t} (Definition 2.4 of Dong–Durfee–Rogers ICML 2020)."""
+    """p_{ε,t} = Pr[RR_{ε,t}(1) = 0] = e^{−t} q_{ε,t} (Definition 2.4 of Dong–Durfee–Rogers ICML 2020) [DDR20]."""
     return ctx.exp(-t) * q_rr(ctx, eps, t)
 
 
 def one_minus_q(ctx: Any, eps: Any, t: Any) -> Any:
-    """1 − q_{ε,t} = e^{t−ε} expm1(−t)/expm1(−ε), without subtraction (Dong–Durfee–Rogers Def. 2.4)."""
+    """1 − q_{ε,t} = e^{t−ε} expm1(−t)/expm1(−ε), without subtraction (Dong–Durfee–Rogers [DDR20] Def. 2.4)."""
     return ctx.exp(t - eps) * ctx.expm1(-t) / ctx.expm1(-eps)
 
 
 def one_minus_p(ctx: Any, eps: Any, t: Any) -> Any:
-    """1 − p_{ε,t} = expm1(−t)/expm1(−ε), without subtraction (Dong–Durfee–Rogers Def. 2.4)."""
+    """1 − p_{ε,t} = expm1(−t)/expm1(−ε), without subtraction (Dong–Durfee–Rogers [DDR20] Def. 2.4)."""
     return ctx.expm1(-t) / ctx.expm1(-eps)
 
 
@@ -72,13 +72,14 @@ def kl_rr(ctx: Any, eps: Any, t: Any) -> Any:
 
 
 def maxkl(ctx: Any, eps: Any) -> Any:
-    """maxkl(ε) = sup_t KL(RR_{ε,t}) = y − 1 − ln y with y = ε/(1 − e^{−ε}) (Corollary 3.1 of Dong–Durfee–Rogers).
+    """maxkl(ε) = sup_t KL(RR_{ε,t}) = y − 1 − ln y with y = ε/(1 − e^{−ε}) (Corollary 3.1 of Dong–Durfee–Rogers
+    [DDR20]).
 
     Computed as (y − 1) − log1p(y − 1) with y − 1 = (ε − (1 − e^{−ε}))/(1 − e^{−ε}); the numerator
     ε + expm1(−ε) is O(ε²) and loses relative accuracy for tiny ε in float (ball arithmetic tracks it).
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Corollary 3.1.
+        Dong–Durfee–Rogers ICML 2020 [DDR20], Corollary 3.1.
     """
     d = -ctx.expm1(-eps)
     ym1 = (eps - d) / d
@@ -102,7 +103,7 @@ def rr_identities() -> dict[str, bool]:
         The name of each identity and whether it holds identically.
 
     References:
-        Dong–Durfee–Rogers ICML 2020, Definition 2.4 and Claim 5.1.
+        Dong–Durfee–Rogers ICML 2020 [DDR20], Definition 2.4 and Claim 5.1.
     """
     import sympy as sp
 

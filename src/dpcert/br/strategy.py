@@ -2,7 +2,8 @@
 
 Theorem, lemma, section and equation numbers in this module are those of [DDR20] unless another key is given.
 
-By Lemma 4.1 and Corollary 4.1 of Dong–Durfee–Rogers, an adaptive adversary against k ε-BR mechanisms is, without
+By Lemma 4.1 and Corollary 4.1 of Dong–Durfee–Rogers [DDR20], an adaptive adversary against k ε-BR mechanisms is,
+without
 loss, a deterministic rule choosing the pair RR_{ε,t} (t ∈ [0, ε]) of round i from the outcomes of rounds 1..i−1.
 For one such adversary the hockey-stick divergence at ε_g obeys the recursion of Lemma 3.2 with the sup removed::
 
@@ -115,7 +116,7 @@ class StrategyTree:
             A ball, or the exact Fraction 0 when no leaf carries mass.
 
         References:
-            Dong–Durfee–Rogers ICML 2020, Lemma 3.2 (the recursion with the sup removed), Definition 2.4.
+            Dong–Durfee–Rogers ICML 2020 [DDR20], Lemma 3.2 (the recursion with the sup removed), Definition 2.4.
         """
         g = parse_rational(eps_g, "eps_g").value
         with BallContext(prec) as ctx:

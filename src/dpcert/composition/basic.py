@@ -1,8 +1,9 @@
-"""Simple (basic) composition and the advanced composition theorem of Dwork–Rothblum–Vadhan.
+"""Simple (basic) composition and the advanced composition theorem of Dwork–Rothblum–Vadhan [DRV10].
 
 References:
     C. Dwork, A. Roth, *The Algorithmic Foundations of Differential Privacy* (2014), Theorem 3.16 (basic
-    composition) and Theorem 3.20 (advanced composition, Dwork–Rothblum–Vadhan 2010). DaRRM (Jiang–Zhang–Joshi)
+    composition) and Theorem 3.20 (advanced composition, Dwork–Rothblum–Vadhan 2010) [DRV10]. DaRRM (Jiang–Zhang–Joshi
+    [JZJ24])
     Theorem 2.2 restates basic composition.
 """
 

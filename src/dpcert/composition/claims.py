@@ -1,6 +1,7 @@
 """Claims that relate several composition theorems to each other.
 
-For k ε-DP mechanisms and a target δ, the optimal ε_g(δ) (Kairouz–Oh–Viswanath Thm 3.3 / Murtagh–Vadhan) is the
+For k ε-DP mechanisms and a target δ, the optimal ε_g(δ) (Kairouz–Oh–Viswanath [KOV15] Thm 3.3 / Murtagh–Vadhan [MV16])
+is the
 least valid ε_g, so it can exceed no other valid bound. In particular, with δ' = δ and per-mechanism δ = 0,
 
     ε_opt(δ) ≤ ε_KOV-3.4(δ') ≤ ε_DRV(δ'),

@@ -1,4 +1,4 @@
-"""The "general composition" theorem of Kairouz–Oh–Viswanath (2015, Theorem 3.4), as DaRRM uses it.
+"""The "general composition" theorem of Kairouz–Oh–Viswanath [KOV15] (2015, Theorem 3.4), as DaRRM uses it.
 
 For ε > 0, δ ∈ [0, 1] and δ' ∈ (0, 1], the k-fold adaptive composition of (ε, δ)-DP mechanisms is
 (ε', 1 − (1 − δ)^k (1 − δ'))-DP with

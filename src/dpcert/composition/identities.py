@@ -1,8 +1,9 @@
 """Exact identities of the optimal-composition formulas, certified as rational functions of x = e^ε.
 
-* KOV's parametrisation (Kairouz–Oh–Viswanath Thm 3.3) and Murtagh–Vadhan's sum (Thm 1.4) agree at the lattice
+* KOV's parametrisation (Kairouz–Oh–Viswanath [KOV15] Thm 3.3) and Murtagh–Vadhan [MV16]'s sum (Thm 1.4) agree at the
+lattice
   points ε_g = (k − 2i)ε;
-* the heterogeneous subset sum (Murtagh–Vadhan Thm 1.5) with all ε_j = ε reduces to the homogeneous binomial sum.
+* the heterogeneous subset sum (Murtagh–Vadhan [MV16] Thm 1.5) with all ε_j = ε reduces to the homogeneous binomial sum.
 
 Both hold for every ε >= 0, so they are checked as identities of rational functions, not at sample points.
 

@@ -1,6 +1,6 @@
-"""Optimal composition of k ε-DP mechanisms (Kairouz–Oh–Viswanath): δ(ε_g) and its inverse ε_g(δ), certified.
+"""Optimal composition of k ε-DP mechanisms (Kairouz–Oh–Viswanath [KOV15]): δ(ε_g) and its inverse ε_g(δ), certified.
 
-Homogeneous (k mechanisms, each ε-DP; Murtagh–Vadhan Thm 1.4, rephrasing Kairouz–Oh–Viswanath Thm 3.3)::
+Homogeneous (k mechanisms, each ε-DP; Murtagh–Vadhan [MV16] Thm 1.4, rephrasing Kairouz–Oh–Viswanath [KOV15] Thm 3.3)::
 
     δ(ε_g) = (1 + e^ε)^{-k} Σ_{i=0}^{k} C(k, i) max{ e^{iε} − e^{ε_g} e^{(k−i)ε}, 0 }
            = Σ_{i : (2i−k)ε > ε_g} Bin(k, q)(i) · (−expm1(ε_g − (2i−k)ε)),   q = e^ε / (1 + e^ε).
@@ -167,7 +167,7 @@ def kov_delta_ball(ctx: Any, k: int, eps: Exact | Fraction, eps_g: Exact | Fract
         InvalidParameter: for k or ε outside their domains, or ε_g < 0.
 
     References:
-        Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 2016 Thm 1.4.
+        Kairouz–Oh–Viswanath ICML 2015 [KOV15] Thm 3.3; Murtagh–Vadhan TCC 2016 [MV16] Thm 1.4.
     """
     k = _K.parse(k)
     e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
@@ -197,7 +197,7 @@ def kov_delta_float(k: Any, eps: Any, eps_g: Any) -> float:
         InvalidParameter: for k or ε outside their domains, a non-integer k, or ε_g < 0.
 
     References:
-        Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 2016 Thm 1.4.
+        Kairouz–Oh–Viswanath ICML 2015 [KOV15] Thm 3.3; Murtagh–Vadhan TCC 2016 [MV16] Thm 1.4.
     """
     k = _K.parse(k)
     e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
@@ -297,7 +297,7 @@ def kov_delta(k: Any, eps: Any, eps_g: Any, *, rel_tol: float = 1e-15, max_prec:
         PrecisionExhausted: if ``max_prec`` bits do not reach ``rel_tol``.
 
     References:
-        Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 2016 Thm 1.4.
+        Kairouz–Oh–Viswanath ICML 2015 [KOV15] Thm 3.3; Murtagh–Vadhan TCC 2016 [MV16] Thm 1.4.
 
     >>> kov_delta(1, "1", 0).short(12)    # tanh(1/2)
     '[0.46211715726, 0.462117157261]'
@@ -325,7 +325,7 @@ def kov_eps_float(k: Any, eps: Any, delta: Any) -> float:
         InvalidParameter: for bad k, ε or δ.
 
     References:
-        Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 2016 Thm 1.4.
+        Kairouz–Oh–Viswanath ICML 2015 [KOV15] Thm 3.3; Murtagh–Vadhan TCC 2016 [MV16] Thm 1.4.
     """
     k = _K.parse(k)
     e, d = _exact(_EPS, eps), _exact(_DELTA, delta)
@@ -427,7 +427,7 @@ def kov_eps(k: Any, eps: Any, delta: Any, *, rel_tol: Any = Fraction(1, 10**12),
         PrecisionExhausted: if a comparison is still undecided at ``max_prec``.
 
     References:
-        Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 2016 Thm 1.4.
+        Kairouz–Oh–Viswanath ICML 2015 [KOV15] Thm 3.3; Murtagh–Vadhan TCC 2016 [MV16] Thm 1.4.
 
     >>> kov_eps(100, "0.1", "1e-6").decimal(8)
     ('4.7745675', '4.7745676')
@@ -464,7 +464,7 @@ def kov_eps_ball(
         PrecisionExhausted: if a comparison is undecided at ``max_prec`` bits.
 
     References:
-        Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 2016 Thm 1.4.
+        Kairouz–Oh–Viswanath ICML 2015 [KOV15] Thm 3.3; Murtagh–Vadhan TCC 2016 [MV16] Thm 1.4.
     """
     k = _K.parse(k)
     e, d = _exact(_EPS, eps), _exact(_DELTA, delta)
@@ -503,7 +503,8 @@ QUANTITIES = [KOV_DELTA, KOV_EPS]
 
 # --------------------------------------------------------------------------------------------- printed values
 
-# DP-OptComp column of the notes' reproduction of Dong–Durfee–Rogers Fig. 1 (εg at δ = 1e-6)
+# DP-OptComp column of an independent mpmath reproduction of Dong–Durfee–Rogers [DDR20] Fig. 1 (εg at δ = 1e-6);
+# the ids keep their historical "brnotes" infix (committed certificates name them)
 _BR_NOTES_COLUMN: tuple[tuple[str, int, str], ...] = (
     ("1", 1, "1.00000"),
     ("1", 2, "2.00000"),
@@ -531,7 +532,7 @@ def _br_notes_claim(eps: str, k: int, printed: str) -> QuantityClaim:
     return QuantityClaim(
         id=f"composition.kov.eps.brnotes_eps{eps.replace('.', 'p')}_k{k}",
         reference="Murtagh–Vadhan TCC 2016 Thm 1.4 (KOV ICML 2015 Thm 3.3); value from the DP-OptComp column "
-        "of the reproduction of Dong–Durfee–Rogers ICML 2020 Fig. 1 (notes br_composition.md §6.1)",
+        "of an independent mpmath reproduction of Dong–Durfee–Rogers ICML 2020 Fig. 1",
         statement=f"the optimal eps_g of {k} composed {eps}-DP mechanisms at delta = 1e-6 rounds to {printed}",
         quantity=KOV_EPS,
         inputs={"k": k, "eps": eps, "delta": "1e-6"},

@@ -1,4 +1,4 @@
-"""Optimal composition of ε_1-, …, ε_k-DP mechanisms (Murtagh–Vadhan Thm 1.5), by brute force over subsets.
+"""Optimal composition of ε_1-, …, ε_k-DP mechanisms (Murtagh–Vadhan [MV16] Thm 1.5), by brute force over subsets.
 
     δ(ε_g) = [Π_j (1 + e^{ε_j})]^{-1} Σ_{S ⊆ [k]} max{e^{Σ_S ε_i} − e^{ε_g} e^{Σ_{not S} ε_i}, 0},
 
@@ -111,7 +111,7 @@ def mv_delta_ball(ctx: Any, eps_list: tuple[Exact, ...], eps_g: Exact | Fraction
         InvalidParameter: for an empty or too long list, or negative values.
 
     References:
-        Murtagh–Vadhan TCC 2016 Thm 1.5.
+        Murtagh–Vadhan TCC 2016 [MV16] Thm 1.5.
     """
     den, nums, g, keep = _mv_terms(eps_list, eps_g)
     if not keep:
@@ -130,7 +130,7 @@ def mv_delta_ball(ctx: Any, eps_list: tuple[Exact, ...], eps_g: Exact | Fraction
 
 
 def mv_delta_float(eps_list: Any, eps_g: Any) -> float:
-    """float64 heterogeneous δ(ε_g) (Murtagh–Vadhan Thm 1.5), vectorised over the distinct subset sums.
+    """float64 heterogeneous δ(ε_g) (Murtagh–Vadhan [MV16] Thm 1.5), vectorised over the distinct subset sums.
 
     Args:
         eps_list: per-mechanism ε_j >= 0 (floats, strings, Fractions or Exact), at most :data:`MV_MAX_K`.
@@ -143,7 +143,7 @@ def mv_delta_float(eps_list: Any, eps_g: Any) -> float:
         InvalidParameter: for an empty or too long list, or negative values.
 
     References:
-        Murtagh–Vadhan TCC 2016 Thm 1.5.
+        Murtagh–Vadhan TCC 2016 [MV16] Thm 1.5.
     """
     den, nums, g, keep = _mv_terms(eps_list, eps_g)
     if not keep:
@@ -167,7 +167,7 @@ def mv_delta_float(eps_list: Any, eps_g: Any) -> float:
 
 
 def mv_delta(eps_list: Any, eps_g: Any, *, rel_tol: float = 1e-15, max_prec: int = MAX_PREC) -> Enclosure:
-    """Certified enclosure of the heterogeneous optimal δ(ε_g) (Murtagh–Vadhan Thm 1.5; k <= 20).
+    """Certified enclosure of the heterogeneous optimal δ(ε_g) (Murtagh–Vadhan [MV16] Thm 1.5; k <= 20).
 
     Args:
         eps_list: per-mechanism ε_j >= 0 (a list, or a comma-separated string), at most :data:`MV_MAX_K`.
@@ -182,7 +182,7 @@ def mv_delta(eps_list: Any, eps_g: Any, *, rel_tol: float = 1e-15, max_prec: int
         InvalidParameter: for bad inputs or more than :data:`MV_MAX_K` mechanisms.
 
     References:
-        Murtagh–Vadhan TCC 2016 Thm 1.5.
+        Murtagh–Vadhan TCC 2016 [MV16] Thm 1.5.
 
     >>> from dpcert.composition.kov import kov_delta
     >>> mv_delta(["0.1", "0.1"], 0).overlaps(kov_delta(2, "0.1", 0))

@@ -8,7 +8,7 @@ The code lives in one module per idea; this module only gathers their public fun
 * :mod:`dpcert.composition.identities`: the exact identities relating the formulas (claims).
 
 References:
-    Kairouz–Oh–Viswanath ICML 2015 Thm 3.3; Murtagh–Vadhan TCC 2016 Thms 1.4 and 1.5.
+    Kairouz–Oh–Viswanath ICML 2015 [KOV15] Thm 3.3; Murtagh–Vadhan TCC 2016 [MV16] Thms 1.4 and 1.5.
 """
 
 from dpcert.composition.kov import (

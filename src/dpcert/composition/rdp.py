@@ -1,9 +1,9 @@
 """Rényi DP of the Gaussian mechanism and the RDP → (ε, δ)-DP conversion used with it.
 
 References:
-    I. Mironov, "Rényi Differential Privacy", CSF 2017: Prop. 3 (conversion) and Prop. 7 / Table 2 (Gaussian).
-    N. Papernot et al., "Scalable Private Learning with PATE", ICLR 2018: GNMax is (λ, λ/σ²)-RDP (§4.1) and
-    Theorem 5 (= Mironov Prop. 3); restated as Theorem D.1 in DaRRM (Jiang–Zhang–Joshi), Appendix D.2.1.
+    I. Mironov [Mir17], "Rényi Differential Privacy", CSF 2017: Prop. 3 (conversion) and Prop. 7 / Table 2 (Gaussian).
+    N. Papernot et al. [PSMRTE18], "Scalable Private Learning with PATE", ICLR 2018: GNMax is (λ, λ/σ²)-RDP (§4.1) and
+    Theorem 5 (= Mironov [Mir17] Prop. 3); restated as Theorem D.1 in DaRRM (Jiang–Zhang–Joshi [JZJ24]), Appendix D.2.1.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ __all__ = ["gaussian_rdp", "gnmax_rdp", "rdp_to_dp_eps", "QUANTITIES"]
 
 
 def gaussian_rdp(ctx: Any, lam: Exact, sigma: Exact, sensitivity: Exact) -> Any:
-    """λ Δ² / (2σ²): the RDP of order λ of the Gaussian mechanism with L2 sensitivity Δ (Mironov Prop. 7)."""
+    """λ Δ² / (2σ²): the RDP of order λ of the Gaussian mechanism with L2 sensitivity Δ (Mironov [Mir17] Prop. 7)."""
     s = ctx.num(sensitivity)
     sg = ctx.num(sigma)
     return ctx.num(lam) * s * s / (2 * sg * sg)
@@ -32,7 +32,7 @@ def gnmax_rdp(ctx: Any, lam: Exact, sigma: Exact) -> Any:
 
 
 def rdp_to_dp_eps(ctx: Any, lam: Any, eps_rdp: Any, delta: Any) -> Any:
-    """ε_RDP + log(1/δ)/(λ − 1): (λ, ε_RDP)-RDP implies this ε at δ (Mironov Prop. 3; PATE Thm 5).
+    """ε_RDP + log(1/δ)/(λ − 1): (λ, ε_RDP)-RDP implies this ε at δ (Mironov [Mir17] Prop. 3; PATE Thm 5).
 
     ``lam`` must exceed 1 (DaRRM's Theorem D.1 prints "λ ≥ 1", which divides by zero at λ = 1).
     """

@@ -1,4 +1,4 @@
-"""Claims about the numbers printed in DaRRM (Jiang–Zhang–Joshi): Tables 2, 3, 4, 5, 7 and 9.
+"""Claims about the numbers printed in DaRRM (Jiang–Zhang–Joshi [JZJ24]): Tables 2, 3, 4, 5, 7 and 9.
 
 Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
 

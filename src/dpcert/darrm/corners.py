@@ -20,7 +20,7 @@ docs/derivations/darrm.md#corner-reduction): the set 𝒫 of
 count vectors n = (n_0..n_{c−1}), Σ n_j = K, of size C(K + c − 1, c − 1).
 
 References:
-    DaRRM (Jiang–Zhang–Joshi), Lemma 5.1 and App. C.3.
+    DaRRM (Jiang–Zhang–Joshi [JZJ24]), Lemma 5.1 and App. C.3.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ with them).
 
 References:
     S. Jiang, Q. Zhang, G. Joshi, DaRRM (TMLR), Appendix D.2.1, Theorem D.1, Table 4, Figure 10.
-    N. Papernot et al., "Scalable Private Learning with PATE", ICLR 2018, §4.1 and Theorem 5.
+    N. Papernot et al. [PSMRTE18], "Scalable Private Learning with PATE", ICLR 2018, §4.1 and Theorem 5.
 """
 
 from __future__ import annotations

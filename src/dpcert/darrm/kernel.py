@@ -52,7 +52,7 @@ valid for every row. The certifier decides a row by float only when |margin̂| e
 occur: all pmf values are <= 1 and e^{mε} is capped.
 
 References:
-    DaRRM (Jiang–Zhang–Joshi), Lemma 3.4 (Eq. 1) and Lemma 5.1; Higham (2002), Ch. 3.
+    DaRRM (Jiang–Zhang–Joshi [JZJ24]), Lemma 3.4 (Eq. 1) and Lemma 5.1; Higham (2002), Ch. 3.
 """
 
 from __future__ import annotations

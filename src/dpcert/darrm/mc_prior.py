@@ -23,7 +23,7 @@ evidence of the expected error under the prior (the privacy certificate does not
 Deterministic for a given seed (and numpy build).
 
 References:
-    DaRRM (Jiang–Zhang–Joshi) App. C.2.1 (Algorithm 4), C.2.2 (Algorithm 5, Eqs. 202–203).
+    DaRRM (Jiang–Zhang–Joshi [JZJ24]) App. C.2.1 (Algorithm 4), C.2.2 (Algorithm 5, Eqs. 202–203).
 """
 
 from __future__ import annotations

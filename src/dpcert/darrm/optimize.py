@@ -50,7 +50,7 @@ is 0 (p = p' for every mechanism) and every γ is private; it cannot occur in th
 still says ``status = "only_zero"`` if the certified lower bound equals E(0) with every c_j > 0.
 
 References:
-    DaRRM (Jiang–Zhang–Joshi): §5 (Eqs. 2–3), Lemma 3.4, Lemma 5.1, App. C.1 (Eqs. 199–202), Lemma 3.2.
+    DaRRM (Jiang–Zhang–Joshi [JZJ24]): §5 (Eqs. 2–3), Lemma 3.4, Lemma 5.1, App. C.1 (Eqs. 199–202), Lemma 3.2.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ m_hi >= m, and the error below γ_Sub of M and γ_const (τ, λ of K-fold compos
     python -m dpcert.darrm.optimize_claims verify/tables/darrm     # (re)write the tables
 
 References:
-    DaRRM (Jiang–Zhang–Joshi): §6.1 (Figure 2), App. D.1.1 (Table 3, Figure 6), App. D.1.2 (Figures 7, 8),
+    DaRRM (Jiang–Zhang–Joshi [JZJ24]): §6.1 (Figure 2), App. D.1.1 (Table 3, Figure 6), App. D.1.2 (Figures 7, 8),
     App. D.1.3 (Figure 9), Lemma 3.2.
 """
 

@@ -33,7 +33,7 @@ multisets undecided: the verdict is then UNDECIDED (or REFUTED by a counterexamp
 maximum has no upper end.
 
 References:
-    DaRRM (Jiang–Zhang–Joshi), Lemma 3.4 (Eq. 1), Lemma 5.1, App. C.3.
+    DaRRM (Jiang–Zhang–Joshi [JZJ24]), Lemma 3.4 (Eq. 1), Lemma 5.1, App. C.3.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Certified Gaussian and DP-SGD accounting (first tranche).
 
-* :mod:`dpcert.gaussian.mechanism`: the Gaussian mechanism's exact δ(ε) (Balle–Wang), its inverse ε(δ) and the
-  calibration σ(ε, δ), k-fold composition exactly (Dong–Roth–Su);
+* :mod:`dpcert.gaussian.mechanism`: the Gaussian mechanism's exact δ(ε) (Balle–Wang [BW18]), its inverse ε(δ) and the
+  calibration σ(ε, δ), k-fold composition exactly (Dong–Roth–Su [DRS22]);
 * :mod:`dpcert.gaussian.composed`: heterogeneous Gaussians (σ_i, Δ_i) composed exactly into one (μ² = Σ (Δ_i/σ_i)²);
-* :mod:`dpcert.gaussian.sgm`: the RDP of one step of the Poisson-subsampled Gaussian (Mironov–Talwar–Zhang) at
+* :mod:`dpcert.gaussian.sgm`: the RDP of one step of the Poisson-subsampled Gaussian (Mironov–Talwar–Zhang [MTZ19]) at
   integer orders (finite sum) and real orders (certified quadrature), and its exact one-step δ(ε) in both
   neighbouring directions;
-* :mod:`dpcert.gaussian.conversion`: RDP → (ε, δ) (Mironov Prop. 3; Canonne–Kamath–Steinke Prop. 12);
+* :mod:`dpcert.gaussian.conversion`: RDP → (ε, δ) (Mironov [Mir17] Prop. 3; Canonne–Kamath–Steinke [CKS20] Prop. 12);
 * :mod:`dpcert.gaussian.dpsgd_rdp`: DP-SGD's ε by RDP, certified over every integer order up to a bound (and with
   ``orders=real`` a certified search over real orders near the best);
 * :mod:`dpcert.gaussian.claims`: the public cases (autodp#39, tensorflow/privacy#166, the TF Privacy MNIST

@@ -1,24 +1,25 @@
-"""The public cases of Gaussian and DP-SGD accounting as claims (notes gaussian.md §4), each decided by dpcert.
+"""The public cases of Gaussian and DP-SGD accounting as claims (docs/derivations/gaussian.md#peer-cases), each decided
+by dpcert.
 
 * autodp#39: autodp's analytic-Gaussian calibration returns σ whose δ exceeds the target (its bisection stops on
   an absolute tolerance 1e-12 on δ): the peer's σ stated as a safe calibration, expected REFUTED; the certified
-  calibration itself, reproducing the notes' mpmath values.
+  calibration itself, reproducing independent mpmath values.
 * dp_accounting's float inverse ε(δ) of the Gaussian mechanism lands a rounding error below the exact ε, so its
-  δ is above the target (notes §2.8): expected REFUTED.
+  δ is above the target (docs/derivations/gaussian.md#certified-inverses): expected REFUTED.
 * tensorflow/privacy#166: ε = 0 at δ = 1e-3 for one step (q = 105/100000, σ = 1) is correct, because one step's
   exact δ(0) (the total variation distance, both directions) is 4.02e-4 <= 1e-3: expected CERTIFIED.
 * prv_accountant#17: "eps_lower = 3.7" at δ = 1.13e-18 (q = 0.00033, σ = 4, 10^4 steps) cannot be a lower bound:
   the RDP route already proves ε <= 0.1457. The claim "RDP ε >= 3.7" is REFUTED, and the true ε is at most the
   RDP ε.
 * TF Privacy's MNIST tutorial (batch 256 of 60,000, 60 epochs of ⌊60000/256⌋ = 234 steps as the tutorial counts
-  them, δ = 1e-5): the README's printed ε = 2.92 at σ = 1.12 (Mironov's conversion) reproduces over integer
+  them, δ = 1e-5): the README's printed ε = 2.92 at σ = 1.12 (Mironov's [Mir17] conversion) reproduces over integer
   orders, and the issue's setting σ = 1.1 has the certified RDP ε below (CKS conversion, every order <= 10^4).
   The tight ε of the same run (PLD, both neighbouring directions) is certified in [2.3791, 2.3797] (resolution
   8192; the claim's default resolution 4096 gives [2.37486, 2.38016]): the claims state ε <= 2.381 and
   ε >= 2.374 (slow: about 25 s).
 * opacus#643: Opacus' GDP (CLT) accountant's ε = 1.83 for σ = 3, q = 0.2, 50 steps, δ = 1/48000 is not a bound:
   the certified δ(1.83) is in [5.208e-5, 5.261e-5], 2.5x the target (expected REFUTED), and the certified tight ε
-  lies in (1.95, 2.00) (notes §4.7).
+  lies in (1.95, 2.00).
 """
 
 from __future__ import annotations
@@ -33,11 +34,11 @@ __all__ = ["CLAIMS"]
 
 _AUTODP = (
     "yuxiangw/autodp#39 (autodp 0.2.3.1 calibrator_zoo.ana_gaussian_calibrator, from Balle–Wang's reference code); "
-    "values reproduced in notes gaussian.md §4.6"
+    "values reproduced independently with mpmath"
 )
 _OPACUS643 = (
     "meta-pytorch/opacus#643 (sigma = 3, sample rate 0.2, 50 steps, delta = 1/48000: GDP eps = 1.83, RDP 2.16); "
-    "notes gaussian.md §4.7-4.8"
+    "docs/derivations/gaussian.md#peer-cases"
 )
 _MNIST = (
     "tensorflow/privacy tutorials/mnist_dpsgd_tutorial.py (batch 256, 60000 examples, 60 epochs, "
@@ -66,7 +67,7 @@ def _sigma(eps: str, delta: str, printed: str) -> QuantityClaim:
     tag = f"eps{eps}_delta{delta}".replace(".", "p")
     return QuantityClaim(
         id=f"gaussian.sigma.{tag}",
-        reference="Balle–Wang ICML 2018 Thm 8 (exact calibration); value from notes gaussian.md §4.6 (mpmath)",
+        reference="Balle–Wang ICML 2018 Thm 8 (exact calibration); value reproduced independently (mpmath)",
         statement=f"the least sigma making the Gaussian mechanism ({eps}, {delta})-DP rounds to {printed}",
         quantity=GAUSSIAN_SIGMA,
         inputs={"eps": eps, "delta": delta},
@@ -82,7 +83,7 @@ CLAIMS = [
     QuantityClaim(
         id="gaussian.dp_accounting.eps_sigma1_delta1e-5",
         reference="dp_accounting 0.6.0 gaussian_mechanism.get_epsilon_gaussian(1, 1e-5) = 4.37717809568114 "
-        "(notes gaussian.md §2.8)",
+        "(docs/derivations/gaussian.md#certified-inverses)",
         statement="dp_accounting's float eps = 4.37717809568114 for sigma = 1 is valid at delta = 1e-5",
         quantity=GAUSSIAN_DELTA,
         inputs={"eps": "4.37717809568114", "sigma": "1"},
@@ -93,8 +94,7 @@ CLAIMS = [
     ),
     QuantityClaim(
         id="gaussian.tfp166.one_step_eps0_delta1e-3",
-        reference="tensorflow/privacy#166 (q = 105/100000, noise 1, 1 step, delta = 1e-3: eps = 0 reported as a "
-        "bug); notes gaussian.md §4.3",
+        reference="tensorflow/privacy#166 (q = 105/100000, noise 1, 1 step, delta = 1e-3: eps = 0 reported as a bug)",
         statement="one Poisson-subsampled Gaussian step with q = 105/100000, sigma = 1 is (0, 1e-3)-DP: its exact "
         "delta(0) (both directions) is <= 1e-3, so eps = 0 is correct",
         quantity=SGM_DELTA,
@@ -103,8 +103,7 @@ CLAIMS = [
     ),
     QuantityClaim(
         id="gaussian.prv17.eps_lower_3p7",
-        reference="microsoft/prv_accountant#17 (q = 0.00033, noise 4, 10^4 steps: eps_lower = 3.7 at delta = "
-        "1.13e-18); notes gaussian.md §4.1",
+        reference="microsoft/prv_accountant#17 (q = 0.00033, noise 4, 10^4 steps: eps_lower = 3.7 at delta = 1.13e-18)",
         statement="the RDP epsilon of that run at delta = 1.13e-18 is >= 3.7 (it would have to be, were 3.7 a "
         "lower bound on the true epsilon, which the RDP epsilon bounds from above)",
         quantity=DPSGD_RDP_EPS,

@@ -1,10 +1,11 @@
 """Heterogeneous Gaussian composition, exactly: k Gaussians with noise σ_i and L2 sensitivities Δ_i are one.
 
 The i-th mechanism adds N(0, σ_i²I) to a query of L2 sensitivity Δ_i, so it is exactly μ_i-GDP with μ_i = Δ_i/σ_i,
-and the adaptive composition of μ_i-GDP mechanisms is exactly μ-GDP with μ² = Σ μ_i² (Dong–Roth–Su, JRSS-B 2022,
+and the adaptive composition of μ_i-GDP mechanisms is exactly μ-GDP with μ² = Σ μ_i² (Dong–Roth–Su, JRSS-B 2022 [DRS22],
 Cor. 3.3: the pair (N(0, I), N(μ⃗, I)) dominates each mechanism and composing such pairs stacks the μ vectors, so
 the composed pair is (N(0, I_k), N((μ_1, …, μ_k), I_k)), a single Gaussian shift of length ‖μ⃗‖₂). The composition is
-therefore one Gaussian mechanism with μ² = Σ (Δ_i/σ_i)², an exact rational, and its privacy profile is Balle–Wang's
+therefore one Gaussian mechanism with μ² = Σ (Δ_i/σ_i)², an exact rational, and its privacy profile is Balle–Wang
+[BW18]'s
 δ_μ(ε) (:mod:`dpcert.gaussian.mechanism`), evaluated here with the same certified ball code and the same
 certified inversion.
 

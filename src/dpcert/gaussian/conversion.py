@@ -1,18 +1,20 @@
-"""RDP → (ε, δ)-DP: the conversion of Canonne–Kamath–Steinke (= Balle et al. Thm 21), never negative.
+"""RDP → (ε, δ)-DP: the conversion of Canonne–Kamath–Steinke [CKS20] (= Balle et al. [BBGHS20] Thm 21), never negative.
 
 (α, ρ)-RDP with α > 1 implies (ε, δ)-DP for ε = ρ + log(1 − 1/α) − (log δ + log α)/(α − 1) (CKS, "The Discrete
 Gaussian for Differential Privacy", arXiv 2004.00010 v4, Prop. 12; the same expression as Balle–Barthe–
-Gaboardi–Hsu–Sato, AISTATS 2020, Thm 21). It is always below Mironov's ρ + log(1/δ)/(α − 1) (Mironov, CSF 2017,
+Gaboardi–Hsu–Sato, AISTATS 2020, Thm 21). It is always below Mironov's [Mir17] ρ + log(1/δ)/(α − 1) (Mironov, CSF 2017
+[Mir17],
 Prop. 3; :func:`dpcert.composition.rdp.rdp_to_dp_eps`), since both extra terms are negative.
 
 Why max(0, ·) is proved, not a clamp: the proof bounds (z − e^ε)₊ <= z^α (α−1)^{α−1} / (α^α e^{(α−1)ε}) for every
 z >= 0, which holds for every real ε, negative ones included; so the formula's ε, even negative, is a valid ε, and
-δ(ε) is non-increasing, so δ(0) <= δ(ε_CKS) <= δ when ε_CKS < 0: (0, δ)-DP holds (notes gaussian.md §1(c), §4.5;
+δ(ε) is non-increasing, so δ(0) <= δ(ε_CKS) <= δ when ε_CKS < 0: (0, δ)-DP holds
+(docs/derivations/gaussian.md#conversion-never-negative;
 dp_accounting clamps the same way, opacus#585 is the unclamped report).
 
 References:
     C. Canonne, G. Kamath, T. Steinke, arXiv 2004.00010 v4, Prop. 12; B. Balle, G. Barthe, M. Gaboardi, J. Hsu,
-    T. Sato, AISTATS 2020, Thm 21; I. Mironov, CSF 2017, Prop. 3.
+    T. Sato, AISTATS 2020, Thm 21; I. Mironov, CSF 2017 [Mir17], Prop. 3.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def cks_eps(ctx: Any, lam: Any, eps_rdp: Any, delta: Any) -> Any:
 
 
 def mironov_eps(ctx: Any, lam: Any, eps_rdp: Any, delta: Any) -> Any:
-    """ρ + log(1/δ)/(α − 1) (Mironov Prop. 3), >= ρ >= 0."""
+    """ρ + log(1/δ)/(α − 1) (Mironov [Mir17] Prop. 3), >= ρ >= 0."""
     return ctx.num(eps_rdp) - ctx.log(ctx.num(delta)) / (ctx.num(lam) - 1)
 
 

@@ -5,11 +5,12 @@ additively; ρ from :mod:`dpcert.gaussian.sgm`), hence (ε, δ)-DP with
 
     ε = max(0, min over integer α in [2, N] of conv(α, T·ρ(α), δ)),
 
-conv the CKS/Balle conversion (default) or Mironov's (:mod:`dpcert.gaussian.conversion`), or ε = 0 outright when
+conv the CKS/Balle conversion (default) or Mironov's [Mir17] (:mod:`dpcert.gaussian.conversion`), or ε = 0 outright when
 δ² >= 1 − e^{−T·ρ(2)} (Bretagnolle–Huber: TV <= √(1 − e^{−KL}), KL of the T-step pair <= T·ρ(2), and TV = δ(0)
 in both directions; dp_accounting's small-order branch).
 
-**Every order is bounded.** A fixed order grid can miss the best region (notes §2.7). Here the minimum over all
+**Every order is bounded.** A fixed order grid can miss the best region (docs/derivations/gaussian.md#order-selection).
+Here the minimum over all
 N − 1 orders is certified by branch and bound on blocks [a, b] of consecutive orders, with a lower bound proved for
 the whole block from one evaluation at its first order:
 
@@ -27,7 +28,7 @@ real order chosen near the best integer n*: a golden-section search over the ord
 (within (1, N] and the caps of :func:`dpcert.gaussian.sgm.rdp_ball` for non-integer orders), each probe a certified
 evaluation at 32 bits compared by its midpoint (Arb is deterministic, so α̂ depends only on the inputs, never on the
 working precision, and every refinement encloses the same V). ε(α̂) is a valid ε at δ (RDP at any order > 1 converts,
-CKS Prop. 12 / Mironov Prop. 3) once ρ(α̂) bounds both neighbouring directions: at a non-integer order ρ is
+CKS Prop. 12 / Mironov [Mir17] Prop. 3) once ρ(α̂) bounds both neighbouring directions: at a non-integer order ρ is
 the max of D_α(P‖Q) and D_α(Q‖P), both by certified quadrature (MTZ's dominance is invoked at integer orders only),
 so the upper end stays a proved bound, and V <= V_int always. **V is the bound at
 the best order found**, not the infimum over all real orders: the enclosure's lower end is an honest lower bound of
@@ -41,8 +42,9 @@ real search costs some 20 to 40 pairs of quadratures (2 to 5 s on a loaded 2-cor
 The tight PLD accounting (``dpsgd.eps``, ``dpsgd.delta``) is in its own module.
 
 References:
-    Mironov–Talwar–Zhang arXiv 1908.10530 (the step's RDP); Mironov CSF 2017 Prop. 1 (composition) and Prop. 3;
-    Canonne–Kamath–Steinke arXiv 2004.00010 Prop. 12; van Erven–Harremoës 2014 Thm 3 (monotone in the order).
+    Mironov–Talwar–Zhang [MTZ19] arXiv 1908.10530 (the step's RDP); Mironov CSF 2017 [Mir17] Prop. 1 (composition) and
+    Prop. 3;
+    Canonne–Kamath–Steinke [CKS20] arXiv 2004.00010 Prop. 12; van Erven–Harremoës 2014 Thm 3 (monotone in the order).
 """
 
 from __future__ import annotations
@@ -414,7 +416,7 @@ def dpsgd_rdp_eps_float(
     orders (quadrature).
 
     Evidence only: the float ρ (log-space binomial sums), the conversion in float, and the stop rule
-    T·ρ(α) − (1 + log α)/(α − 1) > best (valid for CKS and Mironov since ρ is non-decreasing in α). The real
+    T·ρ(α) − (1 + log α)/(α − 1) > best (valid for CKS and Mironov [Mir17] since ρ is non-decreasing in α). The real
     minimiser is independent of the certified search (a different method, no grid): it lands within about
     1e-9 relative of the certified value, not 1e-12.
     """

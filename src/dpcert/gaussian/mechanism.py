@@ -1,11 +1,11 @@
 """The Gaussian mechanism, exactly: δ(ε), its inverse ε(δ) and the calibration σ(ε, δ), certified.
 
-M(x) = f(x) + N(0, σ²I) with ‖f(x) − f(x′)‖₂ <= Δ is (ε, δ)-DP iff δ >= δ_μ(ε), μ = Δ/σ, where (Balle–Wang,
+M(x) = f(x) + N(0, σ²I) with ‖f(x) − f(x′)‖₂ <= Δ is (ε, δ)-DP iff δ >= δ_μ(ε), μ = Δ/σ, where (Balle–Wang [BW18],
 arXiv 1805.06530, Thm 8; dp_accounting cites it as Eq. (6))::
 
     δ_μ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ),   for every real ε (negative ones too).
 
-k adaptive Gaussian mechanisms with the same μ compose to exactly one with √k·μ (Dong–Roth–Su, "Gaussian
+k adaptive Gaussian mechanisms with the same μ compose to exactly one with √k·μ (Dong–Roth–Su [DRS22], "Gaussian
 Differential Privacy", JRSS-B 2022: the pair (N(0, I), N(μ⃗, I)) dominates and composing such pairs adds the μ
 vectors), so every quantity here takes μ² = kΔ²/σ², an exact rational.
 
@@ -116,7 +116,7 @@ def _delta_at(e: Fraction, mu2: Fraction, prec: int) -> arb:
 
 
 def delta_ball(ctx: Any, eps: Exact, sigma: Exact, sensitivity: Exact, k: int) -> arb:
-    """Rigorous ball of δ_μ(ε), μ = √k·Δ/σ, of relative width about 2^-ctx.prec (Balle–Wang Thm 8).
+    """Rigorous ball of δ_μ(ε), μ = √k·Δ/σ, of relative width about 2^-ctx.prec (Balle–Wang [BW18] Thm 8).
 
     Args:
         ctx: a ball context (its ``prec`` is the working precision; guard bits are added for the cancellation).
@@ -402,7 +402,8 @@ def sigma_ball(ctx: Any, eps: Exact, delta: Exact, sensitivity: Exact, k: int) -
 
 
 def gaussian_delta(eps: Any, sigma: Any, sensitivity: Any = "1", k: Any = 1, *, rel_tol: float = 1e-15) -> Enclosure:
-    """Certified enclosure of δ(ε) of the Gaussian mechanism (k-fold composed), Balle–Wang Thm 8, of relative width
+    """Certified enclosure of δ(ε) of the Gaussian mechanism (k-fold composed), Balle–Wang [BW18] Thm 8, of relative
+    width
     at most ``rel_tol`` however small δ is (δ > 0 always, so no absolute floor is needed).
 
     >>> gaussian_delta("1", "1").short(12)

@@ -3,8 +3,8 @@
 **The quantity.** For a dominating pair (P, Q) with P ≪ Q and Y = dP/dQ = e^L, the k-fold composition has the
 hockey-stick divergence δ_k(ε) = E_{Q^k}[(Y_1⋯Y_k − e^ε)₊]. DP-SGD with Poisson rate q and noise multiplier σ
 (sensitivity 1, add/remove neighbours) has two pairs, *remove*: P = (1−q)N(0,σ²) + qN(1,σ²), Q = N(0,σ²), and
-*add*: the same two swapped; each is composed k times on its own and δ_k is the larger of the two (notes
-gaussian.md §1(d), §2.5: that remove dominates is not proved, so both are computed).
+*add*: the same two swapped; each is composed k times on its own and δ_k is the larger of the two
+(docs/derivations/gaussian.md#sgm-directions: that remove dominates is not proved, so both are computed).
 
 **Why a discretisation can be proved.** f(y_1, …, y_k) = (Π y_i − c)₊ is, for fixed other coordinates >= 0,
 increasing and convex in each y_i >= 0. Hence, with the steps independent:
@@ -58,7 +58,7 @@ References:
     (increasing convex order closed under products of independent non-negative variables is the coordinatewise
     argument above). Connect-the-dots: V. Doroshenko, B. Ghazi, P. Kamath, R. Kumar, P. Manurangsi, "Connect the
     Dots: Tighter Discrete Approximations of Privacy Loss Distributions", PETS 2022 (arXiv 2207.04380). Privacy
-    loss distributions of the subsampled Gaussian: notes gaussian.md §1(d), §2.3–2.5.
+    loss distributions of the subsampled Gaussian: docs/derivations/gaussian.md#sgm-directions.
 """
 
 from __future__ import annotations
@@ -527,7 +527,8 @@ def both_directions(
 ) -> list[Composed]:
     """The k-fold compositions of both directions (remove, then add) at resolution n.
 
-    Both are always computed: that remove dominates add is not proved (notes gaussian.md §2.5). ``tail`` is the
+    Both are always computed: that remove dominates add is not proved (docs/derivations/gaussian.md#sgm-directions).
+    ``tail`` is the
     P-mass each side of one step's grid may leave out and, divided by the number of products, each window's.
     """
     out = []

@@ -3,17 +3,18 @@
 Neighbours are add/remove-one, the sampling is Poisson with rate q, the L2 sensitivity is 1 and σ is the noise
 multiplier. The **remove** pair is P = (1−q)N(0, σ²) + qN(1, σ²), Q = N(0, σ²); the **add** pair swaps them.
 
-RDP (Mironov–Talwar–Zhang, arXiv 1908.10530, Sec. 3.3): D_α(P‖Q) = log(A_α)/(α−1) with
+RDP (Mironov–Talwar–Zhang [MTZ19], arXiv 1908.10530, Sec. 3.3): D_α(P‖Q) = log(A_α)/(α−1) with
 A_α = E_{z∼Q}[((1−q) + q e^{(2z−1)/(2σ²)})^α]; at an integer α the binomial expansion gives the finite sum
 A_α = Σ_j C(α, j)(1−q)^{α−j} q^j e^{(j²−j)/(2σ²)}. Since Σ_j C(α, j)(1−q)^{α−j} q^j = 1 and the j = 0, 1
 exponents vanish, A_α − 1 = Σ_{j>=2} C(α, j)(1−q)^{α−j} q^j expm1((j²−j)/(2σ²)), a sum of positive terms: the
 ball is formed without cancellation and RDP = log1p(A_α − 1)/(α−1) keeps its relative accuracy for tiny q.
 
 **The add direction.** The add pair's divergence is D_α(Q‖P) = log(B_α)/(α−1), B_α = E_P[(Q/P)^α]
-= E_Q[(P/Q)^{1−α}]. Mironov–Talwar–Zhang (arXiv 1908.10530, Sec. 3) prove A_α >= B_α at integer orders α, so at an
+= E_Q[(P/Q)^{1−α}]. Mironov–Talwar–Zhang [MTZ19] (arXiv 1908.10530, Sec. 3) prove A_α >= B_α at integer orders α, so at
+an
 integer order D_α(P‖Q) is the step's RDP for add/remove neighbours (the convention of every peer: dp_accounting,
-Opacus, TF Privacy). The theorem's number is not confirmed against the paper's text here (dpcert's notes quote it
-from memory, "Thm 5?"). The statement is checked numerically in tests/gaussian/test_gaussian_sgm_directions.py: both
+Opacus, TF Privacy). The theorem's number is not confirmed against the paper's text here, so it is cited by section. The
+statement is checked numerically in tests/gaussian/test_gaussian_sgm_directions.py: both
 divergences by direct mpmath quadrature at nine (q, σ, α), five of them non-integer orders, where A_α > B_α holds as
 well. ``sgm.rdp`` is D_α(P‖Q) at every order; where a non-integer order is used for accounting
 (``dpsgd.rdp.eps orders=real``) the add direction is computed too (:func:`rdp_add_ball`, certified quadrature) and
@@ -23,16 +24,16 @@ Non-integer α > 1: certified quadrature (``acb.integral``) of A_α − 1 = ∫ 
 b = P/Q, whose integrand is non-negative (see :func:`_a_minus_one_quad`), with proved tails; as α → 1 the value
 keeps its relative accuracy (q² C(α,2) is factored out exactly, and the normalised integrand is evaluated without
 cancellation, also at tiny q: see :func:`_a_minus_one_quad`). This replaces the
-series of notes §2.1 (whose tails decay only like k^{−α−1}).
+binomial series of A_α at real α, whose tails decay only like k^{−α−1}.
 
 One step's exact δ(ε), both directions (the ratio P/Q is increasing in x, so each hockey-stick integral is a
-half-line; notes gaussian.md §1(d)): with x* = σ² log((e^ε − (1−q))/q) + ½,
+half-line; docs/derivations/gaussian.md#sgm-directions): with x* = σ² log((e^ε − (1−q))/q) + ½,
 δ_rem(ε) = qΦ̄((x*−1)/σ) − (e^ε − (1−q))Φ̄(x*/σ), and for e^ε(1−q) < 1, with
 x′ = σ² log((1 − e^ε(1−q))/(e^ε q)) + ½, δ_add(ε) = (1 − e^ε(1−q))Φ(x′/σ) − e^ε qΦ((x′−1)/σ) (0 otherwise).
 ``sgm.delta`` is max(δ_rem, δ_add): the exact δ(ε) of one DP-SGD step (steps = 1), e.g. tensorflow/privacy#166.
 
 References:
-    I. Mironov, K. Talwar, L. Zhang, "Rényi Differential Privacy of the Sampled Gaussian Mechanism",
+    I. Mironov [Mir17], K. Talwar, L. Zhang, "Rényi Differential Privacy of the Sampled Gaussian Mechanism",
     arXiv 1908.10530, Sec. 3 (A_α >= B_α at integer α) and Sec. 3.3 (the computation).
     B. Balle, Y.-X. Wang, ICML 2018 (the half-line form of the hockey-stick divergence for monotone ratios).
 """
@@ -78,7 +79,10 @@ _REF_RDP = (
     "Mironov–Talwar–Zhang arXiv 1908.10530 Sec. 3.3 (integer orders: the binomial expansion; other orders: "
     "certified quadrature of the defining expectation)"
 )
-_REF_DELTA = "exact hockey-stick divergence of the Poisson-subsampled Gaussian, both directions (notes §1(d))"
+_REF_DELTA = (
+    "exact hockey-stick divergence of the Poisson-subsampled Gaussian, both directions "
+    "(docs/derivations/gaussian.md#sgm-directions)"
+)
 
 _Q = real("q", 0, 1, lo_open=True, doc="Poisson sampling rate in (0, 1]")
 _SIGMA = real("sigma", 0, lo_open=True, doc="noise multiplier (noise std / L2 sensitivity)")
@@ -107,7 +111,7 @@ def _terms_ball(q: Fraction, h: fmpq, alpha: int, lo: int, hi: int) -> arb:
 
 def _chernoff_log(alpha: int, c: int, q: Fraction) -> arb:
     """−α·D(c/α ‖ q), D the Bernoulli KL divergence: log of the Chernoff bound on P(X >= c) (c/α >= q) or on
-    P(X <= c) (c/α <= q) for X ~ Bin(α, q) (Hoeffding 1963, Thm 1)."""
+    P(X <= c) (c/α <= q) for X ~ Bin(α, q) (Hoeffding 1963 [Hoe63], Thm 1)."""
     a = Fraction(c, alpha)
     d = arb(0)
     if a > 0:
@@ -193,7 +197,7 @@ _SERIES_BITS = 16
 
 def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) -> arb:
     """A_α − 1 = q² ∫ φ_σ(z) u² G(qu) dz, u = e^{(2z−1)/(2σ²)} − 1, by certified quadrature (``acb.integral``)
-    on [−L₁, L₂] plus proved tails (notes gaussian.md §2.2).
+    on [−L₁, L₂] plus proved tails (bounded below).
 
     With b = P/Q = 1 + qu: ∫ φ_σ (b − 1) = E_Q[P/Q − 1] = 0, so A_α − 1 = ∫ φ_σ g with g = b^α − 1 − α(b − 1)
     >= 0 (b^α is convex in b): no cancellation in the integral. g = x² G(x) at x = qu, where

@@ -11,7 +11,7 @@ Theorem, lemma, section and equation numbers in this module are those of [GDDSK2
   solved exactly), with its proof; exact up to n = 10^6 at integer λ by a moment expansion (``shuffle.rdp.upper``
   takes it in with ``bound=reduction``);
 * :mod:`dpcert.shuffle.fmt20`: the FMT20 baseline (closed form certified, the clone analysis) composed by KOV15;
-* :mod:`dpcert.shuffle.subsampling`: the Zhu–Wang Poisson-subsampled RDP bound over Theorem 1;
+* :mod:`dpcert.shuffle.subsampling`: the Zhu–Wang [ZW19] Poisson-subsampled RDP bound over Theorem 1;
 * :mod:`dpcert.shuffle.claims`: claims and errata of [GDDSK21];
 * :mod:`dpcert.shuffle.figure_claims`: the figures' statements (Figures 3–5, the 8× and 11× savings, the peer).
 

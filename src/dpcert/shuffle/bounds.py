@@ -1,4 +1,4 @@
-"""The RDP bounds of the shuffle model printed by Girgis–Data–Diggavi–Suresh–Kairouz (CCS 2021).
+"""The RDP bounds of the shuffle model printed by Girgis–Data–Diggavi–Suresh–Kairouz [GDDSK21] (CCS 2021).
 
 Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
 
@@ -108,7 +108,7 @@ def nbar(n: int, eps0: Exact | Fraction | int) -> int:
         InvalidParameter: for n < 1 or ε0 < 0.
 
     References:
-        Girgis et al. (CCS 2021), Theorem 1 (Chernoff bound with γ = 1/2).
+        Girgis et al. [GDDSK21] (CCS 2021), Theorem 1 (Chernoff bound with γ = 1/2).
 
     >>> nbar(10**6, Fraction(1, 2)), nbar(42, 3), nbar(43, 3)
     (303266, 1, 1)
@@ -137,7 +137,7 @@ def cor1_applies(n: int, eps0: Exact | Fraction | int, lam: int, *, max_prec: in
         PrecisionExhausted: only if ``max_prec`` bits do not separate the two sides.
 
     References:
-        Girgis et al. (CCS 2021), Corollary 1.
+        Girgis et al. [GDDSK21] (CCS 2021), Corollary 1.
     """
     e = to_fraction(eps0)
     if e == 0:
@@ -174,7 +174,7 @@ def thm5_excess_ball(m: int, eps0: Exact | Fraction, lam: int) -> arb:
     t_{i+2}/t_i = (λ−i)(λ−i−1) x / (2(i+1)), which follows from Γ(i/2 + 1) = (i/2) Γ(i/2).
 
     References:
-        Girgis et al. (CCS 2021), Theorem 5, eq. (15) (Lemmas 6–7).
+        Girgis et al. [GDDSK21] (CCS 2021), Theorem 5, eq. (15) (Lemmas 6–7).
     """
     e0 = ball(eps0)
     em1 = e0.expm1()
@@ -200,7 +200,7 @@ def thm1_ball(ctx: Any, n: int, eps0: Exact, lam: int) -> arb:
     """Theorem 1 (eq. 6) in ball arithmetic, for integer λ >= 2: Theorem 5 at m = n̄ plus the Chernoff term.
 
     References:
-        Girgis et al. (CCS 2021), Theorem 1, eq. (6).
+        Girgis et al. [GDDSK21] (CCS 2021), Theorem 1, eq. (6).
     """
     excess = thm5_excess_ball(nbar(n, eps0), eps0, lam)
     excess += _log_chernoff_ball(n, ball(eps0), ball(lam)).exp()
@@ -214,7 +214,7 @@ def eq8_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb:
     it is Theorem 1 itself.
 
     References:
-        Girgis et al. (CCS 2021), Remark 2, eq. (8) (convexity of (λ−1)D_λ: van Erven–Harremoës 2014).
+        Girgis et al. [GDDSK21] (CCS 2021), Remark 2, eq. (8) (convexity of (λ−1)D_λ: van Erven–Harremoës 2014).
     """
     return eq8_chord(thm1_ball, ctx, n, eps0, lam)
 
@@ -226,7 +226,7 @@ def eq8_chord(bound: Any, ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fr
     ⌊λ⌋ and ⌈λ⌉ of (λ−1)·(any upper bound of ε) bounds (λ−1)ε(λ).
 
     References:
-        Girgis et al. (CCS 2021), Remark 2, eq. (8) (convexity of (λ−1)D_λ: van Erven–Harremoës 2014).
+        Girgis et al. [GDDSK21] (CCS 2021), Remark 2, eq. (8) (convexity of (λ−1)D_λ: van Erven–Harremoës 2014).
     """
     lv = to_fraction(lam)
     lo, hi = lv.numerator // lv.denominator, -((-lv.numerator) // lv.denominator)
@@ -243,7 +243,7 @@ def cor1_ball(ctx: Any, n: int, eps0: Exact, lam: int) -> arb | Fraction:
     """Corollary 1 (eq. 7): (1/(λ−1)) log[1 + 4C(λ,2)(e^{ε0}−1)²/n] (its formula; validity: :func:`cor1_applies`).
 
     References:
-        Girgis et al. (CCS 2021), Corollary 1, eq. (7).
+        Girgis et al. [GDDSK21] (CCS 2021), Corollary 1, eq. (7).
     """
     if to_fraction(eps0) == 0:
         return Fraction(0)
@@ -255,7 +255,7 @@ def thm2_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb:
     """Theorem 2 (eq. 9) in ball arithmetic, for real λ > 1.
 
     References:
-        Girgis et al. (CCS 2021), Theorem 2, eq. (9) (stated "λ >= 1"; read λ > 1).
+        Girgis et al. [GDDSK21] (CCS 2021), Theorem 2, eq. (9) (stated "λ >= 1"; read λ > 1).
     """
     nb = nbar(n, eps0)
     e0 = ball(eps0)
@@ -269,7 +269,7 @@ def efm19_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
     """eq. (10): 2λe^{4ε0}(e^{ε0}−1)²/n, the EFM+19 baseline as quoted by the paper.
 
     References:
-        Girgis et al. (CCS 2021), eq. (10), quoting Erlingsson et al. (SODA 2019), Remark 1.
+        Girgis et al. [GDDSK21] (CCS 2021), eq. (10), quoting Erlingsson et al. [EFMRTT19] (SODA 2019), Remark 1.
     """
     if to_fraction(eps0) == 0:
         return Fraction(0)
@@ -311,7 +311,7 @@ def thm3_ball(ctx: Any, n: int, eps0: Exact, lam: int) -> arb | Fraction:
     """Theorem 3 (eq. 11), the lower bound, with exact binomial central moments (integer λ >= 2).
 
     References:
-        Girgis et al. (CCS 2021), Theorem 3, eq. (11).
+        Girgis et al. [GDDSK21] (CCS 2021), Theorem 3, eq. (11).
     """
     if to_fraction(eps0) == 0:
         return Fraction(0)
@@ -322,7 +322,7 @@ def cor2_ball(ctx: Any, n: int, eps0: Exact, lam: int) -> arb | Fraction:
     """Corollary 2 (eq. 12): (1/(λ−1)) log[1 + C(λ,2)(e^{ε0}−1)²/(ne^{ε0})].
 
     References:
-        Girgis et al. (CCS 2021), Corollary 2, eq. (12).
+        Girgis et al. [GDDSK21] (CCS 2021), Corollary 2, eq. (12).
     """
     if to_fraction(eps0) == 0:
         return Fraction(0)
@@ -363,7 +363,7 @@ def thm1_float(n: ArrayLike, eps0: ArrayLike, lam: ArrayLike) -> NDArray[np.floa
         The bound, one value per broadcast element.
 
     References:
-        Girgis et al. (CCS 2021), Theorem 1, eq. (6).
+        Girgis et al. [GDDSK21] (CCS 2021), Theorem 1, eq. (6).
     """
     n, e, lam = _arrays(n, eps0, lam)
     shape = lam.shape
@@ -407,7 +407,7 @@ def eq8_float(n: ArrayLike, eps0: ArrayLike, lam: ArrayLike) -> NDArray[np.float
     """eq. (8) applied to Theorem 1 (real λ > 1), float64, vectorised.
 
     References:
-        Girgis et al. (CCS 2021), Remark 2, eq. (8).
+        Girgis et al. [GDDSK21] (CCS 2021), Remark 2, eq. (8).
     """
     n, e, lam = _arrays(n, eps0, lam)
     lo, hi = np.floor(lam), np.ceil(lam)
@@ -430,7 +430,7 @@ def thm2_float(n: ArrayLike, eps0: ArrayLike, lam: ArrayLike) -> NDArray[np.floa
     """Theorem 2 (eq. 9) in float64, vectorised (real λ > 1).
 
     References:
-        Girgis et al. (CCS 2021), Theorem 2, eq. (9).
+        Girgis et al. [GDDSK21] (CCS 2021), Theorem 2, eq. (9).
     """
     n, e, lam = _arrays(n, eps0, lam)
     nb = nbar_float(n, e)

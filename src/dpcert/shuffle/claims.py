@@ -1,4 +1,4 @@
-"""Claims of the shuffle-model RDP paper (Girgis et al., CCS 2021), with dpcert's errata.
+"""Claims of the shuffle-model RDP paper (Girgis et al., CCS 2021) [GDDSK21], with dpcert's errata.
 
 Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
 

@@ -3,7 +3,7 @@
 Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
 
 * ``upper(λ) = min(Theorem 1 (eq. 8 between integers), Theorem 2, RR_1(λ))`` where
-  RR_1(λ) = (1/(λ−1)) log[(e^{ε0λ} + e^{−ε0(λ−1)})/(e^{ε0}+1)] is the tight RDP of an ε0-DP pair (Steinke 2024,
+  RR_1(λ) = (1/(λ−1)) log[(e^{ε0λ} + e^{−ε0(λ−1)})/(e^{ε0}+1)] is the tight RDP of an ε0-DP pair (Steinke 2024 [Ste24],
   Thm 4); the shuffled mechanism is ε0-DP for replacement neighbours (each histogram probability changes by a
   factor in [e^{−ε0}, e^{ε0}]), so RR_1 caps ε(λ), and RR_1 < ε0.
 * Lemma 2 (composition): T identical rounds have RDP T·ε(λ).
@@ -12,7 +12,7 @@ Theorem, lemma, section and equation numbers in this module are those of [GDDSK2
   δ(ε) = exp((λ−1)(R − ε)) (1 − 1/λ)^λ/(λ−1),
   with R the (composed) RDP at λ. For each λ the two forms are inverses of each other
   (docs/derivations/shuffle.md#conversion-identity: λ log(1−1/λ) −
-  log(λ−1) = (λ−1) log(1−1/λ) − log λ). This is tighter than Mironov's Prop. 3, R + log(1/δ)/(λ−1)
+  log(λ−1) = (λ−1) log(1−1/λ) − log λ). This is tighter than Mironov's [Mir17] Prop. 3, R + log(1/δ)/(λ−1)
   (:func:`dpcert.composition.rdp.rdp_to_dp_eps`), by −[(λ−1) log(1−1/λ) − log λ]/(λ−1) > 0; the tests compare
   the two.
 
@@ -21,8 +21,9 @@ refinement over real λ between the grid neighbours of the best point, rounded t
 choice needs no proof, since every λ gives a valid (ε, δ), and the value at the chosen λ is certified in balls.
 
 References:
-    Girgis et al. (CCS 2021), Lemma 1 (citing Canonne–Kamath–Steinke 2020, Prop. 12; Balle et al. 2020) and
-    Lemma 2 (Mironov 2017, Prop. 1); T. Steinke, "Sharp RDP & zCDP from Pure DP", differentialprivacy.org 2024,
+    Girgis et al. [GDDSK21] (CCS 2021), Lemma 1 (citing Canonne–Kamath–Steinke 2020 [CKS20], Prop. 12; Balle et al.
+    2020) [BBGHS20] and
+    Lemma 2 (Mironov 2017 [Mir17], Prop. 1); T. Steinke, "Sharp RDP & zCDP from Pure DP", differentialprivacy.org 2024,
     Theorem 4.
 """
 
@@ -92,7 +93,7 @@ def upper_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
     """min(Theorem 1 via eq. (8), Theorem 2, RR_1) at real λ > 1, in balls (a certified upper bound on ε(λ)).
 
     References:
-        Girgis et al. (CCS 2021), Theorems 1–2 and eq. (8); Steinke 2024, Theorem 4.
+        Girgis et al. [GDDSK21] (CCS 2021), Theorems 1–2 and eq. (8); Steinke 2024 [Ste24], Theorem 4.
     """
     return ctx.min(bounds.eq8_ball(ctx, n, eps0, lam), bounds.thm2_ball(ctx, n, eps0, lam), rr1_ball(ctx, n, eps0, lam))
 
@@ -131,7 +132,8 @@ def upper_bound_ball(ctx: Any, n: int, eps0: Exact, lam: Exact, bound: str) -> a
     (a valid, slightly looser bound: (λ−1)D_λ is convex in λ); above that only the default minimum.
 
     References:
-        Girgis et al. (CCS 2021), Theorems 1–2, eq. (8); Steinke 2024, Theorem 4; U_red: derived here (dpcert
+        Girgis et al. [GDDSK21] (CCS 2021), Theorems 1–2, eq. (8); Steinke 2024 [Ste24], Theorem 4; U_red: derived here
+        (dpcert
         docs/derivations/shuffle.md#the-pure-dp-cap).
     """
     base = upper_ball(ctx, n, eps0, lam)
@@ -175,7 +177,7 @@ def lemma1_eps(ctx: Any, lam: Any, rdp: Any, delta: Any) -> Any:
     """ε = R + [log(1/δ) + (λ−1) log(1−1/λ) − log λ]/(λ−1): (λ, R)-RDP implies (ε, δ)-DP (before clamping at 0).
 
     References:
-        Girgis et al. (CCS 2021), Lemma 1 (Canonne–Kamath–Steinke 2020, Prop. 12).
+        Girgis et al. [GDDSK21] (CCS 2021), Lemma 1 (Canonne–Kamath–Steinke 2020 [CKS20], Prop. 12).
     """
     lm1 = lam - 1
     return rdp + (-ctx.log(delta) + lm1 * ctx.log1p(-1 / lam) - ctx.log(lam)) / lm1
@@ -185,7 +187,7 @@ def lemma1_delta(ctx: Any, lam: Any, rdp: Any, eps: Any) -> Any:
     """δ = exp((λ−1)(R − ε)) (1−1/λ)^λ/(λ−1): (λ, R)-RDP implies (ε, δ)-DP (before clamping at 1).
 
     References:
-        Girgis et al. (CCS 2021), Lemma 1.
+        Girgis et al. [GDDSK21] (CCS 2021), Lemma 1.
     """
     lm1 = lam - 1
     return ctx.exp(lm1 * (rdp - eps) + lam * ctx.log1p(-1 / lam) - ctx.log(lm1))
@@ -260,7 +262,7 @@ def dp_eps_ball(ctx: Any, n: int, eps0: Exact, T: int, delta: Exact) -> arb | Fr
     """ε(δ) of T shuffled rounds, certified at the float-chosen λ (Lemmas 1–2 with :func:`upper_ball`).
 
     References:
-        Girgis et al. (CCS 2021), Lemmas 1–2, Theorems 1–2; Steinke 2024.
+        Girgis et al. [GDDSK21] (CCS 2021), Lemmas 1–2, Theorems 1–2; Steinke 2024 [Ste24].
     """
     lam = best_lambda(n, to_fraction(eps0), T, to_fraction(delta), "eps")
     rdp = T * upper_ball(ctx, n, eps0, Exact(lam, str(lam), "fraction"))
@@ -277,7 +279,7 @@ def dp_eps_of_bound(bound: str, n: int, eps0: Exact, T: int, delta: Exact, prec:
     """(λ, certified ε(δ)) of T rounds from one RDP curve of :data:`BOUNDS` (``"upper"`` is :func:`dp_eps_ball`).
 
     References:
-        Girgis et al. (CCS 2021), Lemmas 1–2 with Theorem 1 (eq. 8), Theorem 2 or eq. (10).
+        Girgis et al. [GDDSK21] (CCS 2021), Lemmas 1–2 with Theorem 1 (eq. 8), Theorem 2 or eq. (10).
     """
     from dpcert.arith.context import BallContext
 
@@ -291,7 +293,7 @@ def dp_delta_ball(ctx: Any, n: int, eps0: Exact, T: int, eps: Exact) -> arb | Fr
     """δ(ε) of T shuffled rounds, certified at the float-chosen λ (Lemmas 1–2 with :func:`upper_ball`).
 
     References:
-        Girgis et al. (CCS 2021), Lemmas 1–2.
+        Girgis et al. [GDDSK21] (CCS 2021), Lemmas 1–2.
     """
     lam = best_lambda(n, to_fraction(eps0), T, to_fraction(eps), "delta")
     rdp = T * upper_ball(ctx, n, eps0, Exact(lam, str(lam), "fraction"))

@@ -1,4 +1,4 @@
-"""Claims of Girgis et al.'s Figs. 3–4 against the FMT20 baseline (readings:
+"""Claims of Girgis et al. [GDDSK21]'s Figs. 3–4 against the FMT20 baseline (readings:
 docs/derivations/shuffle.md#readings-of-the-figures).
 
 Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
@@ -20,7 +20,8 @@ comparisons are certified, which the clone variant can never give (float only).
 ``FIGURE_CLAIMS`` the claims.
 
 References:
-    Girgis, Data, Diggavi, Suresh, Kairouz, CCS 2021, §1 and §4 (Figs. 3–4, footnote 3); Feldman–McMillan–Talwar,
+    Girgis, Data, Diggavi, Suresh, Kairouz, CCS 2021, §1 and §4 (Figs. 3–4, footnote 3); Feldman–McMillan–Talwar
+    [FMT20],
     arXiv 2012.12803; Kairouz–Oh–Viswanath ICML 2015, Thm 3.3 [KOV15];
     docs/derivations/shuffle.md#readings-of-the-figures.
 """
@@ -198,7 +199,7 @@ def check_poisson_saving(
 def check_peer_pickles(
     max_prec: int, n: int, gamma: str, eps0: str, delta: str, Ts: tuple[int, ...], printed: tuple[str, ...]
 ) -> tuple[Verdict, Evidence]:
-    """ "The peer's printed ε are the Theorem 1 route at its setting": Theorem 1 at k = γn clients with Zhu–Wang
+    """ "The peer's printed ε are the Theorem 1 route at its setting": Theorem 1 at k = γn clients with Zhu–Wang [ZW19]
     subsampling, Lemmas 1–2, integer λ in 2..1000 (the peer's own λ range and conversion).
 
     REFUTED when, for some T, the Theorem 1 route certified at the float-chosen λ is strictly below the printed
@@ -231,7 +232,7 @@ def thm1_route_lower(n: int, eps0: str, delta: str, prec: int = 128) -> tuple[Fr
     1/Λ) − log(Λ)/(Λ−1); Λ is taken where ½ log(Λx/(2e)) >= 1.
 
     References:
-        Girgis et al. (CCS 2021), Theorem 1 (eq. 6) and Lemma 1.
+        Girgis et al. [GDDSK21] (CCS 2021), Theorem 1 (eq. 6) and Lemma 1.
     """
     from scipy.special import gammaln
 

@@ -2,7 +2,8 @@
 
 Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
 
-Two variants, both of Feldman–McMillan–Talwar, arXiv 2012.12803 (2020), the paper Girgis et al. compare with in
+Two variants, both of Feldman–McMillan–Talwar [FMT20], arXiv 2012.12803 (2020), the paper Girgis et al. [GDDSK21]
+compare with in
 Figs. 3–5 (their footnote 3: "we used the open source implementation ... apple/ml-shuffling-amplification"):
 
 * **closed form** (certified): the formula of ``closedformanalysis`` in apple/ml-shuffling-amplification
@@ -27,11 +28,12 @@ Figs. 3–5 (their footnote 3: "we used the open source implementation ... apple
   orders give the same δ. The sum is taken over c within 25 standard deviations of the mean, and the excluded
   mass (about 1e-130 or less) is added to δ (H_c <= 1), so the float value is an upper estimate of the same δ.
 
-T rounds are composed by KOV15's optimal composition theorem (Kairouz–Oh–Viswanath ICML 2015, Thm 3.3): T
+T rounds are composed by KOV15's optimal composition theorem (Kairouz–Oh–Viswanath ICML 2015 [KOV15], Thm 3.3): T
 (ε̃, δ̃)-DP mechanisms are (ε_g, 1 − (1−δ̃)^T (1 − δ_g))-DP where δ_g is the optimal δ of T ε̃-DP mechanisms at
 ε_g (:mod:`dpcert.composition.kov`); δ_g is taken as (δ − Tδ̃)/(1 − Tδ̃), a rational lower bound of the exact
 remainder (Bernoulli's inequality), so the total stays <= δ. The split of the total δ between δ̃ and δ_g is not
-stated by Girgis et al. (docs/derivations/shuffle.md#readings-of-the-figures); it is chosen here in float64 on a
+stated by Girgis et al. [GDDSK21] (docs/derivations/shuffle.md#readings-of-the-figures); it is chosen here in float64 on
+a
 geometric grid (any split is valid), and the
 value at the chosen split is certified for the closed form.
 
@@ -39,7 +41,7 @@ References:
     V. Feldman, A. McMillan, K. Talwar, "Hiding among the clones: a simple and nearly optimal analysis of privacy
     amplification by shuffling", arXiv 2012.12803 (FOCS 2021), closed form and numerical clone analysis as
     implemented in apple/ml-shuffling-amplification; P. Kairouz, S. Oh, P. Viswanath, ICML 2015, Thm 3.3;
-    Girgis et al. (CCS 2021) §4, Figs. 3–5 and footnote 3.
+    Girgis et al. [GDDSK21] (CCS 2021) §4, Figs. 3–5 and footnote 3.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ def closed_form(ctx: Any, n: int, eps0: Any, delta: Any, *, log_4_over_delta: An
         The formula's value (the caller checks the validity condition).
 
     References:
-        Feldman–McMillan–Talwar arXiv 2012.12803, closed-form bound, as in apple/ml-shuffling-amplification.
+        Feldman–McMillan–Talwar [FMT20] arXiv 2012.12803, closed-form bound, as in apple/ml-shuffling-amplification.
     """
     e0, nn = ctx.num(eps0), ctx.num(n)
     big_l = ctx.log(4 / ctx.num(delta)) if log_4_over_delta is None else ctx.num(log_4_over_delta)
@@ -122,7 +124,7 @@ def closed_form_ball(ctx: Any, n: int, eps0: Exact, delta: Exact) -> arb | Fract
     """Certified FMT20 closed-form ε(δ) of one shuffled round; exactly ε0 outside the formula's regime.
 
     References:
-        Feldman–McMillan–Talwar arXiv 2012.12803, closed-form bound (apple/ml-shuffling-amplification,
+        Feldman–McMillan–Talwar [FMT20] arXiv 2012.12803, closed-form bound (apple/ml-shuffling-amplification,
         ``closedformanalysis``).
     """
     if not closed_form_applies(n, eps0, delta):
@@ -134,7 +136,7 @@ def closed_form_float(n: int, eps0: Any, delta: Any) -> float:
     """float64 FMT20 closed-form ε(δ) (evidence); ε0 outside the regime, checked in float.
 
     References:
-        Feldman–McMillan–Talwar arXiv 2012.12803 (apple/ml-shuffling-amplification, ``closedformanalysis``).
+        Feldman–McMillan–Talwar [FMT20] arXiv 2012.12803 (apple/ml-shuffling-amplification, ``closedformanalysis``).
     """
     e0 = float(eps0)
     big_l = math.log(4) - log_pos(delta)  # log(4/δ), also where δ or 4/δ leaves the float64 range
@@ -174,7 +176,7 @@ def clone_delta_float(n: int, eps0: Any, eps: Any) -> float:
         InvalidParameter: for n < 1, ε0 <= 0 or ε < 0.
 
     References:
-        Feldman–McMillan–Talwar arXiv 2012.12803, the clone reduction (``deltacomp`` / ``onestep`` of
+        Feldman–McMillan–Talwar [FMT20] arXiv 2012.12803, the clone reduction (``deltacomp`` / ``onestep`` of
         apple/ml-shuffling-amplification compute an upper bound on the same δ).
     """
     e0, ep = float(eps0), float(eps)
@@ -209,7 +211,7 @@ def clone_eps_float(n: int, eps0: Any, delta: Any) -> float:
         InvalidParameter: for δ outside (0, 1) (and as :func:`clone_delta_float`).
 
     References:
-        Feldman–McMillan–Talwar arXiv 2012.12803, numerical clone analysis.
+        Feldman–McMillan–Talwar [FMT20] arXiv 2012.12803, numerical clone analysis.
     """
     dx, e0 = to_fraction(delta), float(eps0)
     if not 0 < dx < 1:
@@ -240,7 +242,7 @@ def kov_total_eps_float(T: int, eps_step: float, delta_step: float, delta: float
     """float64 ε_g of T (ε̃, δ̃)-DP rounds at total δ by KOV15 Thm 3.3 (inf if δ̃ takes the whole budget).
 
     References:
-        Kairouz–Oh–Viswanath ICML 2015, Thm 3.3.
+        Kairouz–Oh–Viswanath ICML 2015 [KOV15], Thm 3.3.
     """
     rest = _kov_rest(T, delta_step, delta)
     if rest <= 0:
@@ -287,12 +289,12 @@ def _split_search(
 
 def subsampled_kov_eps_float(n: int, eps0: Any, gamma: Any, T: int, delta: Any, variant: str = "closed") -> float:
     """float64 ε of T rounds: FMT20 at n shuffled clients, Poisson subsampling at rate γ by LQS12 (ε' = log(1 +
-    γ(e^ε̃ − 1)), δ' = γδ̃), then KOV15 Thm 3.3, best δ split (evidence; the recipe of Girgis et al.'s Fig. 5
+    γ(e^ε̃ − 1)), δ' = γδ̃), then KOV15 Thm 3.3, best δ split (evidence; the recipe of Girgis et al. [GDDSK21]'s Fig. 5
     baseline, whose n and split are unstated).
 
     References:
-        Feldman–McMillan–Talwar 2020; Li–Qardaji–Su ASIACCS 2012 (amplification by sampling);
-        Kairouz–Oh–Viswanath ICML 2015, Thm 3.3.
+        Feldman–McMillan–Talwar 2020 [FMT20]; Li–Qardaji–Su ASIACCS 2012 [LQS12] (amplification by sampling);
+        Kairouz–Oh–Viswanath ICML 2015 [KOV15], Thm 3.3.
     """
     if variant not in ("closed", "clone"):
         raise InvalidParameter("variant", variant, "closed or clone")
@@ -310,7 +312,7 @@ def kov_split(n: int, eps0: Fraction, T: int, delta: Fraction, variant: str = "c
         variant: ``"closed"`` (closed form) or ``"clone"`` (exact clone pair, float only).
 
     References:
-        Feldman–McMillan–Talwar 2020 with Kairouz–Oh–Viswanath 2015 Thm 3.3 [FMT20; KOV15]; the split is ours
+        Feldman–McMillan–Talwar 2020 with Kairouz–Oh–Viswanath 2015 [KOV15] Thm 3.3 [FMT20; KOV15]; the split is ours
         (docs/derivations/shuffle.md#readings-of-the-figures).
     """
     if variant not in ("closed", "clone"):
@@ -354,7 +356,7 @@ def closed_kov_eps_ball(ctx: Any, n: int, eps0: Exact, T: int, delta: Exact) -> 
     ball's rational endpoints enclose the value.
 
     References:
-        Feldman–McMillan–Talwar arXiv 2012.12803 (closed form); Kairouz–Oh–Viswanath ICML 2015, Thm 3.3.
+        Feldman–McMillan–Talwar [FMT20] arXiv 2012.12803 (closed form); Kairouz–Oh–Viswanath ICML 2015 [KOV15], Thm 3.3.
     """
     e0, d = to_fraction(eps0), to_fraction(delta)
     _, ds = kov_split(n, e0, T, d, "closed")
@@ -393,7 +395,7 @@ def clone_delta_ball(n: int, eps0: Fraction, eps: Fraction, prec: int = 192, wid
         PrecisionExhausted: when a cut-off (c+1)β is too close to an integer for ``prec`` bits.
 
     References:
-        Feldman–McMillan–Talwar arXiv 2012.12803, the clone reduction (``deltacomp`` / ``onestep`` of
+        Feldman–McMillan–Talwar [FMT20] arXiv 2012.12803, the clone reduction (``deltacomp`` / ``onestep`` of
         apple/ml-shuffling-amplification compute an upper bound on the same δ in float64).
     """
     from flint import fmpz

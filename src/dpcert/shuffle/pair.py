@@ -421,7 +421,7 @@ def rr_neighbour_ball(n: int, j: int, eps0: Exact | Fraction, lam: Exact | Fract
     with probability p = 1/(e^{ε0}+1)), summed exactly by convolution in balls.
 
     References:
-        Girgis et al. (CCS 2021), §8 (the pair of Theorem 3); all 2RR neighbour pairs (this module).
+        Girgis et al. [GDDSK21] (CCS 2021), §8 (the pair of Theorem 3); all 2RR neighbour pairs (this module).
     """
     lam_f = to_fraction(lam)
     _exponent(lam_f, order)  # validates the name

@@ -57,7 +57,8 @@ Evaluation. U_red is evaluated exactly (no blocking), by one of two exact formul
   (:func:`dpcert.shuffle.pair.pair_excess_ball`), both with rigorous head and tail bounds.
 
 References:
-    Girgis et al. (CCS 2021), Theorem 4, Lemmas 3–5, 8, Corollary 3 (the reduction); the exact special case and
+    Girgis et al. [GDDSK21] (CCS 2021), Theorem 4, Lemmas 3–5, 8, Corollary 3 (the reduction); the exact special case
+    and
     U_red are derived here (above; consequences in docs/derivations/shuffle.md#u_red). Convex order: Shaked and
     Shanthikumar, "Stochastic Orders" (2007), Thm 3.A.12 (closure under convolution).
 """
@@ -363,7 +364,7 @@ def reduction_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fraction:
         InvalidParameter: real λ with n > 10^4, or λ > 1024 with n > 10^4 (neither path is practical there).
 
     References:
-        dpcert (derived in the module docstring); reduction: Girgis et al. (CCS 2021), Theorem 4.
+        dpcert (derived in the module docstring); reduction: Girgis et al. [GDDSK21] (CCS 2021), Theorem 4.
     """
     e = to_fraction(eps0)
     if e == 0:

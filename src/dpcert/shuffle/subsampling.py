@@ -1,4 +1,4 @@
-"""Poisson subsampling of an RDP mechanism (Zhu–Wang 2019, general upper bound), applied to the shuffle bounds.
+"""Poisson subsampling of an RDP mechanism (Zhu–Wang 2019 [ZW19], general upper bound), applied to the shuffle bounds.
 
 Theorem, lemma, section and equation numbers in this module are those of [GDDSK21] unless another key is given.
 
@@ -20,7 +20,8 @@ Inside the log, the binomial weights of ℓ >= 2 sum to 1 − (1−γ)^{α−1}(
 positive terms C(α,2)γ²(1−γ)^{α−2} expm1(ε(2)) + Σ_{ℓ>=3} C(α,ℓ)(1−γ)^{α−ℓ}γ^ℓ (3e^{(ℓ−1)ε(ℓ)} − 1), evaluated
 without cancellation (then log1p).
 
-Caveats the paper's Fig. 5 inherits (docs/derivations/shuffle.md#readings-of-the-figures): Zhu–Wang is for add/remove
+Caveats the paper's Fig. 5 inherits (docs/derivations/shuffle.md#readings-of-the-figures): Zhu–Wang [ZW19] is for
+add/remove
 neighbours (autodp refuses replace-one
 mechanisms for Poisson sampling), while the shuffle bounds are for replacement neighbours with a fixed number n of
 clients; under Poisson sampling the number of shuffled clients is random, Bin(N, γ). The paper calls its use "a
@@ -58,7 +59,7 @@ __all__ = [
 
 
 def zw19_ball(alpha: int, gamma: Fraction, eps_at: Any) -> arb | Fraction:
-    """Zhu–Wang's general upper bound in balls, from a map ℓ ↦ ball of the base mechanism's ε(ℓ), ℓ = 2..α.
+    """Zhu–Wang [ZW19]'s general upper bound in balls, from a map ℓ ↦ ball of the base mechanism's ε(ℓ), ℓ = 2..α.
 
     Args:
         alpha: integer order α >= 2.
@@ -69,7 +70,7 @@ def zw19_ball(alpha: int, gamma: Fraction, eps_at: Any) -> arb | Fraction:
         The bound (an exact 0 when γ = 0).
 
     References:
-        Zhu–Wang ICML 2019, general upper bound (autodp ``rdp_acct.general_upperbound``).
+        Zhu–Wang ICML 2019 [ZW19], general upper bound (autodp ``rdp_acct.general_upperbound``).
     """
     if gamma == 0:
         return Fraction(0)
@@ -84,10 +85,10 @@ def zw19_ball(alpha: int, gamma: Fraction, eps_at: Any) -> arb | Fraction:
 
 
 def zw19_float(alpha: int, gamma: float, eps: np.ndarray) -> float:
-    """Zhu–Wang's general upper bound in float64 (log-space), from ``eps[ℓ-2]`` = ε(ℓ), ℓ = 2..α (evidence).
+    """Zhu–Wang [ZW19]'s general upper bound in float64 (log-space), from ``eps[ℓ-2]`` = ε(ℓ), ℓ = 2..α (evidence).
 
     References:
-        Zhu–Wang ICML 2019, general upper bound (autodp ``rdp_acct.general_upperbound``).
+        Zhu–Wang ICML 2019 [ZW19], general upper bound (autodp ``rdp_acct.general_upperbound``).
     """
     from scipy.special import gammaln, logsumexp  # imported on use: `dpcert --help` must not load scipy
 
@@ -107,10 +108,11 @@ def zw19_float(alpha: int, gamma: float, eps: np.ndarray) -> float:
 
 
 def poisson_thm1_ball(ctx: Any, n: int, eps0: Exact, lam: int, gamma: Exact) -> arb | Fraction:
-    """Zhu–Wang's bound with Theorem 1 (eq. 6) at n clients as the base RDP, certified.
+    """Zhu–Wang [ZW19]'s bound with Theorem 1 (eq. 6) at n clients as the base RDP, certified.
 
     References:
-        Zhu–Wang ICML 2019 (general upper bound) with Girgis et al. (CCS 2021) Theorem 1, as in their Fig. 5.
+        Zhu–Wang ICML 2019 [ZW19] (general upper bound) with Girgis et al. [GDDSK21] (CCS 2021) Theorem 1, as in their
+        Fig. 5.
     """
     return zw19_ball(lam, to_fraction(gamma), lambda ell: bounds.thm1_ball(ctx, n, eps0, ell))
 
@@ -131,11 +133,11 @@ def poisson_curve_float(n: int, eps0: Any, gamma: Any, lam_max: int) -> np.ndarr
 def poisson_dp_eps(
     n: int, eps0: Exact, gamma: Exact, T: int, delta: Exact, lam_max: int = 256, prec: int = 128
 ) -> tuple[int, arb]:
-    """(α*, certified ε(δ)) of T Poisson-subsampled shuffled rounds: Theorem 1 at n clients, Zhu–Wang's bound,
+    """(α*, certified ε(δ)) of T Poisson-subsampled shuffled rounds: Theorem 1 at n clients, Zhu–Wang [ZW19]'s bound,
     Lemma 2 (T·ε_γ(α)) and Lemma 1; α* is the float argmin over integers 2..lam_max (any α is valid).
 
     References:
-        Girgis et al. (CCS 2021) Lemmas 1–2 and Fig. 5; Zhu–Wang ICML 2019 (general upper bound).
+        Girgis et al. [GDDSK21] (CCS 2021) Lemmas 1–2 and Fig. 5; Zhu–Wang ICML 2019 [ZW19] (general upper bound).
     """
     from dpcert.arith.context import BallContext
     from dpcert.shuffle.conversion import lemma1_eps

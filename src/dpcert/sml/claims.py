@@ -1,4 +1,4 @@
-"""Claims of "Statistic Maximal Leakage" (Wang–Lin–Fanti) and dpcert's readings of them, with their verdicts.
+"""Claims of "Statistic Maximal Leakage" (Wang–Lin–Fanti [WLF24]) and dpcert's readings of them, with their verdicts.
 
 Theorem, lemma, section and equation numbers in this module are those of [WLF24] unless another key is given.
 

@@ -124,7 +124,7 @@ def algorithm1_min_cost(mech: FiniteMechanism) -> float:
         The optimal cost as a float (evidence; the matching is the exact route).
 
     References:
-        Wang–Lin–Fanti, Algorithm 1 and Proposition IV.2 ("negative log cost" should read log(−C)) [WLF24];
+        Wang–Lin–Fanti [WLF24], Algorithm 1 and Proposition IV.2 ("negative log cost" should read log(−C)) [WLF24];
         docs/derivations/sml.md#deterministic-mechanisms.
     """
     s, n, m = len(mech.secret_values), mech.n_inputs, mech.n_outputs

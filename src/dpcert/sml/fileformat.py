@@ -40,7 +40,7 @@ through :mod:`dpcert.core.files` (a regular UTF-8 file of bounded size; duplicat
 field longer than the csv module's limit (128 KiB) is refused in the same way.
 
 References:
-    Wang–Lin–Fanti, §III (mechanism ℳ = P_{Θ'|Θ}, secret function 𝔤), Proposition IV.1.
+    Wang–Lin–Fanti [WLF24], §III (mechanism ℳ = P_{Θ'|Θ}, secret function 𝔤), Proposition IV.1.
 """
 
 from __future__ import annotations

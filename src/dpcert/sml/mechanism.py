@@ -3,7 +3,7 @@
 Theorem, lemma, section and equation numbers in this module are those of [WLF24] unless another key is given.
 
 A finite mechanism is a channel matrix ``P(θ'|θ)`` with rows θ ∈ Θ, columns θ' ∈ Θ', and a secret value
-``𝔤(θ)`` for every row. Proposition IV.1 of Wang–Lin–Fanti gives
+``𝔤(θ)`` for every row. Proposition IV.1 of Wang–Lin–Fanti [WLF24] gives
 
     exp Π = max over selections σ (one θ_g ∈ Θ_g per secret value g) of  Σ_θ' max_g P(θ' | θ_g),
 
@@ -113,7 +113,7 @@ class FiniteMechanism:
                 not sum to 1; naming ``secrets``/``inputs``/``outputs`` for a wrong count or a repeated label.
 
         References:
-            Wang–Lin–Fanti, §III (a mechanism is a Markov kernel P_{Θ'|Θ}).
+            Wang–Lin–Fanti [WLF24], §III (a mechanism is a Markov kernel P_{Θ'|Θ}).
         """
         if len(rows) == 0:
             raise InvalidParameter("rows", rows, "at least one row")
@@ -474,7 +474,7 @@ def mel_exp(mech: FiniteMechanism) -> Fraction:
     """``exp ℒ_MEL = Σ_θ' max_θ P(θ'|θ)``: worst-case min-entropy leakage (= sup over priors of ML).
 
     References:
-        Wang–Lin–Fanti, §II and Property IV.1 (Braun et al.; Issa–Wagner–Kamath Thm 1).
+        Wang–Lin–Fanti [WLF24], §II and Property IV.1 (Braun et al.; Issa–Wagner–Kamath Thm 1).
     """
     m, den = mech.scaled
     return Fraction(int(m.max(axis=0).sum()), den)
@@ -484,7 +484,7 @@ def ml_exp(mech: FiniteMechanism, prior: Sequence[Any]) -> Fraction:
     """``exp ℒ_ML = Σ_θ' max_{θ: P_Θ(θ)>0} P(θ'|θ)``: maximal leakage at a fixed prior (support only matters).
 
     References:
-        Issa–Wagner–Kamath, Theorem 1, as quoted in Wang–Lin–Fanti §II.
+        Issa–Wagner–Kamath, Theorem 1, as quoted in Wang–Lin–Fanti [WLF24] §II.
     """
     m, den = mech.scaled
     support = [i for i, p in enumerate(prior) if Fraction(p) > 0]
@@ -499,7 +499,7 @@ def leakage_exp_at_prior(mech: FiniteMechanism, prior: Sequence[Any]) -> Fractio
         prior: P_Θ, one exact probability per row.
 
     References:
-        Wang–Lin–Fanti, Eq. (2) and Appendix A-C, Eq. (7).
+        Wang–Lin–Fanti [WLF24], Eq. (2) and Appendix A-C, Eq. (7).
     """
     pri = [Fraction(p) for p in prior]
     if len(pri) != mech.n_inputs or any(p < 0 for p in pri) or sum(pri) != 1:
@@ -516,7 +516,7 @@ def sml_inf_exp(mech: FiniteMechanism) -> Fraction | None:
     """``exp Π^inf = 1 / min_σ Σ_θ' min_g P(θ'|σ(g))`` by enumeration, or ``None`` for Π^inf = +∞.
 
     References:
-        Wang–Lin–Fanti, Appendix K, proof of Proposition K.7 (the text labels it Π̃; it is Π^inf,
+        Wang–Lin–Fanti [WLF24], Appendix K, proof of Proposition K.7 (the text labels it Π̃; it is Π^inf,
         docs/derivations/sml.md#randomized-response-and-ldp).
     """
     m, den = mech.scaled

@@ -29,7 +29,7 @@ exp Π (all rational for rational E), with ``log`` in exponents read as ⌊log�
 Everything is checked by brute force on tiny instances (:func:`mechanism`, :func:`dpcert.sml.mechanism.sml`).
 
 References:
-    Wang–Lin–Fanti, Definition 1, Proposition V.3, Appendices G, H (H.4, H.5, H-D), I [WLF24].
+    Wang–Lin–Fanti [WLF24], Definition 1, Proposition V.3, Appendices G, H (H.4, H.5, H-D), I [WLF24].
 """
 
 from __future__ import annotations

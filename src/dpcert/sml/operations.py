@@ -45,7 +45,7 @@ def compose(first: FiniteMechanism, second: Mapping[str, FiniteMechanism]) -> Fi
         InvalidParameter: for a missing output label or mismatched inputs/secrets.
 
     References:
-        Wang–Lin–Fanti, Theorem IV.2 and Lemma D.2.
+        Wang–Lin–Fanti [WLF24], Theorem IV.2 and Lemma D.2.
     """
     rows: list[list[Fraction]] = [[] for _ in first.inputs]
     labels: list[str] = []
@@ -74,7 +74,7 @@ def post_process(mech: FiniteMechanism, kernel: Sequence[Sequence[Any]]) -> Fini
         InvalidParameter: naming the kernel row that is malformed.
 
     References:
-        Wang–Lin–Fanti, Theorem IV.3 and Appendix E.
+        Wang–Lin–Fanti [WLF24], Theorem IV.3 and Appendix E.
     """
     if len(kernel) != mech.n_outputs:
         raise InvalidParameter("kernel", len(kernel), f"one row per output of the mechanism ({mech.n_outputs})")

@@ -288,7 +288,7 @@ def distortion_brute_force(
         out_hists: the histogram of each column (default: ``hists``, i.e. Θ' = Θ), same number of categories.
 
     References:
-        Wang–Lin–Fanti, Eq. (1) and Lemma III.1.
+        Wang–Lin–Fanti [WLF24], Eq. (1) and Lemma III.1.
     """
     outs = hists if out_hists is None else out_hists
     best = Fraction(0)

@@ -1,4 +1,4 @@
-"""autodp: the analytic Gaussian mechanism (Balle–Wang), RDP of the subsampled Gaussian, pure-DP composition."""
+"""autodp: the analytic Gaussian mechanism (Balle–Wang [BW18]), RDP of the subsampled Gaussian, pure-DP composition."""
 
 from __future__ import annotations
 
