@@ -1,4 +1,5 @@
-"""Benchmark: the certified bracket of the adaptive optimum of k ε-BR mechanisms (lattice method, notes §3.4).
+"""Benchmark: the certified bracket of the adaptive optimum of k ε-BR mechanisms (the lattice method of
+dpcert.br.adaptive).
 
 Sections:
 

@@ -5,7 +5,8 @@ the float δ(ε_g) at ε_g = ε_g(1e-6) (six decimals, the same exact input for 
 ε_g(1e-6). With ``--baseline PATH`` (a checkout of older dpcert, e.g. ``git worktree add /tmp/dpcert-baseline
 d9899e5``) the same calls are timed from PATH/src in a subprocess and printed beside today's numbers.
 
-Peers: for k ∈ {10, 100, 1000, 10000} at ε = 0.1 and a fixed ε_g per k (the notes' DP-OptComp values at δ = 1e-6,
+Peers: for k ∈ {10, 100, 1000, 10000} at ε = 0.1 and a fixed ε_g per k (the DP-OptComp values of an independent
+reproduction at δ = 1e-6,
 five decimals; 96.57184 for k = 10^4 from dpcert), it times
 
 * ``kov_delta``: the certified enclosure of δ(ε_g) (relative width <= 1e-15);

@@ -2,11 +2,13 @@
 
 The peer script (folder ``fourier_accountant/experimental_shufflers/clones_girgis_comparison_fig3`` at commit
 690c243; removed from the repository's HEAD) is NOT Theorem 1 of Girgis et al. (CCS 2021): it evaluates the
-subsampled shuffle bound of the companion paper (Girgis, Data, Diggavi, arXiv 2107.08763), with a sampling rate γ
-(notes shuffle_rdp §4, claim C24). This script runs it beside dpcert and prints the ratio, so the difference is
+subsampled shuffle bound of the companion paper (Girgis, Data, Diggavi, arXiv 2107.08763 [GDD21]), with a sampling rate
+γ
+(claim ``shuffle.peer.girgis_upper_is_thm1`` in dpcert.shuffle.figure_claims). This script runs it beside dpcert and
+prints the ratio, so the difference is
 measured rather than asserted:
 
-* RDP at γ = 1 (no subsampling) against Theorem 1 (certified) at the notes' four points: ratio peer / Theorem 1;
+* RDP at γ = 1 (no subsampling) against Theorem 1 (certified) at four points: ratio peer / Theorem 1;
 * the peer's own composed ε at n = 10^5, γ = 0.01, ε0 = 3, δ = 1e-5, T = 10 against the value it pickled
   (0.7307678940458819), to show the peer is run as published;
 * times of both;

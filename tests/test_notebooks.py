@@ -32,7 +32,7 @@ EXPECTED_OUTPUT = {
         "m = 1: CERTIFIED, max margin 0",  # gamma_Sub tight at the Figure 2 parameters
         "equals -2x(x-1)/(11(x+1)): True",  # a constraint decided symbolically
         "m = 5: gamma_max (subsample 9) is m*eps-DP for every eps: CERTIFIED",  # Theorem 4.1, every eps
-        "gamma = 1, m = 5, identical mechanisms: REFUTED",  # notes C8
+        "gamma = 1, m = 5, identical mechanisms: REFUTED",  # docs/derivations/darrm.md#identical-mechanisms
         "iid dsub, K = 11, m = 3: CERTIFIED, max margin 0",  # Theorem 4.1's setting, continuous maximum
         # the i.i.d. maximum (an mpmath search along the edge p = e^eps p' gives 2.13090036905e-4); 1.2563e-4 was
         # the margin at the counterexample point, printed as the maximum before issue 18
@@ -41,8 +41,8 @@ EXPECTED_OUTPUT = {
     ],
     "darrm_optimize.ipynb": [
         "verdict of the shipped gamma: CERTIFIED",
-        "fig2_k11_m3            opt 0.041269  sub 0.121922  const 0.327145",  # notes §10: 0.04127, 0.12192
-        "d12_k11_m5             opt 0.002516  sub 0.069188  dsub 0.014600  const 0.237806",  # notes §10
+        "fig2_k11_m3            opt 0.041269  sub 0.121922  const 0.327145",  # independent LP: 0.04127, 0.12192
+        "d12_k11_m5             opt 0.002516  sub 0.069188  dsub 0.014600  const 0.237806",  # independent float LP
         "Figure 2 recomputed",
         # Figure 6 / Table 3: gamma = 1 is private at delta ~ 0.1 (m as the paper prints it, to 4 digits)
         "t3_k35_M10   m 6.4521 delta 0.1001  opt 0.000000  sub 0.048232  const 0.204565",
@@ -55,7 +55,7 @@ EXPECTED_OUTPUT = {
     "br_composition.ipynb": [
         "CERTIFIED",
         "4.77457",
-        "{'CERTIFIED': 19}",  # every value of the notes' DP-OptComp column
+        "{'CERTIFIED': 19}",  # every value of the independent DP-OptComp column
         "Figure 1 (DP baselines)",
     ],
     "sml.ipynb": [
@@ -78,7 +78,7 @@ EXPECTED_OUTPUT = {
         "MNIST tutorial, 60 epochs (14040 steps): certified RDP eps = [2.5948176752, 2.5948176753] at order 8",
         "60 epochs, real orders: certified eps = [2.5943423926, 2.5943423927] at order 4161/512",
         "no real order in [7, 9] gives less than 2.5691",  # within 1 % of the value (certified)
-        # autodp#39 (notes §4.6: 41.5x)
+        # autodp#39 (41.5x)
         "certified delta there is 41.5x the target (unsafe); dpcert's safe sigma is 7.48700946799",
         "Tight PLD band",
         # the tight band (tests/gaussian/test_pld.py: exact one-step delta, q = 1 Gaussian, mpmath quadrature);
@@ -91,7 +91,7 @@ EXPECTED_OUTPUT = {
         "Figure 1 claims: {'CERTIFIED':",
         "br.intro.four_times_dp: CERTIFIED",
         "br.thm4.gap_k4_eps1_g0: CERTIFIED",
-        "0.303365496",  # A_2(0), the k = 2 adaptive optimum at eps_g = 0 (notes §4.3)
+        "0.303365496",  # A_2(0), the k = 2 adaptive optimum at eps_g = 0 (an independent nested optimisation)
     ],
 }
 

@@ -10,7 +10,9 @@
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -26,7 +28,8 @@ _OUTSIDE = re.compile(r"\bnotes\b|(?:\.\./|/)shared/|/work/", re.IGNORECASE)
 #: a bibliography key in brackets: letters then a two-digit year (``[DDR20]``, ``[KOV15, Thm 3.3]``, ``[DDR20; Mir17]``)
 _KEY = re.compile(r"(?<![\w\]])\[((?:[A-Z][A-Za-z]+\d{2}[a-z]?(?:,[^\]\[;]*)?(?:;\s*)?)+)\]")
 _KEY_NAME = re.compile(r"[A-Z][A-Za-z]+\d{2}[a-z]?")
-#: a link into the derivations pages, from docstrings (``docs/derivations/br.md#lattice``) or docs (``derivations/br.md#x``)
+#: a link into the derivations pages, from docstrings (``docs/derivations/br.md#lattice``) or docs
+# (``derivations/br.md#x``)
 _LINK = re.compile(r"(?:docs/)?derivations/([a-z0-9_]+\.md)(?:#([A-Za-z0-9_-]+))?")
 
 
@@ -42,10 +45,27 @@ def _files(roots: tuple[str, ...]) -> list[Path]:
     return out + [ROOT / "README.md"]
 
 
+#: the tokens of a Python file that hold text (Python 3.12 splits an f-string into pieces; its text is FSTRING_MIDDLE)
+_TEXT_TOKENS = {tokenize.COMMENT, tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
+
+
+def _prose(path: Path) -> list[tuple[int, str]]:
+    """The lines of a file a reader reads as text: every line of a document; the comments and string literals
+    (docstrings, claim references, messages) of a Python file, not its identifiers (``notes = []`` names a list)."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".py":
+        return list(enumerate(text.splitlines(), 1))
+    out = []
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type in _TEXT_TOKENS:
+            out += [(tok.start[0] + i, part) for i, part in enumerate(tok.string.splitlines())]
+    return out
+
+
 def _hits(pattern: re.Pattern[str], files: list[Path]) -> list[tuple[str, int, str]]:
     hits = []
     for path in files:
-        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for lineno, line in _prose(path):
             for m in pattern.finditer(line):
                 hits.append((str(path.relative_to(ROOT)), lineno, m.group(0)))
     return hits
@@ -116,6 +136,8 @@ def test_every_derivation_link_resolves() -> None:
     assert not bad, "; ".join(bad[:15])
 
 
-@pytest.mark.parametrize("heading, slug", [("SGM directions", "sgm-directions"), ("U_red: the bound", "u_red-the-bound")])
+@pytest.mark.parametrize(
+    "heading, slug", [("SGM directions", "sgm-directions"), ("U_red: the bound", "u_red-the-bound")]
+)
 def test_slug(heading: str, slug: str) -> None:
     assert _slug(heading) == slug

@@ -50,7 +50,7 @@ def test_lower_end_dominates_the_explicit_strategy():
 @pytest.mark.parametrize(("k", "eg", "lower"), [(3, "0.5", 0.2115658444), (4, "0", 0.4046680831), (4, "1", 0.1472983)])
 def test_brackets_match_the_notes_and_narrow(k, eg, lower):
     coarse, fine = adaptive_bracket(k, 1, eg, n=100), adaptive_bracket(k, 1, eg, n=200)
-    # the notes' values are at N = 2000-250; the lower end converges fast (second order)
+    # the independent values are at N = 2000-250; the lower end converges fast (second order)
     assert float(fine.lo) >= lower - 1e-5 and float(fine.lo) > float(fine.nonadaptive.hi)
     assert fine.hi - fine.lo < coarse.hi - coarse.lo
     assert fine.lo <= coarse.hi and coarse.lo <= fine.hi
@@ -60,7 +60,8 @@ def test_band_is_exact_and_symmetry():
     # Lemma 6.10: |ε_g| >= (k − 1)ε gives the nonadaptive value exactly
     br = adaptive_bracket(3, 1, "2.5", n=50)
     assert br.n == 0 and br.lo == br.nonadaptive.lo
-    # δ(ε_g) = 1 − e^{ε_g} + e^{ε_g} δ(−ε_g) (notes fact 2.3(d)): the brackets must be consistent with it
+    # δ(ε_g) = 1 − e^{ε_g} + e^{ε_g} δ(−ε_g) (docs/derivations/br.md#nonadaptive-facts, fact (d)): the brackets must be
+    # consistent with it
     g = 0.3
     a, b = adaptive_bracket(3, 1, Fraction(g), n=300), adaptive_bracket(3, 1, Fraction(-g), n=300)
     lo_m = 1 - math.exp(g) + math.exp(g) * float(b.lo)
@@ -85,12 +86,13 @@ def test_the_adaptive_delta_quantity_is_the_bracket_and_decides_claims():
     from dpcert.engine.registry import quantity
 
     q = quantity("br.adaptive.delta")
-    # k = 2, eps = 1, eps_g = 0: A_2(0) = 0.303365496483… (notes §4.3), above the nonadaptive optimum
+    # k = 2, eps = 1, eps_g = 0: A_2(0) = 0.303365496483… (an independent nested optimisation), above the nonadaptive
+    # optimum
     enc = q.enclose(k=2, eps="1", eps_g="0", rel_tol=1e-2)
     assert enc.lo <= Fraction("0.303365496483182259") <= enc.hi and enc.rel_width() <= 1e-2
     inputs = {"k": 2, "eps": "1", "eps_g": "0"}
-    holds = QuantityClaim("t.br.a2", "notes §4.3", "s", quantity=q, inputs=inputs, comparison=AtLeast.of("0.3"))
-    fails = QuantityClaim("t.br.a2b", "notes §4.3", "s", quantity=q, inputs=inputs, comparison=AtMost.of("0.3"))
+    holds = QuantityClaim("t.br.a2", "test: A_2(0)", "s", quantity=q, inputs=inputs, comparison=AtLeast.of("0.3"))
+    fails = QuantityClaim("t.br.a2b", "test: A_2(0)", "s", quantity=q, inputs=inputs, comparison=AtMost.of("0.3"))
     assert holds.check().verdict is Verdict.CERTIFIED
     assert fails.check().verdict is Verdict.REFUTED
     # where |eps_g| >= (k - 1) eps the bracket is the nonadaptive optimum (Lemma 6.10)

@@ -33,7 +33,7 @@ def small_chunks(monkeypatch):
 def test_two_processes_give_the_serial_bracket(reference, small_chunks):
     assert _fields(adaptive.adaptive_bracket(*ARGS, n=N, run=RunOptions("processes", 2))) == reference
     lo, hi = reference[:2]
-    # and the bracket is a bracket of the exact value at k = 2 (notes §4.3: A_2(0) = 0.303365496…)
+    # and the bracket is a bracket of the exact value at k = 2 (independent computation: A_2(0) = 0.303365496…)
     two = adaptive.adaptive_bracket(2, 1, 0, n=N, run=RunOptions("processes", 2))
     assert two.lo <= Fraction("0.3033654964832") <= two.hi
     assert lo < hi

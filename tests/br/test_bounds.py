@@ -38,7 +38,7 @@ def test_h_closed_form_is_the_sup(eps, lam):
 
 
 def test_h_printed_and_u_ordering():
-    # notes §3.5 table at ε = 1: General MGF <= KL-improved DR19 <= zCDP <= DR19 <= improved DRV10
+    # Independently computed ordering at ε = 1: General MGF <= KL-improved DR19 <= zCDP <= DR19 <= improved DRV10
     table = {0.1: 0.013543, 0.25: 0.038371, 0.5: 0.091556, 1: 0.240229, 2: 0.686752, 5: 2.774221}
     mk = rr.maxkl(FLOAT, 1.0)
     for lam, printed in table.items():
@@ -76,7 +76,8 @@ def test_closed_forms_are_the_lambda_optima(k, eps):
 
 @pytest.mark.parametrize(("k", "eps"), [(10, "1"), (100, "0.1"), (200, "1"), (1000, "0.1")])
 def test_ordering_of_the_curves(k, eps):
-    # ε/2-DP <= BR OptComp <= MGF <= OptKL <= zCDP <= DR19 <= DRV10, and BR OptComp <= ε-DP (notes §5)
+    # ε/2-DP <= BR OptComp <= MGF <= OptKL <= zCDP <= DR19 <= DRV10, and BR OptComp <= ε-DP
+    # (docs/derivations/darrm.md#error-under-a-product-prior)
     inputs = {"k": k, "eps": eps, "delta": "1e-6"}
     order = ["br.mgf.eps", "br.optkl.eps", "br.zcdp.eps", "br.dr19.eps", "br.drv10.eps"]
     encs = [QUANTITIES[n].enclose(inputs, rel_tol=1e-12) for n in order]

@@ -9,7 +9,7 @@ def test_compare_json(capsys):
     assert main(["br", "compare", "k=100", "eps=0.1", "delta=1e-6", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     by = {b["curve"]: b for b in out["bounds"]}
-    # values of the notes' Figure 1 reproduction (ε = 0.1, k = 100)
+    # values of an independent Figure 1 reproduction (ε = 0.1, k = 100)
     for curve, printed in [
         ("BR OptComp (nonadaptive, Thm 3)", 2.24603),
         ("eps-DP OptComp", 4.77457),

@@ -1,4 +1,5 @@
-"""The notes §7 claims A2, A4, A7, A8, B1, B3, B5, C4: verdicts, and the facts behind them from independent sources."""
+"""The claims on the lemmas of [DDR20] (Lemma 4.1, Cor. 3.1, Lemma 4.4, Prop. 1, Lemmas 5.7, 5.4, 6.2, 6.4): verdicts,
+and the facts behind them from independent sources."""
 
 from fractions import Fraction
 
@@ -71,7 +72,7 @@ def test_tradeoff_of_definition_2_4_pair_numerically():
 
 
 def test_maxkl_margin_numerically():
-    # ε²/8 − maxkl(ε) ≈ ε⁴/576 near 0 (notes §3.5 series) and stays positive on a grid (mpmath, 50 digits)
+    # ε²/8 − maxkl(ε) ≈ ε⁴/576 near 0 (series expansion) and stays positive on a grid (mpmath, 50 digits)
     mp.mp.dps = 50
     for x in ("0.001", "0.1", "1", "5", "30", "200"):
         e = mp.mpf(x)
@@ -135,7 +136,8 @@ def test_averaging_counterexample_and_a_strict_case_by_mpmath():
 
 
 def test_k2_gap_lower_bound_below_the_notes_adaptive_value():
-    # the explicit strategy is a lower bound of A_2(0) = 0.303365496483182259 (notes §4.3) and above NA_2(0)
+    # the explicit strategy is a lower bound of A_2(0) = 0.303365496483182259 (an independent nested optimisation) and
+    # above NA_2(0)
     from dpcert.arith.ball import workprec
 
     with workprec(160):

@@ -115,7 +115,8 @@ def test_printed_values(k, eps, eps_g, printed):
 
 
 def test_top_band_closed_form():
-    # (k−1)ε <= ε_g <= kε: δ = (1 − e^{−(kε−ε_g)/(k+1)})^{k+1}/(1 − e^{−ε})^k (notes fact 2.3(e))
+    # (k−1)ε <= ε_g <= kε: δ = (1 − e^{−(kε−ε_g)/(k+1)})^{k+1}/(1 − e^{−ε})^k (the closed form on the top band, where
+    # only the i = 0 term of Theorem 3 [DDR20] survives)
     for k, e, g in [(3, Fraction(1), Fraction(5, 2)), (6, Fraction(1, 3), Fraction(17, 10))]:
         with workprec(200):
             closed = (-(-(k * ball(e) - ball(g)) / (k + 1)).expm1()) ** (k + 1) / (-(-ball(e)).expm1()) ** k
@@ -131,7 +132,7 @@ def test_boundaries_are_exact():
 
 @pytest.mark.parametrize(("k", "eps", "eps_g"), [(3, "1", "0.7"), (6, "0.4", "1.1"), (20, "0.1", "0.3")])
 def test_symmetry(k, eps, eps_g):
-    # δ(ε_g) = 1 − e^{ε_g} + e^{ε_g} δ(−ε_g) (notes fact 2.3(d))
+    # δ(ε_g) = 1 − e^{ε_g} + e^{ε_g} δ(−ε_g) (docs/derivations/br.md#nonadaptive-facts, fact (d))
     a = nonadaptive_delta(k, eps, eps_g, rel_tol=1e-30)
     b = nonadaptive_delta(k, eps, "-" + eps_g, rel_tol=1e-30)
     with workprec(200):
@@ -147,7 +148,7 @@ def test_ties_at_zero_are_exact_and_reported():
 
 
 def test_half_dp_sandwich():
-    # DP_opt(k, ε/2) <= BR_opt <= DP_opt(k, ε) (notes B10), with the foundation's KOV optimum
+    # DP_opt(k, ε/2) <= BR_opt <= DP_opt(k, ε) , with the foundation's KOV optimum
     k, e, g = 10, Fraction(1), Fraction(3)
     br = nonadaptive_delta(k, e, g)
     assert kov_delta(k, e / 2, g).hi < br.lo and br.hi < kov_delta(k, e, g).lo

@@ -1,4 +1,4 @@
-"""Query counts within a budget (the introduction's ratios), against the notes' table §6.2."""
+"""Query counts within a budget (the introduction's ratios), against an independent table."""
 
 import pytest
 

@@ -28,7 +28,7 @@ def test_stable_forms_match_definition(eps, t):
 
 
 def test_maxkl_printed_and_argmax():
-    # notes §7 A3: maxkl(1) = 0.12330156148224447 at t = ln(e − 1) = 0.5413248546
+    # independent mpmath: maxkl(1) = 0.12330156148224447 at t = ln(e − 1) = 0.5413248546
     assert rr.maxkl(FLOAT, 1.0) == pytest.approx(0.12330156148224447, rel=1e-15)
     assert rr.maxkl_argmax(FLOAT, 1.0) == pytest.approx(0.5413248546, abs=1e-10)
     with workprec(128):

@@ -35,7 +35,8 @@ def _hockey_stick(tree: StrategyTree, eps_g: Fraction) -> mpmath.mpf:
 
 
 def test_k2_tree_of_notes_c3_matches_the_view_and_the_closed_form():
-    # notes §4.3: t1 = ε/2, then ε/4 after outcome 0 and 3ε/4 after outcome 1; A_2(0) >= 0.303365496483182259
+    # docs/derivations/br.md#adaptivity-gap-at-two-rounds: t1 = ε/2, then ε/4 after outcome 0 and 3ε/4 after outcome 1;
+    # A_2(0) >= 0.303365496483182259
     tree = StrategyTree.from_levels(1, ("1/2", "1/4 3/4"))
     value = tree.value(0)
     assert abs(float(value.mid()) - 0.303365496483182259) < 1e-16
@@ -86,7 +87,7 @@ def test_the_lattice_strategy_is_worth_the_lattice_value(k, g, n):
 
 
 def test_the_notes_k4_tree_value():
-    # notes §4.3: the lattice optimal tree for k = 4, ε_g = 0 at N = 250 has value 0.404668083192
+    # independent computation: the lattice optimal tree for k = 4, ε_g = 0 at N = 250 has value 0.404668083192
     run = lattice_run(4, Fraction(1), Fraction(0), 250)
     value = run.strategy.tree(0).value(0)
     assert round(float(value.mid()), 12) == 0.404668083192
@@ -112,7 +113,7 @@ def test_the_bracket_lower_end_is_the_strategy_ball():
     # ε_g = 0.515 is off the lattice h = 1/100: the strategy of the cell above (0.52) is played at ε_g itself,
     # worth at least its lattice value there (a smaller budget only raises every leaf)
     assert br.strategy is not None and br.lo == max(br.strategy.lo, br.nonadaptive.lo)
-    assert br.strategy.lo > br.nonadaptive.hi  # a gap at k = 3 near ε_g = 0.5 (notes §4.2)
+    assert br.strategy.lo > br.nonadaptive.hi  # a gap at k = 3 near ε_g = 0.5
     assert float(br.strategy.lo) >= br.lo_float - 1e-12 and br.lo < br.hi
 
 
@@ -131,7 +132,7 @@ def test_a_coarser_adversary_keeps_the_upper_end_and_loses_only_second_order():
     fine = adaptive_bracket(4, 1, 0, n=400, n_lower=400)
     coarse = adaptive_bracket(4, 1, 0, n=400, n_lower=100)
     assert fine.hi == coarse.hi
-    # notes §4.3: 0.404668083192 is the restricted optimum for N = 250..2000 to 12 digits
+    # independent computation: 0.404668083192 is the restricted optimum for N = 250..2000 to 12 digits
     assert 0 <= fine.lo - coarse.lo < 1e-4 < (fine.hi - fine.lo) / 10 and float(coarse.lo) > 0.40465
     with pytest.raises(InvalidParameter):
         adaptive_bracket(4, 1, 0, n=400, n_lower=0)
@@ -141,7 +142,7 @@ def test_the_bracket_within_a_budget_contains_the_k2_optimum():
     from dpcert.br.adaptive import adaptive_bracket_within
 
     br = adaptive_bracket_within(2, 1, 0, 0.5, start=50)
-    # A_2(0) = 0.303365496483182259 (notes §4.3, the nested optimisation): inside, and N at least the start
+    # A_2(0) = 0.303365496483182259 (an independent nested optimisation): inside, and N at least the start
     assert br.lo <= Fraction("0.303365496483182259") <= br.hi and br.n >= 50
     with pytest.raises(InvalidParameter):
         adaptive_bracket_within(2, 1, 0, 0)

@@ -80,7 +80,7 @@ def test_simple_composition_is_exact():
 
 
 def test_drv_advanced_composition_matches_notes_value():
-    # br_composition notes §6.1: classic DRV10 at eps = 0.1, k = 100, delta' = 1e-6 gives 6.30823
+    # independent computation: classic DRV10 at eps = 0.1, k = 100, delta' = 1e-6 gives 6.30823
     enc = Q["composition.drv.eps"].enclose(k=100, eps="0.1", delta_prime="1e-6")
     assert Fraction("6.308225") < enc.lo and enc.hi < Fraction("6.308235")
     ref = mpmath.sqrt(2 * 100 * mpmath.log(10**6)) * mp("0.1") + 100 * mp("0.1") * (mpmath.e ** mp("0.1") - 1)

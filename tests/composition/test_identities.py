@@ -1,4 +1,5 @@
-"""The bundled optimal-composition claims: the exact identities and the notes' printed DP-OptComp column.
+"""The bundled optimal-composition claims: the exact identities and the DP-OptComp column of an independent
+reproduction.
 
 Each claim's verdict comes from its own independent check (exact rational-function identities; certified
 enclosures against printed digits); here they must all come out CERTIFIED, as expected.

@@ -1,7 +1,7 @@
 """Optimal composition of k ε-DP mechanisms, δ(ε_g) and ε_g(δ) (KOV Thm 3.3 / MV Thm 1.4).
 
 Each test checks a value from an independent source: float code, mpmath with the naive formula, KOV's own
-parametrisation, closed forms, or the numbers printed in the notes.
+parametrisation, closed forms, or independently computed numbers.
 """
 
 import doctest

@@ -44,7 +44,7 @@ def test_privacy_tables_independently():
 
 
 def test_table3_more_digits_than_printed():
-    # values from a 40-digit recomputation (notes/darrm.md §9.2), one digit beyond the print
+    # values from a 40-digit recomputation , one digit beyond the print
     ms = {10: "6.452149", 13: "7.574231", 15: "8.270836", 20: "9.882296"}
     for big_m, printed in TABLE3.items():
         m = kov34(big_m, "0.1", "0.1") / mpmath.mpf("0.1")

@@ -94,7 +94,7 @@ def test_gamma_dsub_is_sub_of_2m_minus_1_and_dominates_sub():
 
 
 def test_p_const_values_of_the_notes_and_m_equals_k_gives_one():
-    # notes §10: pure DP, K = 11, eps = 0.1: p_const(m=1) = 0.09981, m = 3: 0.29746
+    # an independent float computation: pure DP, K = 11, eps = 0.1: p_const(m=1) = 0.09981, m = 3: 0.29746
     import math
 
     for m, want in ((1, 0.09981), (3, 0.29746), (5, 0.48933)):

@@ -69,7 +69,8 @@ def test_theorem_4_1_k101_certified_directly_with_exact_zero_max():
 
 
 def test_gamma_one_below_half_refuted_by_a_rational_point_of_f():
-    # notes C8: gamma = 1 is m eps-DP iff m >= (K + 1)/2; at K = 101, m = 50 the i.i.d. point is certified
+    # docs/derivations/darrm.md#identical-mechanisms: gamma = 1 is m eps-DP iff m >= (K + 1)/2; at K = 101, m = 50 the
+    # i.i.d. point is certified
     pr = problem(gamma_one(101), 101, Fraction(50), Fraction(1, 10), Z, Z)
     r = certify_iid(pr)
     assert r.verdict == Verdict.REFUTED and in_region(pr, *r.point) and iid_margin(pr, *r.point) > 0

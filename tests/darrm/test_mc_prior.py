@@ -26,7 +26,8 @@ def _dist(a: tuple[F, ...], b: tuple[F, ...]) -> float:
 
 
 def test_algorithm4_approaches_the_exact_binomial_objective():
-    """Uniform(0.5, 1) draws: E[α_l] = Bin(K, 3/4)(l) exactly (notes §5); 20,000 draws are within 1e-3 of it."""
+    """Uniform(0.5, 1) draws: E[α_l] = Bin(K, 3/4)(l) exactly (docs/derivations/darrm.md#error-under-a-product-prior);
+    20,000 draws are within 1e-3 of it."""
     c, E0 = parse_prior(ALG4).coefficients(11)
     exact, E0x = objective(11, F(3, 4))
     assert _dist(c, exact) < 1e-3 and abs(float(E0 - E0x)) < 3e-3
@@ -36,7 +37,7 @@ def test_algorithm4_approaches_the_exact_binomial_objective():
 
 def test_algorithm5_grid_estimates_the_left_endpoint_mean():
     """The grid W = {0.50, 0.51, ..., 0.99} has mean 0.745: Algorithm 5 estimates Bin(K, 0.745), not Bin(K, 0.75)
-    (notes §5), and the two are told apart at 20,000 draws."""
+    (docs/derivations/darrm.md#error-under-a-product-prior), and the two are told apart at 20,000 draws."""
     c, _ = parse_prior(ALG5).coefficients(11)
     assert _dist(c, objective(11, F(149, 200))[0]) < 1e-3
     assert _dist(c, objective(11, F(3, 4))[0]) > 2e-3

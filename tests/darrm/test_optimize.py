@@ -193,7 +193,7 @@ def test_pure_dp_k11_m7_m9_gamma_one_error_zero(m):
     [(3, D5, "0.04127"), (5, D5, "0.00246"), (3, F(0), "0.04131"), (5, F(0), "0.00252")],
 )
 def test_errors_match_the_notes_float_lp(m, Delta, printed):
-    """The notes' float HiGHS LP (§10, 5 digits, a different code) gives these errors of γ_opt at K = 11, ε = 0.1."""
+    """An independent float HiGHS LP (5 digits, a different code) gives these errors of γ_opt at K = 11, ε = 0.1."""
     delta = 1 - (1 - Delta) ** m
     r = optimize(11, m, F(1, 10), Delta, delta)
     assert f"{float(r.error):.5f}" == printed

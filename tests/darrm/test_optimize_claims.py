@@ -34,7 +34,7 @@ def test_claims_certified(name):
 
 
 def test_table_errors_match_the_notes():
-    """Notes §10 (a float HiGHS LP, 5 digits): γ_opt errors at K = 11, ε = 0.1, p = 0.75."""
+    """An independent float HiGHS LP (5 digits): γ_opt errors at K = 11, ε = 0.1, p = 0.75."""
     printed = {"fig2_k11_m3": "0.04127", "fig2_k11_m5": "0.00246", "d12_k11_m3": "0.04131", "d12_k11_m5": "0.00252"}
     for name, value in printed.items():
         from dpcert.darrm.gamma import validate_table
@@ -51,7 +51,7 @@ def test_a_suboptimal_table_is_refuted():
 
 
 def test_a_table_that_is_not_private_is_refuted():
-    """γ ≡ 1 is not (3ε, δ)-DP at K = 11 (it needs m >= 6, notes C8)."""
+    """γ ≡ 1 is not (3ε, δ)-DP at K = 11 (it needs m >= 6, docs/derivations/darrm.md#identical-mechanisms)."""
     one = tuple(str(v) for v in gamma_one(11).table)
     v, ev = check_optimum(256, m="3", table=one, worse=(), optimal=(), **FIG2)
     assert v == Verdict.REFUTED and "not certified private" in ev.detail

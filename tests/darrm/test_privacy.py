@@ -90,7 +90,7 @@ def test_certifier_agrees_with_brute_force_exact_enumeration(pr):
 
 
 def test_tight_constraints_of_the_notes_are_exact_zeros():
-    """Notes §10: f − (x^m − 1) ≡ 0 for these count vectors over the Δ = 0 corners."""
+    """An independent exact (sympy) computation: f − (x^m − 1) ≡ 0 for these count vectors over the Δ = 0 corners."""
     for g, m, counts in [
         (gamma_dsub(11, 3), 3, (9, 0, 2, 0)),
         (gamma_dsub(11, 4), 4, (8, 0, 2, 1)),
@@ -106,7 +106,8 @@ def test_tight_constraints_of_the_notes_are_exact_zeros():
 
 
 def test_figure2_sub_slack_matches_notes_and_workers_agree():
-    """Notes §10: γ_Sub slack at K = 11, ε = 0.1, Δ = 1e-5, δ = 1 − (1−Δ)^m: −4.909e-5 (m = 3)."""
+    """An independent exact (sympy) computation: γ_Sub slack at K = 11, ε = 0.1, Δ = 1e-5, δ = 1 − (1−Δ)^m: −4.909e-5 (m
+    = 3)."""
     D = Fraction(1, 100000)
     pr = problem(gamma_sub(11, 3), 11, Fraction(3), Fraction(1, 10), D, 1 - (1 - D) ** 3)
     r1 = certify(pr, workers=1)
@@ -117,7 +118,7 @@ def test_figure2_sub_slack_matches_notes_and_workers_agree():
 
 
 def test_gamma_one_tightness_k11():
-    """γ ≡ 1 is mε-DP iff m >= (K+1)/2 = 6 (notes C8)."""
+    """γ ≡ 1 is mε-DP iff m >= (K+1)/2 = 6 (m >= (K+1)/2: docs/derivations/darrm.md#identical-mechanisms)."""
     e = Fraction(1, 10)
     r5 = certify(problem(gamma_one(11), 11, Fraction(5), e, Fraction(0), Fraction(0)))
     r6 = certify(problem(gamma_one(11), 11, Fraction(6), e, Fraction(0), Fraction(0)))

@@ -1,4 +1,4 @@
-"""E(DaRRM_γ): notes §10 reference values, brute force over outcomes, Lemma B.11 ordering."""
+"""E(DaRRM_γ): independent reference values, brute force over outcomes, Lemma B.11 ordering."""
 
 from fractions import Fraction
 from itertools import product

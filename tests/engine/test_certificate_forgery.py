@@ -197,7 +197,7 @@ def test_an_unregistered_claim_states_what_its_content_says(tmp_path):
 
     claim = QuantityClaim(
         "user.mine.k3",
-        "my notes",
+        "my own reference",
         "k-fold composition is tiny",  # free text: the certificate states the derived statement instead
         quantity=quantity("composition.simple.eps"),
         inputs={"k": 3, "eps": "0.1"},

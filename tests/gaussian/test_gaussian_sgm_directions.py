@@ -61,7 +61,8 @@ def test_remove_direction_bounds_add_direction_by_quadrature(q, sigma, alpha):
 
 @pytest.mark.peers
 def test_prv_accountants_fractional_order_rdp_near_one_is_below_the_certified_value():
-    """prv-accountant keeps the series' signs at fractional orders (notes §2.1): near α = 1 its RDP falls below the
+    """prv-accountant keeps the series' signs at fractional orders (its binomial series at real α): near α = 1 its RDP
+    falls below the
     certified enclosure, an unsafe-side error (5e-6 relative here), while the enclosure contains mpmath's quadrature."""
     prv = pytest.importorskip("prv_accountant")
     peer = prv.PoissonSubsampledGaussianMechanism(noise_multiplier=1.0, sampling_probability=0.01).rdp(1.0001)

@@ -100,7 +100,8 @@ def test_monotone_in_eps_and_steps() -> None:
 
 
 def test_add_direction_is_computed_and_below_remove_here() -> None:
-    # notes §2.5: add was below remove in every case tried; both are enclosed and the max is taken
+    # docs/derivations/gaussian.md#sgm-directions: add was below remove in every case tried; both are enclosed and the
+    # max is taken
     q, s, k, eps = F(1, 10), F(1), 10, F(1, 2)
     rem = pld.delta_of(_compose("remove", q, s, k, 128), eps)
     add = pld.delta_of(_compose("add", q, s, k, 128), eps)
@@ -120,7 +121,7 @@ def test_contains_dp_accounting_pld() -> None:
     peer = acc.get_delta(eps)
     enc = pld.delta_enclosure(_both(F(1, 100), F(1), k, 512), F(1, 2))
     assert enc.lo <= F(peer) <= enc.hi, (enc, peer)
-    # and overlaps the notes' prototype enclosure [1.2590e-4, 1.2911e-4] (gaussian.md §4.8)
+    # and overlaps an independent prototype's enclosure [1.2590e-4, 1.2911e-4]
     assert enc.overlaps(pld.Enclosure(F("1.2590e-4"), F("1.2911e-4")))
 
 

@@ -192,7 +192,8 @@ def _relative(rel: float):
         # RR_1(2) = log1p(expm1(2ε)(−expm1(−ε))/(e^ε+1)) = ε² (1 + O(ε)): Theorems 1-2 are ~5.9e-55 here (their
         # Chernoff term), so the minimum is RR_1
         ("shuffle.rdp.upper", {}, Fraction(1, 10**7998)),
-        # U_red at λ = 2 in closed form (notes §8): log[1 + (e^ε−1)²(1 − (1−e^{−ε})^n)/n] = ε²/n (1 + O(ε))
+        # U_red at λ = 2 in closed form (docs/derivations/shuffle.md#u_red): log[1 + (e^ε−1)²(1 − (1−e^{−ε})^n)/n] =
+        # ε²/n (1 + O(ε))
         ("shuffle.rdp.reduction", {}, Fraction(1, 1000 * 10**7998)),
         ("shuffle.rdp.upper", {"bound": "reduction"}, Fraction(1, 1000 * 10**7998)),
     ],

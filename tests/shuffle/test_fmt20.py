@@ -85,10 +85,10 @@ def test_clone_delta_equals_brute_force(n, eps0, eps):
 
 
 def test_clone_is_below_the_closed_form():
-    # the closed form bounds the clone pair's epsilon (FMT20); at the notes' Fig. 3 points
+    # the closed form bounds the clone pair's epsilon (FMT20); at the independent reproduction's Fig. 3 points
     for n, e0 in [(10**4, 0.1), (10**4, 1.0), (10**5, 3.0)]:
         assert fmt20.clone_eps_float(n, e0, 1e-6) < fmt20.closed_form_float(n, e0, 1e-6)
-    # notes §3.4, Fig. 3 table (exact clone hockey-stick, delta = 1e-6)
+    # independent reproduction of Fig. 3 (exact clone hockey-stick, delta = 1e-6)
     assert fmt20.clone_eps_float(10**4, 0.1, 1e-6) == pytest.approx(0.002871, rel=2e-4)
     assert fmt20.clone_eps_float(10**4, 3.0, 1e-6) == pytest.approx(0.3207, rel=2e-4)
 

@@ -1,4 +1,4 @@
-"""The paper's bounds: reference values (notes §3.2, mpmath 50 digits), brute force and the two arithmetics."""
+"""The paper's bounds: reference values (independent mpmath, 50 digits), brute force and the two arithmetics."""
 
 from fractions import Fraction
 
@@ -19,7 +19,7 @@ COR2 = QUANTITIES["shuffle.rdp.cor2"]
 EFM = QUANTITIES["shuffle.rdp.efm19"]
 EQ8 = QUANTITIES["shuffle.rdp.thm1_real"]
 
-#: notes §3.2 reference triples (mp50, 30 digits): n, eps0, lam -> Thm 1, Thm 3
+#: reference triples computed independently with mpmath (50 digits, 30 shown): n, eps0, lam -> Thm 1, Thm 3
 TRIPLES = [
     (10, "0.5", 5, "0.594981144232843067856177442396", "0.0599756546849495254016166010061"),
     (100, "1", 10, "0.63258282016962363803151155531", "0.0511412230705165234162444005597"),
@@ -100,11 +100,11 @@ def test_nbar_is_the_exact_floor():
 
 
 def test_thm2_and_eq10_reference_points():
-    # notes §3.4 Fig. 2(a) and C14: Thm 2 = 9.7798e-6 > (10) = 6.6004e-6 at (10^4, 0.1, 2)
+    # independent reproduction of Fig. 2a Thm 2 = 9.7798e-6 > (10) = 6.6004e-6 at (10^4, 0.1, 2)
     assert THM2.enclose(n=10**4, eps0="0.1", lam=2).hi < Fraction("9.78e-6")
     assert THM2.enclose(n=10**4, eps0="0.1", lam=2).lo > Fraction("9.7797e-6")
     assert EFM.enclose(n=10**4, eps0="0.1", lam=2).lo > Fraction("6.6003e-6")
-    # notes §3.2 real-λ rows: Thm 2 (100, 1, 1.5) = 0.7647930404; Thm 1 via (8) (200, 2, 7.3) = 1.7899912798
+    # independent mpmath, real λ: Thm 2 (100, 1, 1.5) = 0.7647930404; Thm 1 via (8) (200, 2, 7.3) = 1.7899912798
     _close(THM2.enclose(n=100, eps0=1, lam="1.5"), "0.7647930404", Fraction(1, 10**9))
     _close(EQ8.enclose(n=200, eps0=2, lam="7.3"), "1.7899912798", Fraction(1, 10**9))
     _close(EQ8.enclose(n=30, eps0=3, lam="3.5"), "4.4545023978", Fraction(1, 10**9))
@@ -116,7 +116,8 @@ def test_eq8_is_theorem1_at_integers_and_eps2_below_2():
 
 
 def test_corollary1_condition_and_counterexample():
-    # notes E2: at (150, 5e-4, 2) the condition holds (16.04 < 16.67) and Thm 1 > Cor 1
+    # docs/derivations/shuffle.md#corollary-1s-last-step: at (150, 5e-4, 2) the condition holds (16.04 < 16.67) and Thm
+    # 1 > Cor 1
     assert bounds.cor1_applies(150, Fraction(5, 10000), 2)
     assert not bounds.cor1_applies(144, Fraction(5, 10000), 2)  # 16e^{0.0025} > 16 = 144/9
     assert bounds.cor1_applies(145, 0, 2)  # 16 < 145/9 exactly

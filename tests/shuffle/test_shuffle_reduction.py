@@ -1,4 +1,4 @@
-"""U_red (derived here): the λ = 2 closed form, the notes' values, brute force over random ε0-LDP mechanisms, and
+"""U_red (derived here): the λ = 2 closed form, independent values, brute force over random ε0-LDP mechanisms, and
 the sandwich pair <= U_red <= min(Thm 1, Thm 2, RR_1)."""
 
 import itertools
@@ -30,7 +30,7 @@ def test_lambda2_closed_form(n, eps0):
     assert abs(enc.lo - r) <= r * Fraction(1, 10**35)
 
 
-#: notes §3.2 / §3.4 (exact, unblocked U_red)
+#: independent mpmath values (exact, unblocked U_red)
 NOTES = [
     (10, "0.1", "2", "0.001105480932"),
     (100, "1", "1.5", "0.02203371249"),
@@ -48,7 +48,7 @@ def test_notes_values(n, eps0, lam, ref):
 
 
 def test_pins_eps_at_n1000_eps3_lam100():
-    # notes C23: pair (reverse) <= eps(100) <= U_red, within 2e-7
+    # independent mpmath: pair (reverse) <= eps(100) <= U_red, within 2e-7
     lo = PAIR.enclose(n=1000, eps0=3, lam=100, order="max")
     hi = RED.enclose(n=1000, eps0=3, lam=100)
     assert lo.hi <= hi.lo and hi.hi - lo.lo < Fraction(2, 10**7)

@@ -1,4 +1,4 @@
-"""Zhu–Wang's Poisson-subsampling bound over the shuffle bounds: autodp, exact subsampled RR, edge cases, notes."""
+"""Zhu–Wang's Poisson-subsampling bound over the shuffle bounds: autodp, exact subsampled RR, edge cases."""
 
 from __future__ import annotations
 
@@ -92,7 +92,8 @@ def test_quantity_float_inside_ball():
     ("n", "T", "printed"), [(1000, 10**3, 0.414), (1000, 10**4, 1.016), (1000, 10**5, 2.74), (10**4, 10**5, 0.694)]
 )
 def test_fig5_route_matches_the_notes_reconstruction(n, T, printed):
-    # notes §3.4, Fig. 5 table: Thm 1 + ZW19 at n_s = gamma n, lambda <= 64, eps0 = 3, gamma = 1e-3, delta = 1e-8
+    # independent reproduction of Fig. 5: Thm 1 + ZW19 at n_s = gamma n, lambda <= 64, eps0 = 3, gamma = 1e-3, delta =
+    # 1e-8
     lam, val = subsampling.poisson_dp_eps(
         n, parse_rational("3"), parse_rational("0.001"), T, parse_rational("1e-8"), 64
     )

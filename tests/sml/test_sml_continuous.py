@@ -1,4 +1,5 @@
-"""Continuous SML (Proposition L.8): rigorous quadrature of the envelope against the closed form (notes C18)."""
+"""Continuous SML (Proposition L.8 [WLF24]): rigorous quadrature of the envelope against the closed form
+(docs/derivations/sml.md#continuous-parameters)."""
 
 from fractions import Fraction as F
 

@@ -46,7 +46,7 @@ def test_matching_equals_brute_force_and_algorithm1(case):
 
 
 def test_fig1_shaped_examples():
-    """Notes §2.4 worked example: 2 and 1."""
+    """Worked example (docs/derivations/sml.md#deterministic-mechanisms): 2 and 1."""
     secs = ["g1", "g1", "g2"]
     a = FiniteMechanism.from_rows([[1, 0], [0, 1], [0, 1]], secs)
     b = FiniteMechanism.from_rows([[0, 1], [0, 1], [0, 1]], secs)

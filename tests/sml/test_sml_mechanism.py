@@ -74,7 +74,8 @@ def test_bigger_random_instances_branch_and_bound_equals_enumeration(case):
 @settings(max_examples=200)
 @given(mechanisms())
 def test_range_and_sandwich(case):
-    """Notes §2.2 and Property IV.1: 1 <= exp SML <= min(s,|Θ'|); MEL/max|Θ_g| <= exp SML <= MEL."""
+    """(docs/derivations/sml.md#elementary-bounds) and Property IV.1: 1 <= exp SML <= min(s,|Θ'|); MEL/max|Θ_g| <= exp
+    SML <= MEL."""
     rows, secrets = case
     mech = FiniteMechanism.from_rows(rows, secrets)
     v = brute_exp_sml(rows, secrets)
@@ -108,7 +109,7 @@ def test_prior_leakage_at_most_sml_with_equality_at_uniform_selection(case, data
 
 
 def test_identity_mechanism_with_one_secret_has_zero_sml_but_full_mel():
-    """Property IV.1 remark (notes §2.3): sup ML = log min(|Θ'|, |Θ|) while SML = 0."""
+    """Property IV.1 remark : sup ML = log min(|Θ'|, |Θ|) while SML = 0."""
     mech = FiniteMechanism.from_rows([[1, 0, 0], [0, 1, 0], [0, 0, 1]], ["g"] * 3)
     assert sml(mech).exp_value == 1
     assert mel_exp(mech) == 3
@@ -130,7 +131,7 @@ def test_log_enclosures_in_nats_and_bits():
     assert log_enclosure(F(8), "bits").lo == 3 and log_enclosure(F(8), "bits").hi == 3
     assert log_enclosure(1).hi == 0
     bits = log_enclosure(F(48843), "bits")
-    assert abs(bits.lo - F("15.57586419478470952")) < F(1, 10**17)  # log2 48843 as printed in notes C15
+    assert abs(bits.lo - F("15.57586419478470952")) < F(1, 10**17)  # log2 48843 independently computed
     with pytest.raises(InvalidParameter):
         log_enclosure(F(1, 2))
 

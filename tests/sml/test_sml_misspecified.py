@@ -1,4 +1,5 @@
-"""Misspecified support (notes §3.6, C14): the model's sizes, and the errata's exact counterexamples."""
+"""Misspecified support (docs/derivations/sml.md#misspecified-support): the model's sizes, and the errata's exact
+counterexamples."""
 
 import math
 from fractions import Fraction as F

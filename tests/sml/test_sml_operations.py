@@ -49,7 +49,8 @@ def test_non_adaptive_composition_is_at_most_the_product(n, m1, m2, data):
 
 
 def test_appendix_d_prefix_sum_quantity_is_not_the_standalone_sml():
-    """Notes §2.6: for a non-adaptive second mechanism, Appendix D's quantity is |Θ'₁| · exp Π₂, not exp Π₂."""
+    """(docs/derivations/sml.md#composition-per-prefix) for a non-adaptive second mechanism, Appendix D's quantity is
+    |Θ'₁| · exp Π₂, not exp Π₂."""
     first = FiniteMechanism.from_rows([[F(1, 2), F(1, 2)], [F(1, 2), F(1, 2)]], [0, 1])
     other = FiniteMechanism.from_rows([[1, 0], [0, 1]], [0, 1])
     second = dict.fromkeys(first.outputs, other)

@@ -80,7 +80,7 @@ def test_rr_at_eps_zero_is_exact():
 
 
 def test_rr_at_adult_scale_float_and_ball_agree():
-    """e^eps overflows float64 here; the lgamma float path and the exact-N ball agree (Fig. 4(b), notes §4)."""
+    """e^eps overflows float64 here; the lgamma float path and the exact-N ball agree (Fig. 4(b))."""
     q = Q["sml.rr.distortion"]
     enc = q.enclose(tau=48842, d=22381, eps="44320")
     assert abs(q.evaluate_float(tau=48842, d=22381, eps="44320") - float(enc.mid())) < 1e-9

@@ -157,7 +157,7 @@ def test_d2_statement_holds():
 
 
 def test_notes_counts_at_tau_1e5():
-    """Notes §3.5: at tau = 1e5, QM loses to RR for 4 of 38,620 valid I (d = 3), 16,671 (d = 4), all (d = 100)."""
+    """At tau = 1e5, QM loses to RR for 4 of 38,620 valid I (d = 3), 16,671 (d = 4), all (d = 100)."""
     tau = 10**5
     valid = [i for i in range(2, tau + 2) if qm_valid(tau + 1, i)]
     assert len(valid) == 38_620
