@@ -1,7 +1,7 @@
 """Every reference in the project resolves inside the repository.
 
-* No source, doc, test, benchmark or notebook cites a notes file or a path outside the repository: the derivations
-  the code relies on live in module docstrings or on ``docs/derivations/*.md``.
+* No source, doc, test, benchmark, notebook, manifest or bundled certificate cites a notes file or a path outside
+  the repository: the derivations the code relies on live in module docstrings or on ``docs/derivations/*.md``.
 * Every bibliography key used in ``src/`` and ``docs/`` (``Theorem 3 [DDR20]``, ``[KOV15, Thm 3.3]``) is a key of
   ``docs/bibliography.md``.
 * Every link to ``docs/derivations/<page>.md#<anchor>`` names an existing page and a heading of it (the anchor is
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SCANNED = ("src", "docs", "tests", "benchmarks", "proofs_notebooks")
+SCANNED = ("src", "docs", "tests", "benchmarks", "proofs_notebooks", "verify")
 SUFFIXES = {".py", ".md", ".rst", ".toml", ".ipynb", ".txt", ".cfg", ".json"}
 THIS = Path(__file__).resolve()
 
