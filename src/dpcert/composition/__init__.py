@@ -1,6 +1,6 @@
-"""Composition theory shared by several papers: basic, advanced (DRV), general (KOV Thm 3.4), optimal, RDP.
+"""Composition theory shared by several papers: basic, advanced (DRV), general ([KOV15, Thm 3.4]), optimal, RDP.
 
-One module per idea: ``basic`` (simple and DRV), ``general`` (KOV Thm 3.4), ``kov`` (optimal homogeneous δ(ε_g)
+One module per idea: ``basic`` (simple and DRV), ``general`` ([KOV15, Thm 3.4]), ``kov`` (optimal homogeneous δ(ε_g)
 and ε_g(δ)), ``mv`` (optimal heterogeneous δ), ``identities`` (exact identities between them), ``rdp``;
 ``optimal`` gathers the public functions of ``kov`` and ``mv``.
 

@@ -1,7 +1,7 @@
 """Simple (basic) composition and the advanced composition theorem of Dwork–Rothblum–Vadhan [DRV10].
 
 References:
-    C. Dwork, A. Roth, *The Algorithmic Foundations of Differential Privacy* (2014), Theorem 3.16 (basic
+    C. Dwork, A. Roth, *The Algorithmic Foundations of Differential Privacy* (2014) [DR14], Theorem 3.16 (basic
     composition) and Theorem 3.20 (advanced composition, Dwork–Rothblum–Vadhan 2010) [DRV10]. DaRRM (Jiang–Zhang–Joshi
     [JZJ24])
     Theorem 2.2 restates basic composition.
@@ -31,7 +31,7 @@ def simple_delta(k: int, delta: Exact) -> Fraction:
 
 
 def drv_eps(ctx: Any, k: int, eps: Exact, delta_prime: Exact) -> Any:
-    """ε' = sqrt(2k ln(1/δ')) ε + k ε (e^ε − 1) (advanced composition, Dwork–Roth Thm 3.20).
+    """ε' = sqrt(2k ln(1/δ')) ε + k ε (e^ε − 1) (advanced composition, [DR14, Thm 3.20]).
 
     The k-fold adaptive composition of (ε, δ)-DP mechanisms is (ε', kδ + δ')-DP.
     """

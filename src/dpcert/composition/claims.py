@@ -6,7 +6,7 @@ least valid ε_g, so it can exceed no other valid bound. In particular, with δ'
 
     ε_opt(δ) ≤ ε_KOV-3.4(δ') ≤ ε_DRV(δ'),
 
-the second step because kε·tanh(ε/2) ≤ kε(e^ε − 1) and the KOV Thm 3.4 minimum includes the DRV-shaped term.
+the second step because kε·tanh(ε/2) ≤ kε(e^ε − 1) and the [KOV15, Thm 3.4] minimum includes the DRV-shaped term.
 Each inequality is certified on a grid of (k, ε, δ); the evidence reports how many grid points were certified
 and the one with the smallest relative margin.
 """

@@ -10,9 +10,9 @@ For ε > 0, δ ∈ [0, 1] and δ' ∈ (0, 1], the k-fold adaptive composition of
 where tanh(ε/2) = (e^ε − 1)/(e^ε + 1) and e inside the log is Euler's number.
 
 References:
-    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015, Thm 3.4.
+    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015, Thm 3.4 [KOV15].
     S. Jiang, Q. Zhang, G. Joshi, "Optimized Tradeoffs for Private Prediction with Majority Ensembling" (DaRRM),
-    TMLR, Theorem 2.3 and Tables 2, 3, 5, 7, 9.
+    TMLR [JZJ24], Theorem 2.3 and Tables 2, 3, 5, 7, 9.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ __all__ = ["general_eps_terms", "general_eps", "general_delta", "general_delta_f
 
 
 def general_eps_terms(ctx: Any, k: int, eps: Exact, delta_prime: Exact) -> tuple[Any, Any, Any]:
-    """The three candidates of KOV Thm 3.4, in order: kε, the log(e + …) term, the log(1/δ') term."""
+    """The three candidates of [KOV15, Thm 3.4], in order: kε, the log(e + …) term, the log(1/δ') term."""
     e = ctx.num(eps)
     dp = ctx.num(delta_prime)
     drift = k * e * ctx.expm1(e) / (ctx.exp(e) + 1)
@@ -41,12 +41,12 @@ def general_eps_terms(ctx: Any, k: int, eps: Exact, delta_prime: Exact) -> tuple
 
 
 def general_eps(ctx: Any, k: int, eps: Exact, delta_prime: Exact) -> Any:
-    """ε' of KOV Thm 3.4 (the minimum of the three candidates)."""
+    """ε' of [KOV15, Thm 3.4] (the minimum of the three candidates)."""
     return ctx.min(*general_eps_terms(ctx, k, eps, delta_prime))
 
 
 def general_delta(k: int, delta: Exact, delta_prime: Exact) -> Fraction:
-    """1 − (1 − δ)^k (1 − δ'), the total δ of KOV Thm 3.4. Exact rational."""
+    """1 − (1 − δ)^k (1 − δ'), the total δ of [KOV15, Thm 3.4]. Exact rational."""
     return 1 - (1 - delta.value) ** k * (1 - delta_prime.value)
 
 

@@ -8,7 +8,8 @@ lattice
 Both hold for every ε >= 0, so they are checked as identities of rational functions, not at sample points.
 
 References:
-    P. Kairouz, S. Oh, P. Viswanath, ICML 2015, Thm 3.3; J. Murtagh, S. Vadhan, TCC 2016, Thms 1.4 and 1.5.
+    P. Kairouz, S. Oh, P. Viswanath, ICML 2015, Thm 3.3 [KOV15]; J. Murtagh, S. Vadhan, TCC 2016, Thms 1.4 and 1.5
+    [MV16].
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ def _mono(n: int, c: int = 1) -> fmpq_poly:
 
 @check_function
 def check_kov_identity(max_prec: int, pairs: tuple[tuple[int, int], ...]) -> tuple[Verdict, Evidence]:
-    """Claim check: the MV Thm 1.4 and KOV Thm 3.3 sums agree as rational functions of x = e^ε at each (k, i)."""
+    """Claim check: the [MV16, Thm 1.4] and [KOV15, Thm 3.3] sums agree as rational functions of x = e^ε at each
+    (k, i)."""
     bad = []
     for k, i in pairs:
         # ε_g = (k − 2i)ε; which terms of the MV sum are positive does not depend on ε > 0 (ε = 1 here)

@@ -18,9 +18,9 @@ Input caps (so that every input is answered in seconds or refused at once): k <=
 ε <= :data:`KOV_MAX_EPS`.
 
 References:
-    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015, Thm 3.3.
+    P. Kairouz, S. Oh, P. Viswanath, "The Composition Theorem for Differential Privacy", ICML 2015, Thm 3.3 [KOV15].
     J. Murtagh, S. Vadhan, "The Complexity of Computing the Optimal Composition of Differential Privacy",
-    TCC 2016, Thm 1.4.
+    TCC 2016, Thm 1.4 [MV16].
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ Which subsets contribute is decided in integers, so an exactly-zero term is neve
 
 References:
     J. Murtagh, S. Vadhan, "The Complexity of Computing the Optimal Composition of Differential Privacy",
-    TCC 2016, Thm 1.5.
+    TCC 2016, Thm 1.5 [MV16].
 """
 
 from __future__ import annotations

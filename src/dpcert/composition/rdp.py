@@ -32,7 +32,7 @@ def gnmax_rdp(ctx: Any, lam: Exact, sigma: Exact) -> Any:
 
 
 def rdp_to_dp_eps(ctx: Any, lam: Any, eps_rdp: Any, delta: Any) -> Any:
-    """ε_RDP + log(1/δ)/(λ − 1): (λ, ε_RDP)-RDP implies this ε at δ (Mironov [Mir17] Prop. 3; PATE Thm 5).
+    """ε_RDP + log(1/δ)/(λ − 1): (λ, ε_RDP)-RDP implies this ε at δ (Mironov [Mir17] Prop. 3; [PSMRTE18, Thm 5]).
 
     ``lam`` must exceed 1 (DaRRM's Theorem D.1 prints "λ ≥ 1", which divides by zero at λ = 1).
     """

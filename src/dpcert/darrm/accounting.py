@@ -3,7 +3,7 @@
 Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
 
 The paper expresses budgets as multiples of the per-mechanism ε: the privacy allowance m of D.1.1 and the RR
-parameter τ are both ε'/ε, where ε' is the general-composition ε (KOV Thm 3.4, DaRRM Thm 2.3) of M (for m) or
+parameter τ are both ε'/ε, where ε' is the general-composition ε ([KOV15, Thm 3.4], [JZJ24, Thm 2.3]) of M (for m) or
 K (for τ) mechanisms. λ and the overall δ are the matching 1 − (1 − Δ)^k (1 − δ').
 
 References:

@@ -6,7 +6,7 @@ Every printed entry is a claim "the quantity, rounded as printed, gives this str
 
 * Tables 2, 5, 7, 9 (Section 6.2, App. D.2.2): the per-query budget of m teachers, each (ε, Δ)-DP with
   (ε, Δ) = (0.0892, 1e-4) on MNIST and (0.0852, 1e-4) on Fashion-MNIST, is (mε, mΔ) by basic composition;
-  the total over Q queries is the general composition (KOV Thm 3.4 = DaRRM Thm 2.3) of Q copies of the printed
+  the total over Q queries is the general composition ([KOV15, Thm 3.4] = [JZJ24, Thm 2.3]) of Q copies of the printed
   per-query pair with δ' = 1e-4. Inputs are the printed per-query values.
 * Table 3 (App. D.1.1): K = 35, ε = 0.1, Δ = 1e-5, δ' = 0.1, M ∈ {10, 13, 15, 20}.
 * Table 4 (App. D.2.1): the GNMax σ_min reproduces. The λ column does not: the printed λ is not the grid argmin

@@ -164,7 +164,7 @@ def gamma_dsub(K: int, m: int) -> Gamma:
         InvalidParameter: m outside [1, (K − 1)/2] (use :func:`gamma_max` there).
 
     References:
-        DaRRM Theorem 4.1 and Lemma B.10.
+        [JZJ24, Thm 4.1] and Lemma B.10.
     """
     check_k(K)
     m = check_integer_m(K, m)
@@ -183,7 +183,7 @@ def gamma_max(K: int, m: int) -> Gamma:
     """γ_max of Theorem 4.1: γ ≡ 1 when m >= (K + 1)/2, γ_DSub otherwise.
 
     References:
-        DaRRM Theorem 4.1, Lemmas B.5 and B.10.
+        [JZJ24, Thm 4.1], Lemmas B.5 and B.10.
     """
     check_k(K)
     m = check_integer_m(K, m)

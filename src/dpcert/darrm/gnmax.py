@@ -2,7 +2,7 @@
 
 Theorem, lemma, section and equation numbers in this module are those of [JZJ24] unless another key is given.
 
-GNMax is (λ, λ/σ²)-RDP; by the RDP → DP conversion (DaRRM Thm D.1) it is (λ/σ² + log(1/δ)/(λ − 1), δ)-DP.
+GNMax is (λ, λ/σ²)-RDP; by the RDP → DP conversion ([JZJ24, Thm D.1]) it is (λ/σ² + log(1/δ)/(λ − 1), δ)-DP.
 Holding it to the per-query budget (mε, δ = mΔ) gives
 
     σ²(λ) = λ / (mε − log(1/δ)/(λ − 1)),   defined for λ > λ_min := log(1/δ)/(mε) + 1,

@@ -13,8 +13,8 @@ Inputs: ``sigmas`` (a list of at most :data:`COMPOSED_MAX_ITEMS` values, the cou
 parsed) and ``sensitivities``: one value for every mechanism (default 1) or one per mechanism.
 
 References:
-    J. Dong, A. Roth, W. Su, "Gaussian Differential Privacy", JRSS-B 2022 (arXiv 1905.02383), Cor. 2.13, 3.3.
-    B. Balle, Y.-X. Wang, ICML 2018 (arXiv 1805.06530), Thm 8.
+    J. Dong, A. Roth, W. Su, "Gaussian Differential Privacy", JRSS-B 2022 (arXiv 1905.02383), Cor. 2.13, 3.3 [DRS22].
+    B. Balle, Y.-X. Wang, ICML 2018 (arXiv 1805.06530), Thm 8 [BW18].
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """RDP → (ε, δ)-DP: the conversion of Canonne–Kamath–Steinke [CKS20] (= Balle et al. [BBGHS20] Thm 21), never negative.
 
 (α, ρ)-RDP with α > 1 implies (ε, δ)-DP for ε = ρ + log(1 − 1/α) − (log δ + log α)/(α − 1) (CKS, "The Discrete
-Gaussian for Differential Privacy", arXiv 2004.00010 v4, Prop. 12; the same expression as Balle–Barthe–
+Gaussian for Differential Privacy", arXiv 2004.00010 v4, Prop. 12 [CKS20]; the same expression as Balle–Barthe–
 Gaboardi–Hsu–Sato, AISTATS 2020, Thm 21). It is always below Mironov's [Mir17] ρ + log(1/δ)/(α − 1) (Mironov, CSF 2017
 [Mir17],
 Prop. 3; :func:`dpcert.composition.rdp.rdp_to_dp_eps`), since both extra terms are negative.
@@ -13,7 +13,7 @@ z >= 0, which holds for every real ε, negative ones included; so the formula's 
 dp_accounting clamps the same way, opacus#585 is the unclamped report).
 
 References:
-    C. Canonne, G. Kamath, T. Steinke, arXiv 2004.00010 v4, Prop. 12; B. Balle, G. Barthe, M. Gaboardi, J. Hsu,
+    C. Canonne, G. Kamath, T. Steinke, arXiv 2004.00010 v4, Prop. 12 [CKS20]; B. Balle, G. Barthe, M. Gaboardi, J. Hsu,
     T. Sato, AISTATS 2020, Thm 21; I. Mironov, CSF 2017 [Mir17], Prop. 3.
 """
 
@@ -35,7 +35,7 @@ def cks_eps_raw(ctx: Any, lam: Any, eps_rdp: Any, delta: Any) -> Any:
 
 
 def cks_eps(ctx: Any, lam: Any, eps_rdp: Any, delta: Any) -> Any:
-    """max(0, CKS Prop. 12's ε): a valid ε for every (α, ρ)-RDP mechanism at δ."""
+    """max(0, [CKS20, Prop. 12]'s ε): a valid ε for every (α, ρ)-RDP mechanism at δ."""
     return ctx.max(ctx.exact(0), cks_eps_raw(ctx, lam, eps_rdp, delta))
 
 

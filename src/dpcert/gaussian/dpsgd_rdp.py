@@ -15,7 +15,7 @@ N − 1 orders is certified by branch and bound on blocks [a, b] of consecutive 
 the whole block from one evaluation at its first order:
 
 * ρ(α) >= ρ(a) for α >= a: ρ(α) is the Rényi divergence D_α(P‖Q) of the remove pair, non-decreasing in α
-  (van Erven–Harremoës, IEEE Trans. IT 60(7), 2014, Thm 3);
+  (van Erven–Harremoës [EH14], IEEE Trans. IT 60(7), 2014, Thm 3);
 * log(1 − 1/α) is increasing and log(α)/(α − 1) decreasing in α > 1, and log(1/δ)/(α − 1) >= log(1/δ)/(b − 1).
 
 Anchors grow geometrically (12.5 %) until the block [a, N] is certainly worse than the best certified upper end;
@@ -28,7 +28,7 @@ real order chosen near the best integer n*: a golden-section search over the ord
 (within (1, N] and the caps of :func:`dpcert.gaussian.sgm.rdp_ball` for non-integer orders), each probe a certified
 evaluation at 32 bits compared by its midpoint (Arb is deterministic, so α̂ depends only on the inputs, never on the
 working precision, and every refinement encloses the same V). ε(α̂) is a valid ε at δ (RDP at any order > 1 converts,
-CKS Prop. 12 / Mironov [Mir17] Prop. 3) once ρ(α̂) bounds both neighbouring directions: at a non-integer order ρ is
+[CKS20, Prop. 12] / Mironov [Mir17] Prop. 3) once ρ(α̂) bounds both neighbouring directions: at a non-integer order ρ is
 the max of D_α(P‖Q) and D_α(Q‖P), both by certified quadrature (MTZ's dominance is invoked at integer orders only),
 so the upper end stays a proved bound, and V <= V_int always. **V is the bound at
 the best order found**, not the infimum over all real orders: the enclosure's lower end is an honest lower bound of
@@ -44,7 +44,8 @@ The tight PLD accounting (``dpsgd.eps``, ``dpsgd.delta``) is in its own module.
 References:
     Mironov–Talwar–Zhang [MTZ19] arXiv 1908.10530 (the step's RDP); Mironov CSF 2017 [Mir17] Prop. 1 (composition) and
     Prop. 3;
-    Canonne–Kamath–Steinke [CKS20] arXiv 2004.00010 Prop. 12; van Erven–Harremoës 2014 Thm 3 (monotone in the order).
+    Canonne–Kamath–Steinke [CKS20] arXiv 2004.00010 Prop. 12; van Erven–Harremoës [EH14] 2014 Thm 3 (monotone in the
+    order).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The Gaussian mechanism, exactly: δ(ε), its inverse ε(δ) and the calibration σ(ε, δ), certified.
 
 M(x) = f(x) + N(0, σ²I) with ‖f(x) − f(x′)‖₂ <= Δ is (ε, δ)-DP iff δ >= δ_μ(ε), μ = Δ/σ, where (Balle–Wang [BW18],
-arXiv 1805.06530, Thm 8; dp_accounting cites it as Eq. (6))::
+arXiv 1805.06530, Thm 8 [BW18]; dp_accounting cites it as Eq. (6))::
 
     δ_μ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ),   for every real ε (negative ones too).
 
@@ -23,8 +23,8 @@ down to δ = 1e-300 and far below. The float twins are independent: δ(ε) by qu
 
 References:
     B. Balle, Y.-X. Wang, "Improving the Gaussian Mechanism for Differential Privacy: Analytical Calibration and
-    Optimal Denoising", ICML 2018 (arXiv 1805.06530), Thm 8 and Algorithm 1.
-    J. Dong, A. Roth, W. Su, "Gaussian Differential Privacy", JRSS-B 2022 (arXiv 1905.02383), Cor. 2.13, 3.3.
+    Optimal Denoising", ICML 2018 (arXiv 1805.06530), Thm 8 [BW18] and Algorithm 1.
+    J. Dong, A. Roth, W. Su, "Gaussian Differential Privacy", JRSS-B 2022 (arXiv 1905.02383), Cor. 2.13, 3.3 [DRS22].
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ sum and the upper end of the upper sum enclose δ_k(ε). The grid and the window
 is the resolution reported.
 
 References:
-    Convex-order comparison: M. Shaked, J. G. Shanthikumar, "Stochastic Orders", Springer 2007, Thm 4.A.15
+    Convex-order comparison: M. Shaked, J. G. Shanthikumar, "Stochastic Orders", Springer 2007, Thm 4.A.15 [SS07]
     (increasing convex order closed under products of independent non-negative variables is the coordinatewise
     argument above). Connect-the-dots: V. Doroshenko, B. Ghazi, P. Kamath, R. Kumar, P. Manurangsi, "Connect the
     Dots: Tighter Discrete Approximations of Privacy Loss Distributions", PETS 2022 (arXiv 2207.04380). Privacy

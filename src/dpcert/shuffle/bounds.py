@@ -214,7 +214,7 @@ def eq8_ball(ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb:
     it is Theorem 1 itself.
 
     References:
-        Girgis et al. [GDDSK21] (CCS 2021), Remark 2, eq. (8) (convexity of (λ−1)D_λ: van Erven–Harremoës 2014).
+        Girgis et al. [GDDSK21] (CCS 2021), Remark 2, eq. (8) (convexity of (λ−1)D_λ: van Erven–Harremoës [EH14] 2014).
     """
     return eq8_chord(thm1_ball, ctx, n, eps0, lam)
 
@@ -226,7 +226,7 @@ def eq8_chord(bound: Any, ctx: Any, n: int, eps0: Exact, lam: Exact) -> arb | Fr
     ⌊λ⌋ and ⌈λ⌉ of (λ−1)·(any upper bound of ε) bounds (λ−1)ε(λ).
 
     References:
-        Girgis et al. [GDDSK21] (CCS 2021), Remark 2, eq. (8) (convexity of (λ−1)D_λ: van Erven–Harremoës 2014).
+        Girgis et al. [GDDSK21] (CCS 2021), Remark 2, eq. (8) (convexity of (λ−1)D_λ: van Erven–Harremoës [EH14] 2014).
     """
     lv = to_fraction(lam)
     lo, hi = lv.numerator // lv.denominator, -((-lv.numerator) // lv.denominator)
