@@ -324,7 +324,7 @@ def check_output(
     except OSError as exc:
         raise error(option, shown, f"{want} in an existing directory ({exc.strerror or exc})") from None
     if stat.S_ISLNK(st.st_mode):
-        real = _short(os.path.realpath(p))
+        real = _short(os.path.realpath(p), 200)
         raise error(option, shown, f"{want}, not a symlink (it points to {real}: give that path instead)")
     if directory and stat.S_ISDIR(st.st_mode):
         _writable_dir(p, option, shown, error)
