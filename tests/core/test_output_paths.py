@@ -43,12 +43,13 @@ _OPTIMIZE = ["darrm", "optimize", "K=3", "m=1", "eps=1", "Delta=0", "delta=gener
 _CERTIFY = ["darrm", "certify", "gamma=one", "K=3", "m=1", "eps=1", "Delta=0", "delta=0", "-q"]
 _CLAIM = ["claim", "composition.drv.eps", "k=2", "eps=0.1", "delta_prime=0.5", "--at-most", "1"]
 _VERIFY = ["verify", "-s", "darrm.table2.mnist.q20.eps", "-q"]
+_EXPORT = ["vectors", "export", "--topic", "darrm", "-q"]
 CLI_WRITERS = {
     "vectors export --out": ("--out", "file", lambda p, d: ["vectors", "export", "--topic", "darrm", "-q", "--out", p]),
     "vectors export --certificates": (
         "--certificates",
         "dir",
-        lambda p, d: ["vectors", "export", "--topic", "darrm", "-q", "--out", str(d / "ok" / "v.json"), "--certificates", p],
+        lambda p, d: [*_EXPORT, "--out", str(d / "ok" / "v.json"), "--certificates", p],
     ),
     "darrm optimize --out": ("--out", "file", lambda p, d: [*_OPTIMIZE, "--out", p]),
     "darrm optimize --checkpoint": ("--checkpoint", "file", lambda p, d: [*_OPTIMIZE, "--checkpoint", p]),
