@@ -37,8 +37,7 @@ def _edited(path: Path, edit) -> Path:
 def genuine(tmp_path_factory):
     d = tmp_path_factory.mktemp("certs")
     return {
-        cid: write_certificate(claims()[cid].check(), d)
-        for cid in ("darrm.lemma3_1.k11", "darrm.table2.mnist.q20.eps")
+        cid: write_certificate(claims()[cid].check(), d) for cid in ("darrm.lemma3_1.k11", "darrm.table2.mnist.q20.eps")
     }
 
 
