@@ -364,7 +364,7 @@ def path_option(option: str) -> Callable[[str], str]:
 #: The hash of this host in the names of temporary files (a dead writer's file is recognised as this host's).
 _HOST = hashlib.sha256(socket.gethostname().encode("utf-8", "surrogateescape")).hexdigest()[:8]
 _TMP = re.compile(r"\..+\.dpcert-([0-9a-f]{8})-([0-9]+)-[^.]+\.tmp")
-#: A temporary file of another host is removed once this old (seconds): its writer cannot still be writing.
+#: Seconds after which a temporary file of another host is removed (its writer cannot still be writing).
 STALE_SECONDS = 86400.0
 _swept: set[str] = set()
 
