@@ -244,7 +244,6 @@ def _cmd_error(a: argparse.Namespace) -> int:
 
 
 def _cmd_optimize(a: argparse.Namespace) -> int:
-
     from dpcert.arith.exact import fraction_to_decimal, parse_rational
     from dpcert.cli import parse_kv, print_json
     from dpcert.core.parallel import run_options
