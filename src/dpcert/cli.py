@@ -162,7 +162,7 @@ def _cmd_verify(a: argparse.Namespace) -> int:
 
         if isinstance(result.claim, VectorClaim):  # a golden vector has its certificate (verify/vectors/certificates)
             return
-        written.append(str(write_certificate(result, a.certificates)))
+        written.append(str(write_certificate(result, a.certificates, option="--certificates")))
 
     from dpcert.core.parallel import run_options
 
@@ -235,7 +235,7 @@ def _cmd_check(a: argparse.Namespace) -> int:
         from dpcert.core.files import atomic_write_text
         from dpcert.engine.results import results_markdown
 
-        atomic_write_text(a.markdown, results_markdown(reports))
+        atomic_write_text(a.markdown, results_markdown(reports), what="--markdown")
     if a.json:
         _print_json([r.to_json() for r in reports] + [{"path": str(p), "ok": False, "error": e} for p, e in unreadable])
     else:
@@ -367,7 +367,7 @@ def _cmd_claim(a: argparse.Namespace) -> int:
     cid = a.id if a.id is not None else default_claim_id(draft.spec_json(), q.name)
     claim = QuantityClaim(cid, a.reference, derived_statement(draft), quantity=q, inputs=inputs, comparison=cmp)
     result = claim.check(max_prec=a.max_prec)
-    written = str(write_certificate(result, a.certificate)) if a.certificate else None
+    written = str(write_certificate(result, a.certificate, option="--certificate")) if a.certificate else None
     if a.json:
         out = result.to_json()
         if written:
@@ -385,6 +385,7 @@ def _cmd_claim(a: argparse.Namespace) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     from dpcert.arith.ball import MAX_PREC
+    from dpcert.core.files import output_option, path_option
 
     max_prec = max_prec_option()
     digits = _int_option("--digits", 1, 1000)
@@ -412,6 +413,7 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument(
         "--certificates",
         metavar="DIR",
+        type=output_option("--certificates", directory=True),
         help="write one certificate per claim into DIR (the golden vectors keep theirs in verify/vectors/certificates)",
     )
     v.add_argument("--max-prec", type=max_prec, default=MAX_PREC, help="maximum ball precision in bits")
@@ -425,11 +427,12 @@ def _parser() -> argparse.ArgumentParser:
     v.set_defaults(fn=_cmd_verify)
 
     c = sub.add_parser("check", help="re-check certificates")
-    c.add_argument("certificates", nargs="+", metavar="CERT.json|DIR")
+    c.add_argument("certificates", nargs="+", metavar="CERT.json|DIR", type=path_option("certificates"))
     c.add_argument("--json", action="store_true")
     c.add_argument(
         "--markdown",
         metavar="FILE",
+        type=output_option("--markdown"),
         help="when every certificate re-checks, write their verdict table to FILE (verify/RESULTS.md is made so)",
     )
     c.set_defaults(fn=_cmd_check)
@@ -475,7 +478,12 @@ def _parser() -> argparse.ArgumentParser:
         "--id", default=None, help="claim id for the certificate (default: user.<quantity>.<hash of the claim>)"
     )
     cl.add_argument("--reference", default="user claim")
-    cl.add_argument("--certificate", metavar="DIR", help="write the certificate into DIR")
+    cl.add_argument(
+        "--certificate",
+        metavar="DIR",
+        type=output_option("--certificate", directory=True),
+        help="write the certificate into DIR",
+    )
     cl.add_argument("--max-prec", type=max_prec, default=MAX_PREC, help="maximum ball precision in bits")
     cl.add_argument("--json", action="store_true")
     cl.set_defaults(fn=_cmd_claim)

@@ -262,9 +262,9 @@ def test_checkpoint_writes_are_throttled_and_flushed_at_the_end(tmp_path, monkey
     writes: list[int] = []
     real = files.atomic_write_text
 
-    def counted(path, text):
+    def counted(path, text, **kw):
         writes.append(len(json.loads(text)["sections"].popitem()[1]))
-        return real(path, text)
+        return real(path, text, **kw)
 
     monkeypatch.setattr(files, "atomic_write_text", counted)
     ck = tmp_path / "many.ckpt"

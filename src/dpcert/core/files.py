@@ -16,15 +16,38 @@ Reading refuses, in one line (:class:`~dpcert.errors.InvalidParameter` naming wh
 
 Writing goes to a temporary file in the target's directory, is flushed and synced, then renamed over the target
 with :func:`os.replace`: a reader sees the old file or the new one, never a part; a killed or failing write
-leaves the old file intact; a hard link or symlink planted at the target's name is replaced, never written through.
+leaves the old file intact; a hard link planted at the target's name is replaced, never written through.
+
+What dpcert writes over, and where (:func:`check_output`, checked before any work and again at the write):
+
+* a file option (``--out``, ``--markdown``, ``--checkpoint``) names a new file in an existing writable directory
+  or an existing regular file, which is replaced; ``-`` means standard output where a command offers it;
+* a directory option (``--certificate``, ``--certificates``) names an existing writable directory or a new one
+  in an existing writable directory (only that last component is created); dpcert writes its own file names
+  inside it, each by the rule above;
+* refused, in one line naming the option, the path and what it is: an empty path; a FIFO, a character or block
+  device, a socket (or a directory where a file is meant, a file where a directory is meant); a **symlink as the
+  last component** (never followed, never replaced; the message names the real path it points to, to be given
+  instead); a directory without write permission — also for root, who could write it: a directory whose mode
+  has no write bit is read-only by intent.
+
+Symlinks *inside* the path (``/tmp`` -> ``/private/tmp``) are followed as the system follows them.
+
+A writer killed between creating its temporary file and renaming it (``kill -9``) leaves
+``.NAME.dpcert-HOST-PID-XXXX.tmp`` behind; the next dpcert writer in that directory removes the temporary files
+of writers on this host whose process is gone (and those of another host a day old).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
+import socket
 import stat
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -40,6 +63,11 @@ __all__ = [
     "load_toml",
     "loads_toml",
     "atomic_write_text",
+    "check_output",
+    "output_option",
+    "path_option",
+    "remove_stale_temporaries",
+    "STALE_SECONDS",
 ]
 
 #: default size limit of a file dpcert reads (certificates, manifests, mechanisms, tables)
@@ -232,18 +260,181 @@ def load_toml(
     )
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8") -> Path:
-    """Write ``text`` to ``path`` atomically (temporary file in the same directory, fsync, :func:`os.replace`).
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symlink"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    return "not a regular file"
 
-    The directory must exist. On any failure (ENOSPC, a signal) the temporary file is removed and an existing
-    file at ``path`` is left as it was. Returns the path written.
+
+def _writable_dir(d: str, option: str, shown: str, error: type[InvalidParameter]) -> None:
+    """Refuse a directory that does not exist or that dpcert must not write into (see the module docstring)."""
+    try:
+        st = os.stat(d)
+    except OSError as exc:
+        raise error(option, shown, f"a path in an existing directory ({d}: {exc.strerror or exc})") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise error(option, shown, f"a path in an existing directory ({d} is {_kind(st.st_mode)})")
+    if not st.st_mode & 0o222 or not os.access(d, os.W_OK | os.X_OK):
+        raise error(option, shown, f"a path in a writable directory ({d} is read-only)")
+
+
+def check_output(
+    path: str | os.PathLike[str],
+    *,
+    option: str,
+    directory: bool = False,
+    stream: bool = False,
+    error: type[InvalidParameter] = InvalidParameter,
+) -> str:
+    """Refuse an output path dpcert must not write (the rules are in the module docstring); return it as text.
+
+    Args:
+        option: the option or parameter the path was given as (``"--out"``), named in the message.
+        directory: the path names a directory dpcert writes its own files into (else a file).
+        stream: ``-`` (standard output) is accepted and returned as is.
+        error: the exception class (a subclass of :class:`InvalidParameter`) to raise.
 
     Raises:
+        InvalidParameter: (``error``) one line naming ``option``, the path and what it is.
+    """
+    p = os.fspath(path)
+    shown = _short(p)
+    if p == "":
+        raise error(option, p, "a non-empty path" + (" (or - for standard output)" if stream else ""))
+    if p == "-" and stream:
+        return p
+    want = "a directory or a new name" if directory else "a regular file or a new name"
+    try:
+        st = os.lstat(p)
+    except FileNotFoundError:
+        _writable_dir(os.path.dirname(p) or ".", option, shown, error)
+        return p
+    except OSError as exc:
+        raise error(option, shown, f"{want} in an existing directory ({exc.strerror or exc})") from None
+    if stat.S_ISLNK(st.st_mode):
+        real = _short(os.path.realpath(p), 200)
+        raise error(option, shown, f"{want}, not a symlink (it points to {real}: give that path instead)")
+    if directory and stat.S_ISDIR(st.st_mode):
+        _writable_dir(p, option, shown, error)
+        return p
+    if not directory and stat.S_ISREG(st.st_mode):
+        _writable_dir(os.path.dirname(p) or ".", option, shown, error)
+        return p
+    hint = "; - writes to standard output" if stream and not stat.S_ISDIR(st.st_mode) else ""
+    raise error(option, shown, f"{want} (it is {_kind(st.st_mode)}{hint})")
+
+
+def output_option(option: str, *, directory: bool = False, stream: bool = False) -> Callable[[str], str]:
+    """The argparse type of an output option: :func:`check_output` at parse time, before any work."""
+    import argparse
+
+    def parse(text: str) -> str:
+        try:
+            return check_output(text, option=option, directory=directory, stream=stream)
+        except InvalidParameter as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
+def path_option(option: str) -> Callable[[str], str]:
+    """The argparse type of an input path: refuses the empty path (which would mean the current directory)."""
+    import argparse
+
+    def parse(text: str) -> str:
+        if text == "":
+            raise argparse.ArgumentTypeError(str(InvalidParameter(option, text, "a non-empty path")))
+        return text
+
+    return parse
+
+
+#: The hash of this host in the names of temporary files (a dead writer's file is recognised as this host's).
+_HOST = hashlib.sha256(socket.gethostname().encode("utf-8", "surrogateescape")).hexdigest()[:8]
+_TMP = re.compile(r"\..+\.dpcert-([0-9a-f]{8})-([0-9]+)-[^.]+\.tmp")
+#: Seconds after which a temporary file of another host is removed (its writer cannot still be writing).
+STALE_SECONDS = 86400.0
+_swept: set[str] = set()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True
+    return True
+
+
+def remove_stale_temporaries(directory: str | os.PathLike[str]) -> list[str]:
+    """Remove the temporary files dead dpcert writers left in ``directory`` and return their names.
+
+    A temporary file's name holds its writer's host and process id: one of this host whose process is gone is
+    removed, one of another host when it is :data:`STALE_SECONDS` old. Other files are never touched.
+    """
+    removed = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    now = time.time()
+    for e in entries:
+        m = _TMP.fullmatch(e.name)
+        if m is None:
+            continue
+        host, pid = m.group(1), int(m.group(2))
+        try:
+            if host == _HOST:
+                if pid == os.getpid() or _alive(pid):
+                    continue
+            elif now - e.stat(follow_symlinks=False).st_mtime < STALE_SECONDS:
+                continue
+            os.unlink(e.path)
+            removed.append(e.name)
+        except OSError:
+            pass
+    return removed
+
+
+def atomic_write_text(
+    path: str | os.PathLike[str],
+    text: str,
+    *,
+    encoding: str = "utf-8",
+    what: str = "file",
+    error: type[InvalidParameter] = InvalidParameter,
+) -> Path:
+    """Write ``text`` to ``path`` atomically (temporary file in the same directory, fsync, :func:`os.replace`).
+
+    The directory must exist. ``path`` is checked by :func:`check_output` (a device, FIFO, socket, symlink or
+    read-only directory is refused, never replaced). On any failure (ENOSPC, a signal) the temporary file is
+    removed and an existing file at ``path`` is left as it was; the temporary files of dead writers in the
+    directory are removed first (once per directory and process). Returns the path written.
+
+    Raises:
+        InvalidParameter: (``error``, naming ``what``) for a path :func:`check_output` refuses.
         OSError: when the file cannot be written (the caller turns it into its own one-line error).
     """
+    check_output(path, option=what, error=error)
     target = Path(path)
     directory = target.parent
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    if str(directory) not in _swept:
+        _swept.add(str(directory))
+        remove_stale_temporaries(directory)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.dpcert-{_HOST}-{os.getpid()}-", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding=encoding, newline="\n") as fh:
             fh.write(text)

@@ -327,10 +327,13 @@ def add_run_options(
         help=f"with --executor dask: the scheduler (tcp://HOST:PORT; default ${SCHEDULER_ENV}, else a LocalCluster)",
     )
     if checkpoint:
+        from dpcert.core.files import output_option
+
         parser.add_argument(
             "--checkpoint",
             metavar="FILE",
             default=None,
+            type=output_option("--checkpoint"),
             help="record finished chunks in FILE and resume from it (refused if it is of other inputs or another "
             "dpcert version)",
         )
@@ -415,7 +418,9 @@ class Checkpoint:
 
     def __init__(self, path: str | os.PathLike[str], key: str) -> None:
         from dpcert._version import __version__
+        from dpcert.core.files import check_output
 
+        check_output(path, option="--checkpoint", error=RunOptionError)  # no device, FIFO, symlink, read-only dir
         self.path = Path(path)
         self.version = __version__
         self.key = hashlib.sha256(f"{__version__}\0{key}".encode()).hexdigest()
@@ -487,7 +492,8 @@ class Checkpoint:
         from dpcert.core.files import atomic_write_text
 
         if self._dirty:
-            atomic_write_text(self.path, json.dumps(self.data, separators=(",", ":")) + "\n")
+            text = json.dumps(self.data, separators=(",", ":")) + "\n"
+            atomic_write_text(self.path, text, what="--checkpoint", error=RunOptionError)
             self._dirty = False
             self._written = time.monotonic()
 

@@ -50,6 +50,7 @@ def _parse_k(text: Any, cap: int, why: str) -> int:
 def add_commands(sub: Any) -> None:
     """Add the ``darrm`` command and its subcommands to dpcert's subparsers."""
     from dpcert.cli import max_prec_option
+    from dpcert.core.files import output_option
     from dpcert.core.parallel import add_run_options
 
     p = sub.add_parser("darrm", help="DaRRM: certify a noise function gamma's privacy; its error")
@@ -63,7 +64,12 @@ def add_commands(sub: Any) -> None:
     c.add_argument("--for-all-eps", action="store_true", help="certify for every eps > 0 at once (eps not needed)")
     c.add_argument("--iid", action="store_true", help="identical mechanisms only (Theorem 4.1's setting)")
     add_run_options(c)
-    c.add_argument("--certificate", metavar="DIR", help="write a certificate into DIR")
+    c.add_argument(
+        "--certificate",
+        metavar="DIR",
+        type=output_option("--certificate", directory=True),
+        help="write a certificate into DIR",
+    )
     c.add_argument(
         "--id", default=None, help="claim id for the certificate (default: user.darrm.certify.<hash of the claim>)"
     )
@@ -91,7 +97,12 @@ def add_commands(sub: Any) -> None:
         help="K, m, eps, Delta, delta and optionally prior (mu, or mc:grid(LO,HI,TAU):seed=S:samples=T, "
         "mc:uniform(LO,HI):seed=S:samples=T)",
     )
-    o.add_argument("--out", metavar="FILE", help="write the table as CSV l,gamma with exact fractions")
+    o.add_argument(
+        "--out",
+        metavar="FILE",
+        type=output_option("--out", stream=True),
+        help="write the table as CSV l,gamma with exact fractions (- : to stdout instead of the summary)",
+    )
     add_run_options(o)
     o.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     o.add_argument("--json", action="store_true", help="machine-readable output (top-level 'verdict')")
@@ -177,7 +188,7 @@ def _cmd_certify(a: argparse.Namespace) -> int:
     if a.certificate:
         from dpcert.engine.certificate import write_certificate
 
-        written = str(write_certificate(result, a.certificate))
+        written = str(write_certificate(result, a.certificate, option="--certificate"))
     ev = result.evidence
     if a.json:
         out = {"verdict": result.verdict.value, "mode": mode, **{k: v for k, v in kw.items()}}
@@ -235,9 +246,6 @@ def _cmd_error(a: argparse.Namespace) -> int:
 
 
 def _cmd_optimize(a: argparse.Namespace) -> int:
-    import os
-    from pathlib import Path
-
     from dpcert.arith.exact import fraction_to_decimal, parse_rational
     from dpcert.cli import parse_kv, print_json
     from dpcert.core.parallel import run_options
@@ -266,10 +274,8 @@ def _cmd_optimize(a: argparse.Namespace) -> int:
         mu = parse_prior(inputs["prior"])  # the paper's Monte-Carlo objective (Algorithms 4/5), seeded
     else:
         mu = parse_rational(inputs["prior"], "prior").value if "prior" in inputs else PRIOR_DEFAULT
-    if a.out is not None:  # refused before the work, not after it
-        out = Path(a.out)
-        if out.is_dir() or not out.parent.is_dir() or not os.access(out.parent, os.W_OK):
-            raise InvalidParameter("--out", a.out, "a file path in an existing writable directory")
+    if a.out == "-" and a.json:  # the path itself was checked when the arguments were parsed
+        raise InvalidParameter("--out", a.out, "a file with --json (both would write to standard output)")
     t0 = time.perf_counter()
 
     def progress(info: dict[str, Any]) -> None:
@@ -289,6 +295,9 @@ def _cmd_optimize(a: argparse.Namespace) -> int:
             write_table(a.out, res.gamma)
         except OSError as exc:
             raise InvalidParameter("--out", a.out, f"a writable file path ({exc.strerror})") from None
+        if a.out == "-":  # the table instead of the summary; the verdict on stderr and in the exit code
+            sys.stderr.write(f"dpcert darrm optimize: {res.verdict.value}\n")
+            return _EXIT.get(res.verdict.value, 2)
     if a.json:
         out_json = res.to_json()
         if a.out is not None:

@@ -576,10 +576,24 @@ def _text(v: Fraction) -> str:
 
 
 def write_table(path: Any, gamma: tuple[Fraction, ...]) -> None:
-    """Write γ as CSV ``l,gamma`` with exact fractions, atomically (:func:`~dpcert.darrm.gamma.load_table` reads it)."""
+    """Write γ as CSV ``l,gamma`` with exact fractions, atomically (:func:`~dpcert.darrm.gamma.load_table` reads it).
+
+    ``path`` ``"-"`` is standard output; a device, FIFO, symlink or read-only directory is refused
+    (:func:`~dpcert.core.files.atomic_write_text`).
+
+    Raises:
+        InvalidParameter: (naming ``--out``) for a path dpcert must not write.
+        OSError: when the file cannot be written.
+    """
+    import sys
+
     from dpcert.core.files import atomic_write_text
 
-    atomic_write_text(path, "l,gamma\n" + "".join(f"{l},{_text(v)}\n" for l, v in enumerate(gamma)))
+    text = "l,gamma\n" + "".join(f"{l},{_text(v)}\n" for l, v in enumerate(gamma))
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    atomic_write_text(path, text, what="--out")
 
 
 # --------------------------------------------------------------------------------------------- optimize

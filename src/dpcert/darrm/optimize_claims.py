@@ -475,10 +475,16 @@ CLAIMS: list[Claim] = _claims() + _t3_claims()
 
 
 def write_tables(directory: str | Path, names: list[str] | None = None) -> list[dict[str, Any]]:
-    """Compute γ_opt for every setting (or those named) and write ``<name>.csv``; returns one summary per table."""
+    """Compute γ_opt for every setting (or those named) and write ``<name>.csv``; returns one summary per table.
+
+    ``directory`` follows :func:`~dpcert.core.files.check_output` (checked before the work; only its last
+    component is created).
+    """
+    from dpcert.core.files import check_output
     from dpcert.darrm.optimize import optimize, write_table
 
-    Path(directory).mkdir(parents=True, exist_ok=True)
+    check_output(directory, option="directory", directory=True)
+    Path(directory).mkdir(exist_ok=True)
     out = []
     for s in SETTINGS:
         if names and s["name"] not in names:

@@ -36,7 +36,7 @@ from dpcert.core.claim import (
     comparison_from_json,
     input_validator,
 )
-from dpcert.core.files import atomic_write_text, load_json
+from dpcert.core.files import atomic_write_text, check_output, load_json
 from dpcert.core.params import validate
 from dpcert.engine import registry
 from dpcert.errors import CertificateError, DpcertError, InvalidParameter
@@ -95,6 +95,31 @@ def content_hash(cert: dict[str, Any]) -> str:
 def _as_json(obj: Any) -> Any:
     """``obj`` as it reads back from a JSON file (tuples become lists)."""
     return json.loads(json.dumps(obj, ensure_ascii=False))
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """``a == b`` for JSON values with their types compared too: ``true`` is not ``1``, ``11.0`` is not ``11``.
+
+    Python's ``==`` across JSON types would let an edited certificate pass (``True == 1``, ``11.0 == 11``).
+
+    >>> same_json({"K": 11}, {"K": 11}), same_json({"K": 11}, {"K": 11.0}), same_json(1, True)
+    (True, False, False)
+    """
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+_ABSENT = object()
+
+
+def _differ(want: dict[str, Any], have: dict[str, Any]) -> list[str]:
+    """The keys on which two JSON objects differ, types compared (:func:`same_json`)."""
+    return sorted(k for k in set(want) | set(have) if not same_json(want.get(k, _ABSENT), have.get(k, _ABSENT)))
 
 
 def _shown(value: Any) -> str:
@@ -206,25 +231,30 @@ def certificate_path(directory: str | Path, claim_id: str) -> Path:
     return path
 
 
-def write_certificate(result: ClaimResult, directory: str | Path) -> Path:
+def write_certificate(result: ClaimResult, directory: str | Path, *, option: str = "directory") -> Path:
     """Write ``<directory>/<claim id>.json`` atomically (never outside ``directory``) and return its path.
 
-    The file is written to a temporary file in ``directory`` and renamed over the target: a reader, a killed
-    run or a full disk leaves the old certificate or the new one, never a part; a hard link or symlink planted at
-    the name is replaced, never written through.
+    ``directory`` is an existing writable directory or a new one in one (only that last component is created);
+    an empty path, a symlink, a device, a FIFO or a read-only directory is refused
+    (:func:`~dpcert.core.files.check_output`). The file is written to a temporary file in ``directory`` and
+    renamed over the target: a reader, a killed run or a full disk leaves the old certificate or the new one,
+    never a part; a hard link planted at the name is replaced, never written through, and anything there that is
+    not a regular file (a symlink, a device) is refused, never replaced.
+
+    Args:
+        option: the option ``directory`` was given as, named in an error (``"--certificates"``).
 
     Raises:
-        InvalidParameter: for a claim id that is not a safe file name.
+        InvalidParameter: for a claim id that is not a safe file name, or a directory or file name refused as above.
         CertificateError: when the directory cannot be created or the file cannot be written.
     """
+    check_output(directory, option=option, directory=True)
     d = Path(directory)
     path = certificate_path(d, result.claim.id)
-    if d.exists() and not d.is_dir():
-        raise CertificateError(f"cannot write the certificate: {d} exists and is not a directory")
     text = json.dumps(make_certificate(result), indent=2, ensure_ascii=False) + "\n"
     try:
-        d.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, text)
+        d.mkdir(exist_ok=True)
+        atomic_write_text(path, text, what=option)
     except OSError as exc:
         raise CertificateError(f"cannot write the certificate {path}: {exc.strerror or exc}") from None
     return path
@@ -244,7 +274,7 @@ def load_certificate(path: str | Path) -> dict[str, Any]:
         raise CertificateError(f"{p}: not a readable JSON certificate ({exc})") from None
     if not isinstance(cert, dict) or cert.get("format") != FORMAT:
         raise CertificateError(f"{p}: not a dpcert certificate (format field missing or wrong)")
-    if cert.get("version") != VERSION:
+    if not same_json(cert.get("version"), VERSION):
         raise CertificateError(f"{p}: certificate version {str(cert.get('version'))[:20]!r} is not supported")
     if cert.get("sha256") != content_hash(cert):
         raise CertificateError(f"{p}: content hash mismatch: the certificate was modified after it was made")
@@ -420,7 +450,7 @@ def _rebuild(cert: dict[str, Any], path: str | Path) -> tuple[Claim, list[str]]:
     registered = registry.claims().get(c["id"])
     if registered is not None:
         want = claim_record(registered)
-        differ = sorted(k for k in set(want) | set(c) if want.get(k) != c.get(k))
+        differ = _differ(want, c)
         if differ:
             return registered, [f"{c['id']} is a registered claim and the certificate's {', '.join(differ)} differ"]
         return registered, []
@@ -462,7 +492,7 @@ def _rebuild(cert: dict[str, Any], path: str | Path) -> tuple[Claim, list[str]]:
     except (DpcertError, ValueError, TypeError) as exc:
         raise CertificateError(f"{path}: cannot rebuild the claim: {exc}") from None
     want = claim_record(claim)
-    differ = sorted(k for k in set(want) | set(c) if want.get(k) != c.get(k))
+    differ = _differ(want, c)
     if differ:
         return claim, [
             f"the certificate's {', '.join(differ)} differ from what its content states ({want['statement']})"
@@ -511,9 +541,9 @@ def recheck(path: str | Path) -> RecheckReport:
     fresh_json = _as_json(result.evidence.to_json())
     fresh_json["enclosure"] = _enclosure_json(result)
     for key in ("enclosure", "method", "precision_bits", "detail", "worst_case", "counts", "extra"):
-        if cert["evidence"].get(key) != fresh_json.get(key):
+        if not same_json(cert["evidence"].get(key, _ABSENT), fresh_json.get(key, _ABSENT)):
             problems.append(f"evidence.{key} is not the re-check's")
-    if cert.get("error") != result.error:
+    if not same_json(cert.get("error"), result.error):
         problems.append("the recorded error is not the re-check's")
     fresh = result.evidence.enclosure
     if isinstance(claim, QuantityClaim) and old is not None and result.verdict.value in ("CERTIFIED", "REFUTED"):

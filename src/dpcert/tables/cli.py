@@ -55,7 +55,7 @@ def _cmd_check(a: argparse.Namespace) -> int:
 
     def keep(row: Any) -> None:  # each certificate as its batch finishes: an interrupted run keeps them
         if row.result is not None:
-            row.certificate = str(write_certificate(row.result, a.certificates))
+            row.certificate = str(write_certificate(row.result, a.certificates, option="--certificates"))
             written.append(row.certificate)
 
     progress = None if a.quiet else sys.stderr
@@ -114,6 +114,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``dpcert table check`` and ``dpcert table template`` on the top-level subparsers."""
     from dpcert.arith.ball import MAX_PREC
     from dpcert.cli import int_option, max_prec_option
+    from dpcert.core.files import output_option
 
     p = sub.add_parser("table", help="certify every row of a parameter table (CSV, JSON or TOML)")
     inner = p.add_subparsers(dest="table_command", parser_class=type(p))
@@ -126,7 +127,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "or a file that is not a table.",
     )
     c.add_argument("file", metavar="FILE", help="the table: a .csv, .json or .toml file")
-    c.add_argument("--certificates", metavar="DIR", help="write one certificate per row into DIR")
+    c.add_argument(
+        "--certificates",
+        metavar="DIR",
+        type=output_option("--certificates", directory=True),
+        help="write one certificate per row into DIR",
+    )
     c.add_argument(
         "--workers",
         type=int_option("--workers", 1, MAX_WORKERS),

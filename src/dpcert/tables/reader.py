@@ -73,11 +73,15 @@ def read_table(path: str | Path) -> tuple[str, list[RawRow]]:
     """The format and rows of the table file ``path``.
 
     Raises:
-        InvalidParameter: when the file cannot be read as a table (the message names the file and the problem).
+        InvalidParameter: when the file cannot be read as a table (the message names the file and the problem),
+            or holds no row.
     """
     fmt = table_format(path)
     text = files.read_text(path, what="table")
-    return fmt, {"csv": _csv_rows, "json": _json_rows, "toml": _toml_rows}[fmt](text, str(path))
+    rows = {"csv": _csv_rows, "json": _json_rows, "toml": _toml_rows}[fmt](text, str(path))
+    if not rows:  # a header alone, [] or no [[rows]]: nothing would be checked, and "0 rows, exit 0" says all is well
+        raise _bad(str(path), "a table with at least one row (it has none)")
+    return fmt, rows
 
 
 def _bad(where: str, problem: str) -> InvalidParameter:

@@ -15,6 +15,7 @@ def _cmd_export(a: argparse.Namespace) -> int:
     from dpcert.vectors.export import export
 
     fmt = a.format or "json"
+    a.out = None if a.out == "-" else a.out  # standard output, as without --out
     if a.json and a.out is None and fmt != "json":
         raise InvalidParameter("--json", "--format csv", "--json without --out writes JSON vectors (drop one of them)")
     progress = None if a.quiet else (lambda line: sys.stderr.write(line + "\n"))
@@ -73,6 +74,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``dpcert vectors export`` and ``dpcert vectors check`` on the top-level subparsers."""
     from dpcert.arith.ball import MAX_PREC
     from dpcert.cli import max_prec_option
+    from dpcert.core.files import output_option, path_option
     from dpcert.vectors.cases import TOPICS
 
     p = sub.add_parser("vectors", help="golden vectors: certified enclosures to test other implementations against")
@@ -88,10 +90,16 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--topic", action="append", default=[], choices=TOPICS, help="only this family (repeatable; default: all)"
     )
     e.add_argument("--format", choices=("json", "csv"), default=None, help="output format (default json)")
-    e.add_argument("--out", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    e.add_argument(
+        "--out",
+        metavar="FILE",
+        type=output_option("--out", stream=True),
+        help="write to FILE (atomically; - for stdout)",
+    )
     e.add_argument(
         "--certificates",
         metavar="DIR",
+        type=output_option("--certificates", directory=True),
         help="write one certificate per vector into DIR (default with --out: certificates/ next to FILE)",
     )
     e.add_argument("--max-prec", type=max_prec_option(), default=MAX_PREC, help="maximum ball precision in bits")
@@ -102,7 +110,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "check",
         help="re-certify a vectors file (default: the bundled one), as `dpcert verify --full` does",
     )
-    c.add_argument("file", nargs="?", metavar="FILE", help="a vectors JSON file (default: the bundled vectors)")
+    c.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE",
+        type=path_option("FILE"),
+        help="a vectors JSON file (default: the bundled vectors)",
+    )
     c.add_argument("--max-prec", type=max_prec_option(), default=MAX_PREC, help="maximum ball precision in bits")
     c.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     c.add_argument("--json", action="store_true", help="machine-readable output")

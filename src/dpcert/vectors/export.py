@@ -164,20 +164,18 @@ def render(vectors: list[Vector], fmt: str = "json") -> str:
 
 
 def _writable(out: str | Path | None, certificates: str | Path | None) -> None:
-    """Refuse, before any work, an output file or certificate directory that cannot be written.
+    """Refuse, before any work, an output file or certificate directory dpcert must not write
+    (:func:`~dpcert.core.files.check_output`: a device, FIFO, socket, symlink, read-only or missing directory).
 
     Raises:
-        InvalidParameter: for an output that is a directory or whose directory does not exist, or a certificate
-            path that exists and is not a directory.
+        InvalidParameter: naming ``--out`` or ``--certificates``, the path and what it is.
     """
+    from dpcert.core.files import check_output
+
     if out is not None:
-        p = Path(out)
-        if p.is_dir() or not p.parent.is_dir():
-            raise InvalidParameter("--out", str(out), "a file in an existing directory")
+        check_output(out, option="--out")
     if certificates is not None:
-        d = Path(certificates)
-        if (d.exists() and not d.is_dir()) or (not d.exists() and not d.parent.is_dir()):
-            raise InvalidParameter("--certificates", str(certificates), "a directory (or a new one in an existing one)")
+        check_output(certificates, option="--certificates", directory=True)
 
 
 def export(
@@ -197,14 +195,15 @@ def export(
         fmt: ``"json"`` or ``"csv"``.
         out: the file to write (atomically); ``None``: only return the text.
         certificates: a directory for one certificate per vector (``<dir>/vectors.<id>.json``); by default
-            ``certificates/`` next to ``out`` (none written when ``out`` is ``None``).
+            ``certificates/`` in the directory ``out`` names (none written when ``out`` is ``None``).
         progress: called with a line for each case slower than a second.
 
     Returns:
         ``(text, vectors, seconds)``.
 
     Raises:
-        InvalidParameter: for an unknown topic or format, or a file that cannot be written.
+        InvalidParameter: for an unknown topic or format, or a path dpcert must not write (a device, a FIFO, a
+            symlink, a read-only directory; checked before any work).
         DpcertError: when a case cannot be certified.
     """
     from dpcert.core.files import atomic_write_text
@@ -213,7 +212,7 @@ def export(
         raise InvalidParameter("--format", fmt, "json or csv")
     chosen = select(topics, cases)
     if certificates is None and out is not None:
-        certificates = Path(out).resolve().parent / "certificates"
+        certificates = Path(out).parent / "certificates"  # where the user pointed, never a symlink's target
     _writable(out, certificates)  # before the work, not after it
     t0 = time.perf_counter()
     vectors: list[Vector] = []
@@ -237,10 +236,12 @@ def export(
             d.mkdir(exist_ok=True)
             for v, cert in zip(vectors, certs, strict=True):
                 atomic_write_text(
-                    d / Path(v.certificate_file).name, json.dumps(cert, indent=2, ensure_ascii=False) + "\n"
+                    d / Path(v.certificate_file).name,
+                    json.dumps(cert, indent=2, ensure_ascii=False) + "\n",
+                    what="--certificates",
                 )
         if out is not None:
-            atomic_write_text(out, text)
+            atomic_write_text(out, text, what="--out")
     except OSError as exc:
         where = getattr(exc, "filename", None) or out
         raise InvalidParameter("--out", str(where), f"a file that can be written ({exc.strerror or exc})") from None
