@@ -16,11 +16,10 @@
   ``dpsgd.sigma``) from the privacy loss distribution of both neighbouring directions.
 """
 
-from dpcert.core.tables import lazy_tables
+from dpcert.gaussian.declaration import DECLARATION
 
 __all__ = ["QUANTITIES", "CLAIMS"]
 
-# built on first access, so that importing the package (or its cli) loads none of its mathematics
-__getattr__ = lazy_tables(
-    __name__, quantities=("mechanism", "composed", "sgm", "conversion", "dpsgd_rdp", "pld"), claims=("claims",)
-)
+# QUANTITIES and CLAIMS (from the submodules the declaration names) and the public functions are built on first
+# access, so that importing the package (or its cli) loads none of its mathematics
+__getattr__ = DECLARATION.lazy_tables()
