@@ -300,7 +300,7 @@ def verify(
     on_result: Callable[[ClaimResult], None] | None = None,
     run: RunOptions | None = None,
 ) -> VerifyReport:
-    """Run manifests and/or claim selectors; with neither, the bundled default manifest (and, with ``full``, the
+    """Run manifests and/or claim selectors; with neither, every package's bundled manifests (and, with ``full``, the
     bundled golden vectors, each re-certified against its certificate and a re-run: :mod:`dpcert.vectors.check`).
 
     ``progress``: a stream for progress lines on claims slower than a second (the CLI passes stderr).
