@@ -11,7 +11,6 @@ import warnings
 import pytest
 
 import dpcert
-
 from dpcert.engine.registry import packages
 
 #: every paper package, from the packages' declarations (a package cannot be left out of these tests)

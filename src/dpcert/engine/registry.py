@@ -51,7 +51,7 @@ def declarations() -> tuple[PackageDeclaration, ...]:
             raise RuntimeError(f"{module.__name__}.DECLARATION must be the PackageDeclaration of dpcert.{info.name}")
         found.append(decl)
     found.sort(key=lambda d: d.rank)
-    for a, b in zip(found, found[1:]):
+    for a, b in zip(found, found[1:], strict=False):
         if a.rank == b.rank:
             raise RuntimeError(f"{a.package} and {b.package} declare the same rank {a.rank}")
     return tuple(found)

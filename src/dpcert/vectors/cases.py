@@ -35,7 +35,9 @@ def prefix_topics() -> Mapping[str, str]:
     for decl in declarations():
         for prefix, topic in decl.prefixes.items():
             if out.setdefault(prefix, topic) != topic:
-                raise RuntimeError(f"{decl.package} files {prefix}.* under {topic}; another package under {out[prefix]}")
+                raise RuntimeError(
+                    f"{decl.package} files {prefix}.* under {topic}; another package, under {out[prefix]}"
+                )
     return MappingProxyType(out)
 
 
