@@ -11,8 +11,10 @@ import warnings
 import pytest
 
 import dpcert
+from dpcert.engine.registry import packages
 
-PAPERS = ["dpcert.composition", "dpcert.darrm", "dpcert.sml", "dpcert.shuffle", "dpcert.br"]
+#: every paper package, from the packages' declarations (a package cannot be left out of these tests)
+PAPERS = packages()
 
 #: what a user reaches for, per paper (the issue's list): each must be in its package's __all__
 TOOLS = {
@@ -21,6 +23,19 @@ TOOLS = {
     "dpcert.shuffle": {"thm1_ball", "thm2_ball", "thm3_ball", "upper_ball", "dp_eps_ball"},
     "dpcert.br": {"adaptive_bracket", "adaptive_bracket_within", "nonadaptive_eps"},
     "dpcert.composition": {"kov_delta", "kov_eps", "mv_delta"},
+    # the Gaussian mechanism, composed Gaussians, one subsampled step, DP-SGD by RDP and by PLD, σ calibration
+    "dpcert.gaussian": {
+        "gaussian_delta",
+        "gaussian_eps",
+        "gaussian_sigma",
+        "gaussian_composed_delta",
+        "sgm_rdp",
+        "sgm_delta",
+        "dpsgd_rdp_eps",
+        "dpsgd_delta",
+        "dpsgd_eps",
+        "dpsgd_sigma",
+    },
 }
 
 
@@ -34,12 +49,44 @@ def _own_doc(obj: object) -> str:
 @pytest.mark.parametrize("package", PAPERS)
 def test_paper_package_exports_its_tools_documented(package):
     pkg = importlib.import_module(package)
-    assert TOOLS[package] <= set(pkg.__all__)
+    assert TOOLS.get(package, set()) <= set(pkg.__all__)
     for name in pkg.__all__:
         obj = getattr(pkg, name)
         if name in ("QUANTITIES", "CLAIMS"):
             continue
         assert len(_own_doc(obj).split()) >= 3, f"{package}.{name} has no docstring"
+
+
+def test_every_paper_package_says_what_its_users_reach_for():
+    """A new package is in PAPERS by its declaration; it must then export tools of its own, not only its tables
+    (``dpcert.gaussian`` exported ``QUANTITIES`` and ``CLAIMS`` alone)."""
+    assert set(TOOLS) <= set(PAPERS)
+    for package in PAPERS:
+        assert set(importlib.import_module(package).__all__) - {"QUANTITIES", "CLAIMS"}, package
+
+
+def test_gaussian_tools_agree_with_independent_values():
+    """The exported DP-SGD tools compute what their quantities certify, checked against closed forms: one
+    subsampled step at order 2 has RDP log(1 + q² (e^{1/σ²} - 1)) (Mironov–Talwar–Zhang, the binomial expansion at
+    α = 2), and with q = 1 a step is the Gaussian mechanism, whose δ(ε) is Balle–Wang's
+    Φ(1/(2σ) - εσ) - e^ε Φ(-1/(2σ) - εσ)."""
+    import mpmath
+
+    from dpcert import gaussian
+
+    def mp(f):  # an exact Fraction as an mpf (at the working precision)
+        return mpmath.mpf(f.numerator) / f.denominator
+
+    with mpmath.workdps(40):
+        rdp = gaussian.sgm_rdp("0.01", "1.1", 2, rel_tol=1e-20)
+        want = mpmath.log1p(mpmath.mpf("0.01") ** 2 * mpmath.expm1(1 / mpmath.mpf("1.1") ** 2))
+        assert abs(mp(rdp.lo) / want - 1) < 1e-18 and abs(mp(rdp.hi) / want - 1) < 1e-18
+        s, e = mpmath.mpf("1.1"), mpmath.mpf("0.5")
+        bw = mpmath.ncdf(1 / (2 * s) - e * s) - mpmath.exp(e) * mpmath.ncdf(-1 / (2 * s) - e * s)
+        one_step = gaussian.sgm_delta(1, "1.1", "0.5", rel_tol=1e-20)
+        assert abs(mp(one_step.lo) / bw - 1) < 1e-18 and abs(mp(one_step.hi) / bw - 1) < 1e-18
+    mech = gaussian.gaussian_delta("0.5", "1.1")
+    assert mech.lo <= one_step.hi and one_step.lo <= mech.hi
 
 
 def test_importing_a_paper_package_stays_cheap():

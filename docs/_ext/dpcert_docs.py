@@ -2,7 +2,8 @@
 
 A page asks for generated Markdown with a MyST comment line of its own, e.g. ``% dpcert: cli`` (the command-line
 reference, from :func:`dpcert.cli._parser`), ``% dpcert: errata`` (every bundled claim expected REFUTED or
-UNDECIDED, from the registry) or ``% dpcert: quantities dpcert.darrm`` (a package's named quantities). The
+UNDECIDED, from the registry), ``% dpcert: quantities dpcert.darrm`` (a package's named quantities) or ``% dpcert:
+topic-pages`` (the entries of a toctree: every package's topic page, from the packages' declarations). The
 ``source-read`` hook replaces the line with the text, so nothing is copied by hand and nothing can drift; an
 unknown request fails the build. The same functions are imported by ``tests/test_docs.py``.
 """
@@ -160,9 +161,16 @@ def cli_reference() -> str:
 
 
 def _packages() -> list[Any]:
-    from dpcert.engine.registry import PACKAGES
+    from dpcert.engine.registry import packages
 
-    return [importlib.import_module(name) for name in PACKAGES]
+    return [importlib.import_module(name) for name in packages()]
+
+
+def topic_pages() -> list[str]:
+    """The packages' topic pages (their declarations' ``docs``), in the order of the packages' ranks."""
+    from dpcert.engine.registry import declarations
+
+    return [d.docs for d in declarations()]
 
 
 def _title(pkg: Any) -> str:
@@ -277,8 +285,8 @@ def quantities(package: str) -> str:
     return "\n".join(out)
 
 
-#: submodules whose docstrings the topic pages leave out: command lines, claim lists, private helpers
-_SKIP_MODULE = re.compile(r"(^_|^cli$)")
+#: submodules whose docstrings the topic pages leave out: command lines, declarations, private helpers
+_SKIP_MODULE = re.compile(r"(^_|^cli$|^declaration$)")
 
 
 def docstrings(package: str) -> str:
@@ -339,6 +347,7 @@ def extras() -> str:
 
 
 GENERATORS = {
+    "topic-pages": lambda arg: "\n".join(topic_pages()),
     "extras": lambda arg: extras(),
     "cli": lambda arg: cli_reference(),
     "errata": lambda arg: errata(),

@@ -3,13 +3,13 @@
 import pytest
 
 from dpcert.core.claim import Verdict
-from dpcert.engine.manifest import bundled_dir, load_manifest
+from dpcert.engine.manifest import bundled_dir, default_entries, load_manifest
 from dpcert.engine.verify import verify
 from dpcert.errors import InvalidParameter, ManifestError, UnknownClaim
 
 
 def test_bundled_manifest_expects_the_table4_lambda_errata_refuted():
-    entries = {e.claim.id: e for e in load_manifest(bundled_dir() / "default.toml")}
+    entries = {e.claim.id: e for e in default_entries()}
     assert entries["darrm.table4.mnist.lambda"].expected is Verdict.REFUTED
     assert entries["darrm.table4.fmnist.sigma_at_printed_lambda"].expected is Verdict.REFUTED
     assert entries["darrm.table2.mnist.q20.eps"].expected is Verdict.CERTIFIED

@@ -48,7 +48,7 @@ def test_bundled_certificates_validate() -> None:
 
 
 def test_bundled_manifests_validate() -> None:
-    assert {p.name for p in MANIFESTS} >= {"default.toml", "darrm.toml", "composition.toml"}
+    assert {p.name for p in MANIFESTS} >= {"darrm.toml", "composition.toml"}
     for path in MANIFESTS:
         errors = list(MANIFEST.iter_errors(tomllib.loads(path.read_text(encoding="utf-8"))))
         assert not errors, (path.name, errors[0].message[:300])

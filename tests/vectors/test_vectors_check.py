@@ -134,7 +134,7 @@ def test_verify_full_writes_no_certificate_for_a_vector(monkeypatch, tmp_path):
     from dpcert.vectors.check import entries
 
     chosen = [e for e in entries() if e.claim.id in {f"vectors.{i}" for i in IDS}]
-    monkeypatch.setattr(verify_module, "load_manifest", lambda m: [])
+    monkeypatch.setattr(verify_module, "default_entries", lambda: [])
     monkeypatch.setattr("dpcert.vectors.check.entries", lambda path=None: chosen)
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):

@@ -19,7 +19,7 @@ optimum at a lattice size) and :func:`adaptive_bracket_within` (the narrowest br
 :class:`AdaptiveBracket`; :func:`heterogeneous_bracket` (Lemma 3.1); :func:`query_count` (queries within a budget).
 """
 
-from dpcert.core.tables import lazy_tables
+from dpcert.br.declaration import DECLARATION
 
 __all__ = [
     "QUANTITIES",
@@ -45,10 +45,6 @@ _EXPORTS = {
     "query_count": "queries",
 }
 
-# built on first access, so that importing the package (or its cli) loads none of its mathematics
-__getattr__ = lazy_tables(
-    __name__,
-    quantities=("nonadaptive", "bounds", "adaptive"),
-    claims=("claims", "adaptive_claims"),
-    exports=_EXPORTS,
-)
+# QUANTITIES and CLAIMS (from the submodules the declaration names) and the public functions are built on first
+# access, so that importing the package (or its cli) loads none of its mathematics
+__getattr__ = DECLARATION.lazy_tables(_EXPORTS)

@@ -11,7 +11,7 @@ Public functions (imported on first use): :func:`kov_delta` and :func:`kov_eps` 
 composition, δ(ε_g) and its inverse ε_g(δ), certified), :func:`mv_delta` (the optimal heterogeneous δ).
 """
 
-from dpcert.core.tables import lazy_tables
+from dpcert.composition.declaration import DECLARATION
 
 __all__ = [
     "QUANTITIES",
@@ -27,10 +27,6 @@ _EXPORTS = {
     "mv_delta": "optimal",
 }
 
-# built on first access, so that importing the package (or its cli) loads none of its mathematics
-__getattr__ = lazy_tables(
-    __name__,
-    quantities=("basic", "general", "kov", "mv", "rdp"),
-    claims=("identities", "kov", "mv", "claims"),
-    exports=_EXPORTS,
-)
+# QUANTITIES and CLAIMS (from the submodules the declaration names) and the public functions are built on first
+# access, so that importing the package (or its cli) loads none of its mathematics
+__getattr__ = DECLARATION.lazy_tables(_EXPORTS)

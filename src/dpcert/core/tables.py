@@ -2,7 +2,9 @@
 
 Every paper package exports ``QUANTITIES`` (name -> :class:`~dpcert.core.quantity.Quantity`) and ``CLAIMS`` (a
 list of claims) for the registry. Building them imports the package's mathematics (numpy, scipy, flint), so the
-package's ``__init__`` defers it (PEP 562) and importing ``<package>.cli`` for ``dpcert --help`` stays cheap::
+package's ``__init__`` defers it (PEP 562) and importing ``<package>.cli`` for ``dpcert --help`` stays cheap. A
+paper package gets its ``__getattr__`` from its declaration, which names the submodules
+(:meth:`dpcert.core.packages.PackageDeclaration.lazy_tables`); by hand it reads::
 
     __getattr__ = lazy_tables(__name__, quantities=("gamma", "privacy"), claims=("claims",),
                               exports={"certify": "privacy"})

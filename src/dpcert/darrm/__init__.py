@@ -19,7 +19,7 @@ give the error of DaRRM_γ exactly; γ comes from :func:`named_gamma` (``sub``, 
 LP of §5) as exact rationals, proved private, with a certified optimality gap (:class:`OptimizeResult`).
 """
 
-from dpcert.core.tables import lazy_tables
+from dpcert.darrm.declaration import DECLARATION
 
 __all__ = [
     "QUANTITIES",
@@ -65,10 +65,6 @@ _EXPORTS = {
     "OptimizeResult": "optimize",
 }
 
-# built on first access, so that importing the package (or its cli) loads none of its mathematics
-__getattr__ = lazy_tables(
-    __name__,
-    quantities=("accounting", "gnmax", "privacy_quantities", "utility"),
-    claims=("claims", "privacy_claim_list", "optimize_claims"),
-    exports=_EXPORTS,
-)
+# QUANTITIES and CLAIMS (from the submodules the declaration names) and the public functions are built on first
+# access, so that importing the package (or its cli) loads none of its mathematics
+__getattr__ = DECLARATION.lazy_tables(_EXPORTS)

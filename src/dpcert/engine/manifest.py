@@ -41,7 +41,7 @@ from dpcert.core.claim import AtLeast, AtMost, Claim, Comparison, QuantityClaim,
 from dpcert.engine import registry
 from dpcert.errors import InvalidParameter, ManifestError, UnknownClaim
 
-__all__ = ["Entry", "load_manifest", "bundled_dir", "default_manifest", "entries_for_selectors"]
+__all__ = ["Entry", "load_manifest", "bundled_dir", "default_manifests", "default_entries", "entries_for_selectors"]
 
 _ENTRY_KEYS = {
     "select",
@@ -76,16 +76,32 @@ def bundled_dir() -> Path:
     """The directory of the bundled manifests (``verify/`` in a checkout, packaged data in a wheel)."""
     here = Path(__file__).resolve()
     checkout = here.parents[3] / "verify"
-    if (checkout / "default.toml").is_file():
+    if (checkout / "certificates").is_dir():
         return checkout
     packaged = here.parents[1] / "_bundled" / "verify"
-    if (packaged / "default.toml").is_file():
+    if (packaged / "certificates").is_dir():
         return packaged
     raise ManifestError(str(checkout), "the bundled manifests are missing from this installation")
 
 
-def default_manifest() -> Path:
-    return bundled_dir() / "default.toml"
+def default_manifests() -> list[Path]:
+    """The bundled manifests ``dpcert verify`` runs by default: each package's, as its declaration lists them
+    (:attr:`~dpcert.core.packages.PackageDeclaration.manifests`), in the order of the packages' ranks."""
+    folder = bundled_dir()
+    return [folder / name for decl in registry.declarations() for name in decl.manifests]
+
+
+def default_entries() -> list[Entry]:
+    """The entries of the default run: the :func:`default_manifests` read as one manifest that includes them all.
+
+    Raises:
+        ManifestError, UnknownClaim, InvalidParameter: as :func:`load_manifest`.
+    """
+    done: set[Path] = set()
+    out: list[Entry] = []
+    for p in default_manifests():
+        out += _load(p, (), done)
+    return _dedupe(out)
 
 
 def _comparison(raw: dict[str, Any], where: str) -> Comparison:

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from dpcert.arith.ball import MAX_PREC
 from dpcert.core.claim import ClaimResult, Evidence, Verdict
 from dpcert.core.parallel import Checkpoint, RunOptions, map_each
-from dpcert.engine.manifest import Entry, default_manifest, entries_for_selectors, load_manifest
+from dpcert.engine.manifest import Entry, default_entries, entries_for_selectors, load_manifest
 from dpcert.engine.registry import matches
 from dpcert.errors import UnknownClaim
 
@@ -273,7 +273,7 @@ def _select(manifests: list[str | Path], selectors: list[str], full: bool = Fals
     entries: list[Entry] = []
     bundled = not manifests and not selectors
     if bundled:
-        manifests = [default_manifest()]
+        entries += default_entries()
     for m in manifests:
         entries += load_manifest(m)
     if bundled and full:
@@ -300,7 +300,7 @@ def verify(
     on_result: Callable[[ClaimResult], None] | None = None,
     run: RunOptions | None = None,
 ) -> VerifyReport:
-    """Run manifests and/or claim selectors; with neither, the bundled default manifest (and, with ``full``, the
+    """Run manifests and/or claim selectors; with neither, every package's bundled manifests (and, with ``full``, the
     bundled golden vectors, each re-certified against its certificate and a re-run: :mod:`dpcert.vectors.check`).
 
     ``progress``: a stream for progress lines on claims slower than a second (the CLI passes stderr).

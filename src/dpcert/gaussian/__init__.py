@@ -14,13 +14,52 @@
 
 * :mod:`dpcert.gaussian.pld`: the tight DP-SGD accounting, certified both ends (``dpsgd.delta``, ``dpsgd.eps``,
   ``dpsgd.sigma``) from the privacy loss distribution of both neighbouring directions.
+
+Public functions (imported on first use): the Gaussian mechanism's :func:`gaussian_delta` (δ(ε), certified),
+:func:`gaussian_eps` (ε(δ)) and :func:`gaussian_sigma` (the calibration of σ to (ε, δ)); heterogeneous Gaussians
+composed, :func:`gaussian_composed_delta` and :func:`gaussian_composed_eps`; one step of the Poisson-subsampled
+Gaussian, :func:`sgm_rdp` (its RDP at an order) and :func:`sgm_delta` (its exact δ(ε)); DP-SGD by RDP,
+:func:`dpsgd_rdp_eps` (an :class:`RdpEps`, with the best order), and by its privacy loss distribution (tight),
+:func:`dpsgd_delta`, :func:`dpsgd_eps` and :func:`dpsgd_sigma` (the noise multiplier calibrated to (ε, δ)), each a
+:class:`PldResult`.
 """
 
-from dpcert.core.tables import lazy_tables
+from dpcert.gaussian.declaration import DECLARATION
 
-__all__ = ["QUANTITIES", "CLAIMS"]
+__all__ = [
+    "QUANTITIES",
+    "CLAIMS",
+    "gaussian_delta",
+    "gaussian_eps",
+    "gaussian_sigma",
+    "gaussian_composed_delta",
+    "gaussian_composed_eps",
+    "sgm_rdp",
+    "sgm_delta",
+    "dpsgd_rdp_eps",
+    "RdpEps",
+    "dpsgd_delta",
+    "dpsgd_eps",
+    "dpsgd_sigma",
+    "PldResult",
+]
 
-# built on first access, so that importing the package (or its cli) loads none of its mathematics
-__getattr__ = lazy_tables(
-    __name__, quantities=("mechanism", "composed", "sgm", "conversion", "dpsgd_rdp", "pld"), claims=("claims",)
-)
+_EXPORTS = {
+    "gaussian_delta": "mechanism",
+    "gaussian_eps": "mechanism",
+    "gaussian_sigma": "mechanism",
+    "gaussian_composed_delta": "composed",
+    "gaussian_composed_eps": "composed",
+    "sgm_rdp": "sgm",
+    "sgm_delta": "sgm",
+    "dpsgd_rdp_eps": "dpsgd_rdp",
+    "RdpEps": "dpsgd_rdp",
+    "dpsgd_delta": "pld",
+    "dpsgd_eps": "pld",
+    "dpsgd_sigma": "pld",
+    "PldResult": "pld",
+}
+
+# QUANTITIES and CLAIMS (from the submodules the declaration names) and the public functions are built on first
+# access, so that importing the package (or its cli) loads none of its mathematics
+__getattr__ = DECLARATION.lazy_tables(_EXPORTS)

@@ -46,7 +46,7 @@ from typing import Any
 
 from flint import arb, fmpq, fmpz
 
-from dpcert.arith.ball import ball, workprec
+from dpcert.arith.ball import Enclosure, ball, workprec
 from dpcert.arith.exact import Exact
 from dpcert.core.params import real
 from dpcert.core.quantity import Quantity
@@ -59,6 +59,8 @@ __all__ = [
     "rdp_add_ball",
     "delta_ball",
     "delta_float",
+    "sgm_rdp",
+    "sgm_delta",
     "SGM_RDP",
     "SGM_DELTA",
     "SGM_MAX_ALPHA",
@@ -697,3 +699,31 @@ SGM_DELTA = Quantity(
 )
 
 QUANTITIES = [SGM_RDP, SGM_DELTA]
+
+
+def sgm_rdp(q: Any, sigma: Any, alpha: Any, *, rel_tol: float = 1e-15) -> Enclosure:
+    """Certified enclosure of the RDP of order α of one Poisson-subsampled Gaussian step (rate ``q``, noise
+    multiplier ``sigma``), Mironov–Talwar–Zhang Sec. 3.3, of relative width at most ``rel_tol``.
+
+    Compose T steps by multiplying by T (RDP composes additively); :func:`dpcert.gaussian.dpsgd_rdp_eps` turns the
+    composed RDP into DP-SGD's ε.
+
+    Raises:
+        InvalidParameter: for q outside (0, 1], sigma <= 0, or an order outside (1, 1000] (any integer order).
+        PrecisionExhausted: if the requested accuracy is not reached at the maximum precision.
+
+    >>> sgm_rdp("0.01", "1", 2).short(12)
+    '[1.71813422074e-4, 1.71813422075e-4]'
+    """
+    return SGM_RDP.enclose(q=q, sigma=sigma, alpha=alpha, rel_tol=rel_tol)
+
+
+def sgm_delta(q: Any, sigma: Any, eps: Any, *, rel_tol: float = 1e-15) -> Enclosure:
+    """Certified enclosure of the exact δ(ε) of one Poisson-subsampled Gaussian step (rate ``q``, noise multiplier
+    ``sigma``), the larger of the add and remove directions, of relative width at most ``rel_tol``.
+
+    Raises:
+        InvalidParameter: for q outside (0, 1], sigma <= 0 or eps < 0.
+        PrecisionExhausted: if the requested accuracy is not reached at the maximum precision.
+    """
+    return SGM_DELTA.enclose(q=q, sigma=sigma, eps=eps, rel_tol=rel_tol)

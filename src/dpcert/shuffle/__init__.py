@@ -25,7 +25,7 @@ conversion over T rounds, :func:`dp_eps_ball` / :func:`dp_eps_float` and :func:`
 :func:`dp_delta_float`; :func:`nbar` (n̄ of Theorem 1, exact).
 """
 
-from dpcert.core.tables import lazy_tables
+from dpcert.shuffle.declaration import DECLARATION
 
 __all__ = [
     "QUANTITIES",
@@ -63,7 +63,6 @@ _EXPORTS = {
     "dp_delta_float": "conversion",
 }
 
-# built on first access, so that importing the package (or its cli) loads none of its mathematics
-__getattr__ = lazy_tables(
-    __name__, quantities=("quantities", "figure_claims"), claims=("claims", "figure_claims"), exports=_EXPORTS
-)
+# QUANTITIES and CLAIMS (from the submodules the declaration names) and the public functions are built on first
+# access, so that importing the package (or its cli) loads none of its mathematics
+__getattr__ = DECLARATION.lazy_tables(_EXPORTS)

@@ -18,7 +18,7 @@ maximising selection, an :class:`SMLResult`), :func:`sml_bounds` (the sandwich o
 :func:`read_mechanism` (a mechanism file), :func:`sml_at_exp` (entries that are rational functions of e^ε).
 """
 
-from dpcert.core.tables import lazy_tables
+from dpcert.sml.declaration import DECLARATION
 
 __all__ = [
     "QUANTITIES",
@@ -40,5 +40,6 @@ _EXPORTS = {
     "sml_at_exp": "parametric",
 }
 
-# built on first access, so that importing the package (or its cli) loads none of its mathematics
-__getattr__ = lazy_tables(__name__, quantities=("quantities",), claims=("claims",), exports=_EXPORTS)
+# QUANTITIES and CLAIMS (from the submodules the declaration names) and the public functions are built on first
+# access, so that importing the package (or its cli) loads none of its mathematics
+__getattr__ = DECLARATION.lazy_tables(_EXPORTS)

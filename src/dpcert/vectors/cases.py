@@ -13,24 +13,41 @@ division by λ - 1), and a float's exact binary value given as its decimal expan
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
+from types import MappingProxyType
 
-__all__ = ["Case", "CASES", "TOPICS", "topic_of", "NOT_COVERED"]
+from dpcert.engine.registry import declarations
 
-#: quantity-name prefix -> topic (the family a vector is filed under; ``--topic`` selects by it)
-_PREFIX_TOPIC = {
-    "composition": "composition",
-    "rdp": "rdp",
-    "darrm": "darrm",
-    "br": "br",
-    "sml": "sml",
-    "shuffle": "shuffle",
-    "gaussian": "gaussian",
-    "sgm": "gaussian",
-    "dpsgd": "gaussian",
-}
-#: the topics, in the order the bundle lists them
-TOPICS: tuple[str, ...] = ("composition", "rdp", "darrm", "br", "sml", "shuffle", "gaussian")
+__all__ = ["Case", "CASES", "TOPICS", "topic_of", "topics", "prefix_topics", "NOT_COVERED"]
+
+
+@lru_cache(maxsize=1)
+def prefix_topics() -> Mapping[str, str]:
+    """Quantity-name prefix -> topic (the family a vector is filed under; ``--topic`` selects by it), from the
+    packages' declarations (:attr:`~dpcert.core.packages.PackageDeclaration.prefixes`).
+
+    Raises:
+        RuntimeError: when two packages file one prefix under different topics.
+    """
+    out: dict[str, str] = {}
+    for decl in declarations():
+        for prefix, topic in decl.prefixes.items():
+            if out.setdefault(prefix, topic) != topic:
+                raise RuntimeError(
+                    f"{decl.package} files {prefix}.* under {topic}; another package, under {out[prefix]}"
+                )
+    return MappingProxyType(out)
+
+
+def topics() -> tuple[str, ...]:
+    """The topics, in the order of the packages' ranks and of each declaration's prefixes."""
+    return tuple(dict.fromkeys(prefix_topics().values()))
+
+
+#: the topics, in the order of the packages' ranks (``dpcert vectors export --topic`` offers them)
+TOPICS: tuple[str, ...] = topics()
 
 #: registered quantities with no golden vector, and why (a test checks that every other quantity has one).
 #: ``br.adaptive.delta`` is a lattice bracket that cannot reach 20 digits in general; its vectors sit where it has
@@ -46,7 +63,7 @@ NOT_COVERED: dict[str, str] = {"dpsgd.delta": _PLD, "dpsgd.eps": _PLD, "dpsgd.si
 def topic_of(quantity: str) -> str:
     """The topic of a quantity name (``"sgm.rdp"`` -> ``"gaussian"``); the first name segment otherwise."""
     head = quantity.split(".", 1)[0]
-    return _PREFIX_TOPIC.get(head, head)
+    return prefix_topics().get(head, head)
 
 
 @dataclass(frozen=True)
