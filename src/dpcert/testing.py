@@ -19,6 +19,11 @@ cannot widen its own tolerance):
   maximum precision — a failure, never a pass.
 * ``bound="lower"``: the mirror image: v >= value with no tolerance, and ``value >= lo - allowed``.
 
+A vector's [lo, hi] is used only once it is verified: a vector read from a file only when the whole file re-certifies
+as ``dpcert vectors check`` re-certifies it (checked once per file content in a process), a vector or record that
+names no file only when its claim "quantity(inputs) lies in [lo, hi]" is proved. Otherwise the assertion fails,
+whatever the value, naming the data unverified and why.
+
 A failure raises ``AssertionError`` whose message shows the quantity and inputs, the certified enclosure, the
 value (and its exact binary value when that differs from its repr), the distance (absolute and relative) and the
 direction: *above* / *below* the enclosure for an estimate, **UNSAFE** (on the wrong side of a bound) or *too
