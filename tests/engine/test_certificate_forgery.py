@@ -410,3 +410,13 @@ def test_table_certificate_ids_of_two_files_never_collide(tmp_path):
     assert len(one) == 1 and len(two) == 1 and len(list(certs2.glob("*.json"))) == 2
     for d in (certs, certs2):
         assert main(["check", str(d)]) == 0
+
+
+def test_the_markdown_table_lists_labels_apart(unbound, tmp_path):
+    d = tmp_path / "u"
+    d.mkdir()
+    _forge(d, unbound["user"], lambda x: x["claim"].update(reference="Table 9, reviewed"))
+    md = tmp_path / "R.md"
+    assert main(["check", str(d), "--markdown", str(md)]) == 0
+    table, _, labels = md.read_text().partition("Labels, not verified")
+    assert "Table 9" not in table and f'- `{unbound["user"]["claim"]["id"]}`: reference "Table 9, reviewed"' in labels
