@@ -420,3 +420,18 @@ def test_the_markdown_table_lists_labels_apart(unbound, tmp_path):
     assert main(["check", str(d), "--markdown", str(md)]) == 0
     table, _, labels = md.read_text().partition("Labels, not verified")
     assert "Table 9" not in table and f'- `{unbound["user"]["claim"]["id"]}`: reference "Table 9, reviewed"' in labels
+
+
+def test_a_function_claims_default_id_is_the_derived_one(tmp_path):
+    # `dpcert darrm certify` names its certificate user.darrm.certify.<hash>: check derives the same id
+    d = tmp_path / "made"
+    args = ["darrm", "certify", "gamma=sub", "K=3", "m=1", "eps=0.1", "Delta=1e-5", "delta=general"]
+    assert main([*args, "--certificate", str(d), "-q"]) == 0
+    (path,) = d.glob("*.json")
+    cert = json.loads(path.read_text())
+    report = recheck(path)
+    assert report.ok and report.claim_id == cert["claim"]["id"] and report.claim_id.startswith("user.darrm.certify.")
+    assert report.label == f"reference {json.dumps(cert['claim']['reference'], ensure_ascii=False)}"
+    forged = recheck(_forge(tmp_path, cert, lambda x: x["claim"].update(id="user.darrm.certify.000000000000")))
+    assert forged.ok and forged.claim_id == cert["claim"]["id"]
+    assert forged.label.startswith('id "user.darrm.certify.000000000000"; reference ')

@@ -556,10 +556,16 @@ def _differ(claim: Claim, c: dict[str, Any]) -> list[str]:
 
 def derived_claim_id(claim: Claim) -> str:
     """The id ``dpcert check`` shows for a claim that is neither registered, a table row nor a golden vector:
-    ``user.<quantity or function>.<12 hex digits>`` (:func:`default_claim_id`), derived from what is checked."""
+    ``user.<quantity>.<12 hex digits>`` for a quantity claim, ``user.<paper>.certify.<12 hex digits>`` for a claim
+    checked by a function of ``dpcert.<paper>`` (the ids ``dpcert claim`` and ``dpcert darrm certify`` give by
+    default; :func:`default_claim_id`), derived from what is checked."""
     spec = claim.spec_json()
-    name = str(spec.get("quantity") or spec.get("function") or "claim")
-    prefix = re.sub(r"[^A-Za-z0-9_-]+", ".", name).strip(".")[:80] or "claim"
+    if "quantity" in spec:
+        prefix = str(spec["quantity"])
+    else:
+        module = str(spec.get("function", "")).split(":")[0].split(".")
+        prefix = f"{module[1] if len(module) > 1 and module[0] == 'dpcert' else 'function'}.certify"
+    prefix = re.sub(r"[^A-Za-z0-9_-]+", ".", prefix).strip(".")[:80] or "claim"
     return default_claim_id(spec, prefix)
 
 
