@@ -176,7 +176,7 @@ def _unverified(v: Any) -> str:
             checked = {"": (None, " ".join(str(exc).split()))}
         _VERIFIED_FILES[key] = checked
     checked = _VERIFIED_FILES[key]
-    failed = [f"{vid}: {why}" for vid, (_, why) in checked.items() if why]
+    failed = [why for _, why in checked.values() if why]  # each names its vector
     if failed:
         more = f" (and {len(failed) - 3} more)" if len(failed) > 3 else ""
         return (
