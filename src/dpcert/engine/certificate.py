@@ -5,7 +5,8 @@ comparison, expected verdict, erratum), the verdict with its evidence (enclosure
 method, precision), the maximum precision the check was allowed, the software versions, and a SHA-256 over the
 canonical JSON of everything else. ``dpcert check CERT.json`` trusts none of it (the hash anyone can recompute):
 a registered claim's certificate must state exactly the registry's claim, anything else is rebuilt from the
-certificate alone with the command line's validation, re-run, and every verdict and evidence field compared.
+certificate alone with the command line's validation, re-run, and every verdict and evidence field compared; what a
+reader is shown is bound to what was checked, or printed apart as a label that is not verified.
 """
 
 from __future__ import annotations
@@ -620,8 +621,12 @@ def recheck(path: str | Path) -> RecheckReport:
 
     * the file is read once, bounded and strictly (duplicate keys refused); every ``given`` parses to its ``exact``;
     * a registered claim's certificate states exactly the registry's claim (id, statement, reference, inputs,
-      comparison, expected, erratum) and the registry's claim is re-run; any other claim is rebuilt from the
+      comparison, expected, erratum) and the registry's claim is re-run; a table row's claim is re-derived from the
+      row it records and a golden vector's must be the bundled case of its id; any other claim is rebuilt from the
       certificate with the command line's validation and states what its content says (:func:`derived_statement`);
+    * the report's id is bound (registered, or re-derived from what the certificate records and checks); what cannot
+      be bound (a free-text reference, a hand-chosen id, the table a row was read from) is the report's ``label``,
+      which ``dpcert check`` prints apart, marked as not verified;
     * the claim is re-run with the recorded maximum precision; the verdict, the evidence's method, precision,
       detail, worst case, counts and extra facts, and the error if any, must be the recorded ones;
     * the recorded enclosure must contain the fresh one (for decided quantity claims computed at least a thousand
