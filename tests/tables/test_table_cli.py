@@ -81,6 +81,13 @@ def test_certificates_are_written_per_row_and_recheck(tmp_path, table):
     cert = json.loads((certs / written[1]).read_text())
     assert cert["claim"]["expected"] == "REFUTED" and cert["verdict"] == "REFUTED"
     assert cert["claim"]["reference"] == "table mine.csv, line 3"
+    # the row it was read from: what `sha256sum mine.csv` prints, the line, the cells as written
+    import hashlib
+
+    source = cert["claim"]["source"]
+    assert source["table"] == "mine.csv" and source["line"] == 3
+    assert source["sha256"] == hashlib.sha256(table.read_bytes()).hexdigest()
+    assert source["row"]["quantity"] == rows[1]["quantity"] and source["row"]["value"] == rows[1]["claim"]["value"]
     code, out, err = run(["check", str(certs)])
     assert code == 0, out + err
     assert out.count("OK  table.mine.line") == 3
