@@ -146,6 +146,7 @@ def _unverified(v: Any) -> str:
     import hashlib
     import json
 
+    from dpcert.core import files
     from dpcert.errors import DpcertError
     from dpcert.vectors.check import entries
 
@@ -165,10 +166,11 @@ def _unverified(v: Any) -> str:
             else ""
         )
     path = Path(v.source)
-    try:
-        key = (str(path.resolve()), hashlib.sha256(path.read_bytes()).hexdigest())
-    except OSError as exc:
-        return f"the vectors file {path} cannot be read again to verify it ({exc.strerror or exc})"
+    try:  # bounded, and never a FIFO or a device put where the file was
+        text = files.read_text(path, what="vectors")
+    except DpcertError as exc:
+        return f"the vectors file {path} cannot be read again to verify it ({' '.join(str(exc).split())})"
+    key = (str(path.resolve()), hashlib.sha256(text.encode("utf-8")).hexdigest())
     if key not in _VERIFIED_FILES:
         try:
             checked = {e.claim.vector.id: (e.claim.vector, _vector_problem(e.claim)) for e in entries(path)}
