@@ -240,7 +240,7 @@ def _cmd_check(a: argparse.Namespace) -> int:
         _print_json([r.to_json() for r in reports] + [{"path": str(p), "ok": False, "error": e} for p, e in unreadable])
     else:
         for r in reports:
-            print(f"{'OK' if r.ok else 'MISMATCH'}  {r.claim_id}: {r.detail}  ({r.path})")
+            print(r.line())
     if unreadable:
         return EXIT_USAGE
     return 0 if every_ok else 1
@@ -360,8 +360,10 @@ def _cmd_claim(a: argparse.Namespace) -> int:
         cmp = AtMost.of(a.at_most)
     else:
         cmp = AtLeast.of(a.at_least)
-    if a.id is not None and a.id in registry.claims():
-        raise InvalidParameter("--id", a.id, "an id that is not a registered claim's (see `dpcert list`)")
+    if a.id is not None and (a.id in registry.claims() or a.id.startswith(("table.", "vectors."))):
+        raise InvalidParameter(
+            "--id", a.id, "an id that is not a registered claim's (see `dpcert list`) nor a table row's or vector's"
+        )
     draft = QuantityClaim("user.claim", a.reference, "", quantity=q, inputs=inputs, comparison=cmp)
     # an id derived from what is checked: two different claims never share a certificate's file name
     cid = a.id if a.id is not None else default_claim_id(draft.spec_json(), q.name)

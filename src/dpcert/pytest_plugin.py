@@ -11,7 +11,8 @@ per vector of a selection::
         value = my_kov_delta(**{k: float(v) for k, v in dpcert_vector.inputs.items()})
         assert_within_certified(value, dpcert_vector, rel_tol=1e-9, bound="upper")
 
-The marker takes the arguments of :func:`dpcert.testing.vectors` (``topic``, ``quantity``, ``path``). Nothing is
+The marker takes the arguments of :func:`dpcert.testing.vectors` (``topic``, ``quantity``, ``path``); a ``path=``
+file's vectors judge nothing until the file re-certifies (see :mod:`dpcert.testing`). Nothing is
 imported from dpcert until a test asks for ``dpcert_vector``, so the plugin costs nothing to other test suites.
 """
 

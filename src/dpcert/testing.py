@@ -19,6 +19,11 @@ cannot widen its own tolerance):
   maximum precision — a failure, never a pass.
 * ``bound="lower"``: the mirror image: v >= value with no tolerance, and ``value >= lo - allowed``.
 
+A vector's [lo, hi] is used only once it is verified: a vector read from a file only when the whole file re-certifies
+as ``dpcert vectors check`` re-certifies it (checked once per file content in a process), a vector or record that
+names no file only when its claim "quantity(inputs) lies in [lo, hi]" is proved. Otherwise the assertion fails,
+whatever the value, naming the data unverified and why.
+
 A failure raises ``AssertionError`` whose message shows the quantity and inputs, the certified enclosure, the
 value (and its exact binary value when that differs from its repr), the distance (absolute and relative) and the
 direction: *above* / *below* the enclosure for an estimate, **UNSAFE** (on the wrong side of a bound) or *too
@@ -31,6 +36,7 @@ any test taking a ``dpcert_vector`` argument, selected with ``@pytest.mark.dpcer
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import math
 from collections.abc import Iterable, Mapping
@@ -84,10 +90,16 @@ def _target(quantity_or_vector: Any, inputs: Mapping[str, Any]) -> tuple[Any, di
     target = quantity_or_vector
     if isinstance(target, Mapping) and "quantity" in target and "lo" in target:
         doc = {"format": "dpcert-vectors", "version": 1, "dpcert": "0", "digits": 1, "vectors": [dict(target)]}
-        target = loads(doc, "vector")[0]
+        target = dataclasses.replace(loads(doc, "vector")[0], source="")  # a record names no file
     if isinstance(target, Vector):
         if inputs:
             raise InvalidParameter("inputs", ", ".join(inputs), "none with a vector (it holds its own inputs)")
+        problem = _unverified(target)
+        if problem:
+            raise AssertionError(
+                f"vector {target.id}: not judged: {problem} (unverified data: its interval "
+                f"[{target.lo}, {target.hi}] is not a certified enclosure)"
+            )
         q = registry.quantity(target.quantity)
         lo, hi = target.interval
         what = f"vector {target.id}: {target.quantity}({', '.join(f'{k}={v}' for k, v in target.inputs.items())})"
@@ -103,6 +115,80 @@ def _target(quantity_or_vector: Any, inputs: Mapping[str, Any]) -> tuple[Any, di
     given = dict(inputs)
     enc = enclose(q, given, _ENCLOSURE_REL_TOL)
     return q, given, enc, f"{q.name}({', '.join(f'{k}={v}' for k, v in given.items())})"
+
+
+#: vectors verified in this process: (file, its SHA-256) -> the file's vectors by id, each with why it failed ("" when
+#: it re-certified); a vector that names no file is verified on its own, keyed by its record
+_VERIFIED_FILES: dict[tuple[str, str], dict[str, tuple[Any, str]]] = {}
+_VERIFIED_RECORDS: dict[str, str] = {}
+
+
+def _vector_problem(claim: Any) -> str:
+    """Why a vector's claim does not re-certify as ``dpcert vectors check`` re-certifies it ("" when it does)."""
+    from dpcert.arith.ball import MAX_PREC
+    from dpcert.core.claim import Verdict
+
+    result = claim.check(max_prec=MAX_PREC)
+    if result.verdict is Verdict.CERTIFIED:
+        return ""
+    return result.error or result.evidence.detail or result.verdict.value
+
+
+def _unverified(v: Any) -> str:
+    """Why the vector ``v`` cannot be trusted ("" when it is verified).
+
+    A vector read from a file is judged only when the file re-certifies as ``dpcert vectors check`` re-certifies
+    it: its certificate intact, with the recorded hash and this vector's claim, and a re-run giving the recorded
+    [lo, hi]. The file is checked once per content (SHA-256) in a process; the vector must be the one the checked
+    file holds. A vector or record that names no file is re-run on its own: its claim ``quantity(inputs) lies in
+    [lo, hi]`` must be proved (a wider interval than an export's is then still a certified enclosure).
+    """
+    import hashlib
+    import json
+
+    from dpcert.core import files
+    from dpcert.errors import DpcertError
+    from dpcert.vectors.check import entries
+
+    if not v.source:
+        key = json.dumps(v.to_json(), sort_keys=True)
+        if key not in _VERIFIED_RECORDS:
+            from dpcert.vectors.export import vector_claim
+
+            try:  # its claim "quantity(inputs) lies in [lo, hi]" must be proved (CERTIFIED)
+                _VERIFIED_RECORDS[key] = _vector_problem(vector_claim(v.quantity, v.inputs, v.lo, v.hi, v.id, v.why))
+            except DpcertError as exc:
+                _VERIFIED_RECORDS[key] = " ".join(str(exc).split())
+        problem = _VERIFIED_RECORDS[key]
+        return (
+            f"the vector did not re-certify (its interval is not proved to hold the value): {problem}"
+            if problem
+            else ""
+        )
+    path = Path(v.source)
+    try:  # bounded, and never a FIFO or a device put where the file was
+        text = files.read_text(path, what="vectors")
+    except DpcertError as exc:
+        return f"the vectors file {path} cannot be read again to verify it ({' '.join(str(exc).split())})"
+    key = (str(path.resolve()), hashlib.sha256(text.encode("utf-8")).hexdigest())
+    if key not in _VERIFIED_FILES:
+        try:
+            checked = {e.claim.vector.id: (e.claim.vector, _vector_problem(e.claim)) for e in entries(path)}
+        except DpcertError as exc:
+            checked = {"": (None, " ".join(str(exc).split()))}
+        _VERIFIED_FILES[key] = checked
+    checked = _VERIFIED_FILES[key]
+    failed = [why for _, why in checked.values() if why]  # each names its vector
+    if failed:
+        more = f" (and {len(failed) - 3} more)" if len(failed) > 3 else ""
+        return (
+            f"the vectors file {path} did not verify (as `dpcert vectors check` checks it): "
+            + "; ".join(w[:300] for w in failed[:3])
+            + more
+        )
+    if checked.get(v.id, (None, ""))[0] != v:
+        return f"the vector is not the one the vectors file {path} now holds"
+    return ""
 
 
 def _decide(q: Any, inputs: dict[str, Any], x: Fraction, upper: bool) -> tuple[bool | None, Any]:

@@ -210,3 +210,25 @@ def test_a_valid_new_claim_manifest_passes_both(tmp_path: Path) -> None:
     _write_manifest(data, path)
     assert len(manifest.load_manifest(path)) == 1
     assert not list(MANIFEST.iter_errors(data))
+
+
+def test_table_and_vector_certificates_validate_and_a_bad_source_is_refused_by_both(tmp_path) -> None:
+    from dpcert.cli import main
+
+    certs = tmp_path / "certs"
+    table = ROOT / "verify" / "tables" / "examples" / "darrm_table2.csv"
+    assert main(["table", "check", str(table), "--certificates", str(certs), "-q"]) == 0
+    paths = sorted(certs.glob("*.json")) + sorted((ROOT / "verify" / "vectors" / "certificates").glob("*.json"))
+    for path in paths:
+        errors = list(CERT.iter_errors(json.loads(path.read_text(encoding="utf-8"))))
+        assert not errors, (path.name, errors[0].message[:300])
+    cert = json.loads(paths[0].read_text(encoding="utf-8"))
+    for bad in ({"line": 0}, {"sha256": "XYZ"}, {"row": {"k": 3}}, {"extra": 1}):
+        forged = copy.deepcopy(cert)
+        forged["claim"]["source"].update(bad)
+        forged["sha256"] = certificate.content_hash(forged)
+        assert list(CERT.iter_errors(forged)), bad
+        path = tmp_path / "forged.json"
+        path.write_text(json.dumps(forged))
+        with pytest.raises(CertificateError, match="claim.source"):
+            certificate.load_certificate(path)

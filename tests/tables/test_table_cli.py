@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -74,11 +75,19 @@ def test_certificates_are_written_per_row_and_recheck(tmp_path, table):
     code, out, err = run(["table", "check", str(table), "--certificates", str(certs), "--json", "-q"])
     rows = json.loads(out)["rows"]
     written = sorted(p.name for p in certs.glob("*.json"))
-    assert written == ["table.mine.line2.json", "table.mine.line3.json", "table.mine.line4.json"]
+    # table.<file>.line<N>.<32 hex digits of the row's source record>
+    assert [re.sub(r"\.[0-9a-f]{32}\.json$", "", n) for n in written] == [f"table.mine.line{n}" for n in (2, 3, 4)]
     assert [r.get("certificate") for r in rows][:3] == [str(certs / n) for n in written]
-    cert = json.loads((certs / "table.mine.line3.json").read_text())
+    cert = json.loads((certs / written[1]).read_text())
     assert cert["claim"]["expected"] == "REFUTED" and cert["verdict"] == "REFUTED"
     assert cert["claim"]["reference"] == "table mine.csv, line 3"
+    # the row it was read from: what `sha256sum mine.csv` prints, the line, the cells as written
+    import hashlib
+
+    source = cert["claim"]["source"]
+    assert source["table"] == "mine.csv" and source["line"] == 3
+    assert source["sha256"] == hashlib.sha256(table.read_bytes()).hexdigest()
+    assert source["row"]["quantity"] == rows[1]["quantity"] and source["row"]["value"] == rows[1]["claim"]["value"]
     code, out, err = run(["check", str(certs)])
     assert code == 0, out + err
     assert out.count("OK  table.mine.line") == 3

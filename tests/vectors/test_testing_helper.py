@@ -269,3 +269,119 @@ def test_numpy_scalars_are_taken_at_their_exact_value():
         assert_within_certified(np.float32("nan"), "composition.simple.eps", k=3, eps="0.1")
     with pytest.raises(InvalidParameter, match="value"):
         assert_within_certified("0.3", "composition.simple.eps", k=3, eps="0.1")
+
+
+# ------------------------------------------------------------------------ a vectors file is verified before it judges
+
+# Four forged files, each a copy of the bundled vectors and certificates with one vector's interval edited (what a
+# stale, hand-edited or hostile file holds), and a wrong implementation the forged interval lets through: each
+# value is checked against the quantity's true value computed here independently of the file.
+_FORGERIES = {
+    "seven_times_eps": ("composition.simple.eps.k1", "0.7", "0.7", 0.7, None),  # true: 0.1
+    "double_eps": ("composition.simple.eps.k1", "0.2", "0.2", 0.2, None),  # true: 0.1
+    # an upper bound of half the true delta (0.12693673750664394580...)
+    "half_delta_upper": (
+        "gaussian.delta.sigma1",
+        "0.06346836875332197",
+        "0.06346836875332197",
+        0.06346836875332197,
+        "upper",
+    ),  # fmt: skip
+    "astronomic_interval": ("composition.simple.eps.k1", "-1e99999", "1e99999", 123.0, None),  # true: 0.1
+}
+
+
+def _forged_file(tmp_path, vid: str, lo: str, hi: str):
+    import json
+    import shutil
+
+    from dpcert.vectors.format import bundled_path
+
+    src = bundled_path()
+    shutil.copytree(src.parent / "certificates", tmp_path / "certificates")
+    doc = json.loads(src.read_text(encoding="utf-8"))
+    (record,) = [r for r in doc["vectors"] if r["id"] == vid]
+    record["lo"], record["hi"] = lo, hi
+    path = tmp_path / "vectors.json"
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    return path
+
+
+def test_the_forged_values_are_wrong():  # independent of dpcert: the true values the forgeries misstate
+    assert simple_eps(1, 0.1) == 0.1
+    true_delta = gaussian_delta(1.0, 1.0)
+    assert abs(true_delta - 0.12693673750664394) < 1e-15 and 0.06346836875332197 < true_delta / 1.9
+
+
+@pytest.mark.parametrize("name", sorted(_FORGERIES))
+def test_a_forged_vectors_file_judges_nothing(tmp_path, name):
+    from dpcert.vectors.check import check
+
+    vid, lo, hi, wrong, bound = _FORGERIES[name]
+    path = _forged_file(tmp_path, vid, lo, hi)
+    try:  # `dpcert vectors check` refuses the file: a failed vector, or a file it cannot read as vectors
+        refused = check(path).exit_code != 0
+    except InvalidParameter:
+        refused = True
+    assert refused
+    (v,) = [v for v in load(path) if v.id == vid]
+    with pytest.raises(AssertionError, match="did not verify") as info:
+        assert_within_certified(wrong, v, bound=bound)
+    assert "unverified data" in str(info.value) and "is not a certified enclosure" in str(info.value)
+    # every vector of a file that does not verify is refused, not only the edited one
+    (other,) = [v for v in load(path) if v.id == "composition.simple.eps.huge_k"]
+    with pytest.raises(AssertionError, match="did not verify"):
+        assert_within_certified(1e11, other)
+    # the parametrisation over the file yields the same refusal
+    (param,) = [p for p in vectors(path=path) if p.id == vid]
+    with pytest.raises(AssertionError, match="did not verify"):
+        assert_within_certified(wrong, param.values[0], bound=bound)
+
+
+def test_a_forged_vector_record_is_recomputed_and_refused():
+    record = _vector("composition.simple.eps.k1").to_json()
+    record["lo"] = record["hi"] = "0.7"
+    with pytest.raises(AssertionError, match="did not re-certify.*unverified data"):
+        assert_within_certified(0.7, record)
+    good = _vector("composition.simple.eps.k1").to_json()
+    assert_within_certified(0.1, good)
+
+
+def test_a_genuine_copy_verifies_once_and_still_judges(tmp_path):
+    import dpcert.testing as testing
+
+    path = _forged_file(tmp_path, "composition.simple.eps.k1", "0.1", "0.1")  # the genuine values
+    (v,) = [v for v in load(path) if v.id == "composition.simple.eps.k1"]
+    before = len(testing._VERIFIED_FILES)
+    assert_within_certified(0.1, v)
+    with pytest.raises(AssertionError, match="above the enclosure"):
+        assert_within_certified(0.7, v)
+    assert len(testing._VERIFIED_FILES) == before + 1  # one check of the file for both
+    # an edit after the check is a new content: checked again, and refused
+    path.write_text(path.read_text(encoding="utf-8").replace('"hi": "0.1"', '"hi": "0.7"', 1), encoding="utf-8")
+    (edited,) = [v for v in load(path) if v.id == "composition.simple.eps.k1"]
+    with pytest.raises(AssertionError, match="did not verify"):
+        assert_within_certified(0.7, edited)
+    with pytest.raises(AssertionError, match="did not verify"):
+        assert_within_certified(0.1, v)  # the vector read before the edit: its file no longer verifies
+
+
+def test_the_pytest_plugin_refuses_a_forged_file(pytester, request, tmp_path):
+    path = _forged_file(tmp_path, "composition.simple.eps.k1", "0.7", "0.7")
+    pytester.makepyfile(
+        f"""
+        import pytest
+        from dpcert.testing import assert_within_certified
+
+        @pytest.mark.dpcert_vectors(quantity="composition.simple.eps", path={str(path)!r})
+        def test_seven_times(dpcert_vector):
+            k = int(dpcert_vector.inputs["k"])
+            assert_within_certified(7 * k * 0.1, dpcert_vector)
+        """
+    )
+    loaded = request.config.pluginmanager.has_plugin("dpcert")
+    args = ["-p", "no:cacheprovider", "--strict-markers"] + ([] if loaded else ["-p", "dpcert.pytest_plugin"])
+    result = pytester.runpytest(*args)
+    n = sum(v.quantity == "composition.simple.eps" for v in load(path))
+    result.assert_outcomes(failed=n)
+    result.stdout.fnmatch_lines(["*did not verify*"])

@@ -5,7 +5,8 @@ comparison, expected verdict, erratum), the verdict with its evidence (enclosure
 method, precision), the maximum precision the check was allowed, the software versions, and a SHA-256 over the
 canonical JSON of everything else. ``dpcert check CERT.json`` trusts none of it (the hash anyone can recompute):
 a registered claim's certificate must state exactly the registry's claim, anything else is rebuilt from the
-certificate alone with the command line's validation, re-run, and every verdict and evidence field compared.
+certificate alone with the command line's validation, re-run, and every verdict and evidence field compared; what a
+reader is shown is bound to what was checked, or printed apart as a label that is not verified.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 import math
 import os
 import platform
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,6 +56,7 @@ __all__ = [
     "claim_record",
     "derived_statement",
     "default_claim_id",
+    "derived_claim_id",
     "content_hash",
 ]
 
@@ -77,7 +80,18 @@ _TOP_KEYS = {
     "max_prec_bits",
     "sha256",
 }
-_CLAIM_KEYS = {"id", "reference", "statement", "quantity", "function", "inputs", "comparison", "expected", "erratum"}
+_CLAIM_KEYS = {
+    "id",
+    "reference",
+    "statement",
+    "quantity",
+    "function",
+    "inputs",
+    "comparison",
+    "expected",
+    "erratum",
+    "source",
+}
 _EVIDENCE_KEYS = {"enclosure", "method", "precision_bits", "detail", "worst_case", "counts", "extra"}
 _EXPECTED = ("CERTIFIED", "REFUTED", "UNDECIDED")
 
@@ -171,6 +185,9 @@ def claim_record(claim: Claim, expected: Verdict | None = None) -> dict[str, Any
     record["expected"] = (claim.expected if expected is None else expected).value
     if claim.erratum:
         record["erratum"] = claim.erratum
+    source = getattr(claim, "source", None)  # a table row's claim: where the row was read
+    if source is not None:
+        record["source"] = _as_json(source)
     return record
 
 
@@ -315,6 +332,8 @@ def _check_shape(cert: dict[str, Any], p: Path) -> None:
             problems.append("a function claim has no comparison")
         if not isinstance(claim.get("inputs", {}), dict):
             problems.append("claim.inputs is not an object")
+        if "source" in claim:
+            problems += _source_problems(claim["source"])
     if cert.get("verdict") not in [v.value for v in Verdict]:
         problems.append(f"verdict {str(cert.get('verdict'))[:20]!r} is not a verdict")
     mp = cert.get("max_prec_bits", MAX_PREC)
@@ -349,6 +368,25 @@ def _check_shape(cert: dict[str, Any], p: Path) -> None:
                 problems.append(f"evidence.enclosure is not an enclosure with numeric ends ({str(exc)[:120]})")
     if problems:
         raise CertificateError(f"{p}: malformed certificate: {'; '.join(problems)}")
+
+
+def _source_problems(source: Any) -> list[str]:
+    """How ``claim.source`` (a table row's origin) is malformed: ``[]`` when it is well formed."""
+    if not isinstance(source, dict) or set(source) != {"table", "sha256", "line", "row"}:
+        return ["claim.source is not an object of table, sha256, line and row"]
+    problems = []
+    if not isinstance(source["table"], str) or not 0 < len(source["table"]) <= 1000:
+        problems.append("claim.source.table is not a file name")
+    if not isinstance(source["sha256"], str) or not re.fullmatch(r"[0-9a-f]{64}", source["sha256"]):
+        problems.append("claim.source.sha256 is not 64 hex digits")
+    line = source["line"]
+    if isinstance(line, bool) or not isinstance(line, int) or not 1 <= line <= 10**9:
+        problems.append("claim.source.line is not a line number")
+    row = source["row"]
+    cell_ok = lambda v: isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))  # noqa: E731
+    if not isinstance(row, dict) or not all(cell_ok(v) for v in row.values()):
+        problems.append("claim.source.row is not an object of text cells")
+    return problems
 
 
 def _inputs_from_json(inputs: dict[str, Any]) -> dict[str, Any]:
@@ -415,7 +453,12 @@ class RecheckReport:
     """The outcome of re-checking one certificate; what a reader is shown comes from here, not from the file.
 
     Attributes:
-        statement, expected: the registry's claim for a registered id, else derived from what was checked.
+        claim_id: the registered id, a table row's or golden vector's id re-derived from what it records, or for any
+            other claim the id derived from what is checked (:func:`derived_claim_id`).
+        statement, expected: the registry's claim for a registered id, else derived from what was checked (a
+            table row's expected verdict is its row's; another claim's is part of its label).
+        label: what the certificate says that the check cannot bind (a free-text reference, an id chosen by hand,
+            the table a row was read from), shown apart as not verified; ``""`` when everything shown is bound.
         enclosure: the recorded enclosure, checked to contain the fresh one ("" when none).
         seconds: how long the re-check took.
         slow: a registered claim that only ``dpcert verify --full`` runs.
@@ -433,18 +476,30 @@ class RecheckReport:
     enclosure: str = ""
     seconds: float = 0.0
     slow: bool = False
+    label: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
+    def line(self) -> str:
+        """The line ``dpcert check`` prints: OK or MISMATCH, the id re-derived from what was checked, the detail,
+        the file, and apart from them, marked so, what the certificate says that the check could not bind."""
+        unbound = f"  (label, not verified: {self.label})" if self.label else ""
+        return f"{'OK' if self.ok else 'MISMATCH'}  {self.claim_id}: {self.detail}  ({self.path}){unbound}"
 
-def _rebuild(cert: dict[str, Any], path: str | Path) -> tuple[Claim, list[str]]:
-    """The claim a certificate is about, and how its record differs from what that claim states.
+
+def _rebuild(cert: dict[str, Any], path: str | Path) -> tuple[Claim, list[str], str, str]:
+    """The claim a certificate is about, how its record differs from what that claim states, the id a reader is
+    shown and the label it cannot bind (``""`` when everything it shows is bound).
 
     A registered id is the registry's claim: its record must be exactly the registry's (statement, reference,
-    what is checked, expected, erratum); the inputs in the file never reach a check. Any other claim is rebuilt
-    from the certificate with the command line's validation (a quantity's parameters; a check function's
-    validator) and must state :func:`derived_statement`.
+    what is checked, expected, erratum); the inputs in the file never reach a check. A table row's certificate
+    (``table.*``) is rebuilt from the row it records (:func:`_table_row_claim`): id, reference, statement,
+    comparison and expected are re-derived from the row, and only where the row was read (file name, the table's
+    SHA-256, line) is a label. A golden vector's certificate (``vectors.*``) must state the bundled case of that
+    id. Any other claim is rebuilt from the certificate with the command line's validation and must state
+    :func:`derived_statement`; its id is shown as derived from what is checked (:func:`default_claim_id`), and its
+    own id, reference, expected verdict and erratum are a label.
     """
     c = cert["claim"]
     registered = registry.claims().get(c["id"])
@@ -452,8 +507,22 @@ def _rebuild(cert: dict[str, Any], path: str | Path) -> tuple[Claim, list[str]]:
         want = claim_record(registered)
         differ = _differ(want, c)
         if differ:
-            return registered, [f"{c['id']} is a registered claim and the certificate's {', '.join(differ)} differ"]
-        return registered, []
+            problems = [f"{c['id']} is a registered claim and the certificate's {', '.join(differ)} differ"]
+            return registered, problems, c["id"], ""
+        return registered, [], c["id"], ""
+    if c["id"].startswith("table."):
+        claim: Claim = _table_row_claim(c, path)
+        src = c["source"]
+        label = (
+            f"row read from table {json.dumps(src['table'][:120], ensure_ascii=False)} "
+            f"(sha256 {src['sha256'][:16]}…), line {src['line']}"
+        )
+        return claim, _claim_differs(claim, c), claim.id, label
+    if "source" in c:
+        raise CertificateError(f"{path}: claim.source belongs to a table row's certificate (an id table.…)")
+    if c["id"].startswith("vectors."):
+        claim = _vector_claim(c, path)
+        return claim, _claim_differs(claim, c), claim.id, ""
     fields = {
         "id": c["id"],
         "reference": c["reference"],
@@ -462,7 +531,6 @@ def _rebuild(cert: dict[str, Any], path: str | Path) -> tuple[Claim, list[str]]:
         "erratum": c.get("erratum", ""),
     }
     try:
-        claim: Claim
         if "quantity" in c:
             if not isinstance(c["quantity"], str):
                 raise InvalidParameter("quantity", str(c["quantity"])[:40], "a quantity name")
@@ -491,13 +559,89 @@ def _rebuild(cert: dict[str, Any], path: str | Path) -> tuple[Claim, list[str]]:
             check(**claim.inputs)
     except (DpcertError, ValueError, TypeError) as exc:
         raise CertificateError(f"{path}: cannot rebuild the claim: {exc}") from None
+    shown = derived_claim_id(claim)
+    label = []
+    if c["id"] != shown:
+        label.append(f"id {_quoted(c['id'])}")
+    label.append(f"reference {_quoted(c['reference'])}")
+    if c["expected"] != cert["verdict"]:
+        label.append(f"expected {c['expected']}")
+    if c.get("erratum"):
+        label.append(f"erratum {_quoted(c['erratum'])}")
+    return claim, _claim_differs(claim, c), shown, "; ".join(label)
+
+
+def _quoted(text: str, limit: int = 120) -> str:
+    """Free text from a file as one quoted line (control characters escaped, long text cut)."""
+    return json.dumps(text if len(text) <= limit else text[: limit - 1] + "…", ensure_ascii=False)
+
+
+def _claim_differs(claim: Claim, c: dict[str, Any]) -> list[str]:
+    """How the certificate's claim record ``c`` differs from what ``claim`` states (``[]`` when it does not)."""
     want = claim_record(claim)
     differ = _differ(want, c)
     if differ:
-        return claim, [
-            f"the certificate's {', '.join(differ)} differ from what its content states ({want['statement']})"
-        ]
-    return claim, []
+        return [f"the certificate's {', '.join(differ)} differ from what its content states ({want['statement']})"]
+    return []
+
+
+def derived_claim_id(claim: Claim) -> str:
+    """The id ``dpcert check`` shows for a claim that is neither registered, a table row nor a golden vector:
+    ``user.<quantity>.<12 hex digits>`` for a quantity claim, ``user.<paper>.certify.<12 hex digits>`` for a claim
+    checked by a function of ``dpcert.<paper>`` (the ids ``dpcert claim`` and ``dpcert darrm certify`` give by
+    default; :func:`default_claim_id`), derived from what is checked."""
+    spec = claim.spec_json()
+    if "quantity" in spec:
+        prefix = str(spec["quantity"])
+    else:
+        module = str(spec.get("function", "")).split(":")[0].split(".")
+        prefix = f"{module[1] if len(module) > 1 and module[0] == 'dpcert' else 'function'}.certify"
+    prefix = re.sub(r"[^A-Za-z0-9_-]+", ".", prefix).strip(".")[:80] or "claim"
+    return default_claim_id(spec, prefix)
+
+
+def _table_row_claim(c: dict[str, Any], path: str | Path) -> Claim:
+    """The claim of the table row a ``table.*`` certificate records in ``claim.source``, derived as ``dpcert table
+    check`` derives it (its id from the file name, the table's SHA-256, the line and the row's cells).
+
+    Raises:
+        CertificateError: when no row is recorded, or the recorded row is not a claim.
+    """
+    from dpcert.tables.check import row_claim
+    from dpcert.tables.reader import RawRow
+
+    src = c.get("source")
+    if src is None:
+        raise CertificateError(
+            f"{path}: {c['id']} is a table row's id and the certificate records no claim.source (the row it states)"
+        )
+    cells = {k: (tuple(v) if isinstance(v, list) else v) for k, v in src["row"].items()}
+    rc = row_claim(RawRow(src["line"], cells), src["table"], src["sha256"])
+    if rc.claim is None:
+        raise CertificateError(f"{path}: the recorded table row is not a claim: {rc.problem}")
+    return rc.claim
+
+
+def _vector_claim(c: dict[str, Any], path: str | Path) -> Claim:
+    """The claim of the bundled golden-vector case a ``vectors.*`` certificate names, with its recorded ends.
+
+    Raises:
+        CertificateError: for an id that names no case of this dpcert, or a comparison that is not an interval.
+    """
+    from dpcert.core.claim import Within
+    from dpcert.vectors.cases import CASES
+    from dpcert.vectors.export import claim_id, vector_claim
+
+    case = next((k for k in CASES if claim_id(k.id) == c["id"]), None)
+    if case is None:
+        raise CertificateError(f"{path}: {c['id']} names no golden vector of dpcert {__version__}")
+    try:
+        cmp = comparison_from_json(c.get("comparison"))
+        if not isinstance(cmp, Within):
+            raise InvalidParameter("comparison", str(c.get("comparison"))[:60], "an interval [lo, hi]")
+        return vector_claim(case.quantity, case.inputs, cmp.lo, cmp.hi, case.id, case.why)
+    except (DpcertError, ValueError, TypeError) as exc:
+        raise CertificateError(f"{path}: cannot rebuild the golden vector's claim: {exc}") from None
 
 
 def recheck(path: str | Path) -> RecheckReport:
@@ -507,8 +651,12 @@ def recheck(path: str | Path) -> RecheckReport:
 
     * the file is read once, bounded and strictly (duplicate keys refused); every ``given`` parses to its ``exact``;
     * a registered claim's certificate states exactly the registry's claim (id, statement, reference, inputs,
-      comparison, expected, erratum) and the registry's claim is re-run; any other claim is rebuilt from the
+      comparison, expected, erratum) and the registry's claim is re-run; a table row's claim is re-derived from the
+      row it records and a golden vector's must be the bundled case of its id; any other claim is rebuilt from the
       certificate with the command line's validation and states what its content says (:func:`derived_statement`);
+    * the report's id is bound (registered, or re-derived from what the certificate records and checks); what cannot
+      be bound (a free-text reference, a hand-chosen id, the table a row was read from) is the report's ``label``,
+      which ``dpcert check`` prints apart, marked as not verified;
     * the claim is re-run with the recorded maximum precision; the verdict, the evidence's method, precision,
       detail, worst case, counts and extra facts, and the error if any, must be the recorded ones;
     * the recorded enclosure must contain the fresh one (for decided quantity claims computed at least a thousand
@@ -519,8 +667,8 @@ def recheck(path: str | Path) -> RecheckReport:
         CertificateError: for an unreadable, tampered-with or malformed certificate.
     """
     cert = load_certificate(path)
-    claim, problems = _rebuild(cert, path)
-    registered = registry.claims().get(claim.id)
+    claim, problems, shown_id, label = _rebuild(cert, path)
+    registered = registry.claims().get(cert["claim"]["id"])
     expected = cert["claim"]["expected"] if registered is None else registered.expected.value
     statement = claim.statement if registered is not None else derived_statement(claim)
     recorded_verdict = cert["verdict"]
@@ -531,9 +679,10 @@ def recheck(path: str | Path) -> RecheckReport:
         statement=statement,
         enclosure="" if old is None else old.short(10),
         slow=registered is not None and registered.slow,
+        label=label,
     )
     if problems:  # what the file states is not the claim: nothing from it is run
-        return RecheckReport(str(path), claim.id, recorded_verdict, "", False, False, "; ".join(problems), **base)
+        return RecheckReport(str(path), shown_id, recorded_verdict, "", False, False, "; ".join(problems), **base)
     max_prec = cert.get("max_prec_bits", MAX_PREC)
     result = claim.check(max_prec=max_prec)
     if result.verdict.value != recorded_verdict:
@@ -571,7 +720,7 @@ def recheck(path: str | Path) -> RecheckReport:
     ok = not problems
     detail = "verdict and evidence reproduced: " + result.evidence.detail if ok else "; ".join(problems)
     base["seconds"] = round(result.seconds, 6)
-    return RecheckReport(str(path), claim.id, recorded_verdict, result.verdict.value, agree, ok, detail, **base)
+    return RecheckReport(str(path), shown_id, recorded_verdict, result.verdict.value, agree, ok, detail, **base)
 
 
 def _contains(outer: Enclosure, inner: Enclosure) -> bool:

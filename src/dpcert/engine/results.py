@@ -76,4 +76,15 @@ def results_markdown(reports: Sequence[RecheckReport]) -> str:
             "```",
             "",
         ]
+        + _labels(reports)
     )
+
+
+def _labels(reports: Sequence[RecheckReport]) -> list[str]:
+    """What certificates said that the re-check could not bind (a free-text reference, a hand-chosen id, an expected
+    verdict of a claim that is not registered), listed apart from the table, marked as not verified."""
+    labelled = [r for r in reports if r.label]
+    if not labelled:
+        return []
+    lines = ["Labels, not verified (what the certificates say that the re-check cannot bind):", ""]
+    return lines + [f"- `{r.claim_id}`: {r.label}" for r in labelled] + [""]

@@ -17,9 +17,11 @@ the other rows run as usual.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -39,13 +41,57 @@ from dpcert.core.claim import (
 from dpcert.core.parallel import Summary, default_workers, map_chunks
 from dpcert.core.params import validate
 from dpcert.errors import DpcertError, InvalidParameter
-from dpcert.tables.reader import OPTIONAL, REQUIRED, RawRow, read_table
+from dpcert.tables.reader import OPTIONAL, REQUIRED, RawRow, read_table_hashed
 
-__all__ = ["CLAIM_KINDS", "RowClaim", "RowResult", "TableReport", "row_claim", "row_claims", "check_table"]
+__all__ = [
+    "CLAIM_KINDS",
+    "TableRowClaim",
+    "row_source",
+    "row_claim_id",
+    "RowClaim",
+    "RowResult",
+    "TableReport",
+    "row_claim",
+    "row_claims",
+    "check_table",
+]
 
 #: How a printed value is meant (the ``claim`` column).
 CLAIM_KINDS = ("upper", "lower", "digits")
 _KNOWN = set(REQUIRED) | set(OPTIONAL)
+
+
+@dataclass(frozen=True)
+class TableRowClaim(QuantityClaim):
+    """The claim of one table row, bound to where it was read (see :func:`row_source`).
+
+    Attributes:
+        source: ``{"table": file name, "sha256": the table's SHA-256, "line": N, "row": the row's cells}``; the
+            certificate records it, and ``dpcert check`` re-derives the claim, its id and its reference from it.
+    """
+
+    source: dict[str, Any] | None = None
+
+
+def row_source(table: str, sha256: str, line: int, cells: Mapping[str, Any]) -> dict[str, Any]:
+    """What a row's certificate records of where the row comes from: the table's file name and SHA-256, the row's
+    line and its cells as given (a list cell as a list)."""
+    row = {k: (list(v) if isinstance(v, (tuple, list)) else v) for k, v in cells.items()}
+    return {"table": table, "sha256": sha256, "line": line, "row": row}
+
+
+def row_claim_id(source: Mapping[str, Any]) -> str:
+    """``table.<file name>.line<N>.<32 hex digits>``: the digits are the SHA-256 of the whole source record (the
+    file name, the table's SHA-256, the line and the row's cells), so that two rows of different files, or
+    different rows claimed for the same line, never share an id (nor a certificate file).
+
+    >>> row_claim_id({"table": "a..b.csv", "sha256": "0" * 64, "line": 2, "row": {}})[:22]
+    'table.a_b.line2.a1fdc7'
+    """
+    digest = hashlib.sha256(
+        json.dumps(dict(source), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    ).hexdigest()[:32]
+    return f"table.{_stem(Path(str(source['table'])))}.line{source['line']}.{digest}"
 
 
 @dataclass(frozen=True)
@@ -92,8 +138,14 @@ def _comparison(cells: dict[str, Any]) -> Comparison:
     return Rounds(value, int(figures))
 
 
-def row_claim(row: RawRow, source: str | Path) -> RowClaim:
-    """The claim a row states (id ``table.<file name>.line<N>``), or the row's problem (never raises)."""
+def row_claim(row: RawRow, source: str | Path, table_sha256: str) -> RowClaim:
+    """The claim a row states (id :func:`row_claim_id`), or the row's problem (never raises).
+
+    Args:
+        row: the row as read.
+        source: the table's path (only its file name is recorded).
+        table_sha256: the SHA-256 of the table's text (:func:`~dpcert.tables.reader.read_table_hashed`).
+    """
     from dpcert.engine import registry
     from dpcert.engine.certificate import derived_statement
 
@@ -123,16 +175,18 @@ def row_claim(row: RawRow, source: str | Path) -> RowClaim:
         if not isinstance(note, str):
             raise InvalidParameter("note", note, "free text")
         where = Path(source).name
+        bound = row_source(where, table_sha256, row.line, cells)
         reference = f"table {where}, line {row.line}" + (f": {note[:200]}" if note else "")
         draft = QuantityClaim("table.row.draft", reference, "", quantity=q, inputs=inputs, comparison=comparison)
-        claim = QuantityClaim(
-            f"table.{_stem(Path(source))}.line{row.line}",
+        claim = TableRowClaim(
+            row_claim_id(bound),
             reference,
             derived_statement(draft),
             expected=expected,
             quantity=q,
             inputs=inputs,
             comparison=comparison,
+            source=bound,
         )
     except DpcertError as exc:
         return RowClaim(row.line, cells, problem=" ".join(str(exc).split()))
@@ -145,8 +199,8 @@ def row_claims(path: str | Path) -> tuple[str, list[RowClaim]]:
     Raises:
         InvalidParameter: when the file cannot be read as a table.
     """
-    fmt, rows = read_table(path)
-    return fmt, [row_claim(r, path) for r in rows]
+    fmt, digest, rows = read_table_hashed(path)
+    return fmt, [row_claim(r, path, digest) for r in rows]
 
 
 @dataclass

@@ -13,6 +13,7 @@ row never stops the others.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import re
 from collections.abc import Mapping
@@ -23,7 +24,7 @@ from typing import Any
 from dpcert.core import files
 from dpcert.errors import InvalidParameter
 
-__all__ = ["RawRow", "read_table", "FORMATS", "MAX_ROWS", "MAX_COLUMNS", "REQUIRED", "OPTIONAL"]
+__all__ = ["RawRow", "read_table", "read_table_hashed", "FORMATS", "MAX_ROWS", "MAX_COLUMNS", "REQUIRED", "OPTIONAL"]
 
 #: The table formats, by file suffix.
 FORMATS = {".csv": "csv", ".json": "json", ".toml": "toml"}
@@ -76,12 +77,24 @@ def read_table(path: str | Path) -> tuple[str, list[RawRow]]:
         InvalidParameter: when the file cannot be read as a table (the message names the file and the problem),
             or holds no row.
     """
+    fmt, _, rows = read_table_hashed(path)
+    return fmt, rows
+
+
+def read_table_hashed(path: str | Path) -> tuple[str, str, list[RawRow]]:
+    """The format, the SHA-256 of the text (UTF-8) and the rows of the table file ``path``, from one reading.
+
+    Raises:
+        InvalidParameter: when the file cannot be read as a table (the message names the file and the problem),
+            or holds no row.
+    """
     fmt = table_format(path)
     text = files.read_text(path, what="table")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     rows = {"csv": _csv_rows, "json": _json_rows, "toml": _toml_rows}[fmt](text, str(path))
     if not rows:  # a header alone, [] or no [[rows]]: nothing would be checked, and "0 rows, exit 0" says all is well
         raise _bad(str(path), "a table with at least one row (it has none)")
-    return fmt, rows
+    return fmt, digest, rows
 
 
 def _bad(where: str, problem: str) -> InvalidParameter:
