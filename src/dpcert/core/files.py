@@ -29,9 +29,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dpcert.errors import InvalidParameter
+from dpcert.errors import InvalidParameter, ManifestError
 
 __all__ = [
+    "bundled_dir",
     "MAX_FILE_BYTES",
     "MAX_DEPTH",
     "read_text",
@@ -268,3 +269,15 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, encoding: str 
     except OSError:
         pass
     return target
+
+
+def bundled_dir() -> Path:
+    """The directory of the bundled manifests (``verify/`` in a checkout, packaged data in a wheel)."""
+    here = Path(__file__).resolve()
+    checkout = here.parents[3] / "verify"
+    if (checkout / "default.toml").is_file():
+        return checkout
+    packaged = here.parents[1] / "_bundled" / "verify"
+    if (packaged / "default.toml").is_file():
+        return packaged
+    raise ManifestError(str(checkout), "the bundled manifests are missing from this installation")

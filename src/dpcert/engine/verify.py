@@ -252,8 +252,8 @@ def _run_parallel(
 
 @lru_cache(maxsize=4)
 def _chosen(recipe: tuple[Any, ...]) -> list[Entry]:
-    manifests, selectors, full = recipe
-    entries, full_all = _select(list(manifests), list(selectors), full)
+    manifests, selectors, full, extra = recipe
+    entries, full_all = _select(list(manifests), list(selectors), full, extra)
     return [e for e in entries if full or full_all or not e.full]
 
 
@@ -267,19 +267,21 @@ def _check_entry(task: tuple[Any, ...]) -> tuple[Verdict, Evidence, float, str |
     return r.verdict, r.evidence, r.seconds, r.error
 
 
-def _select(manifests: list[str | Path], selectors: list[str], full: bool = False) -> tuple[list[Entry], bool]:
-    """The entries of ``verify(manifests, selectors, full=full)`` and whether selecting by id runs slow claims too
-    (the bundled run with ``full`` also re-certifies the bundled golden vectors)."""
+def _select(
+    manifests: list[str | Path],
+    selectors: list[str],
+    full: bool = False,
+    extra: Callable[[], Sequence[Entry]] | None = None,
+) -> tuple[list[Entry], bool]:
+    """The entries of ``verify(manifests, selectors, full=full, extra=extra)`` and whether selecting by id runs
+    slow claims too."""
     entries: list[Entry] = []
-    bundled = not manifests and not selectors
-    if bundled:
+    if not manifests and not selectors:
         manifests = [default_manifest()]
     for m in manifests:
         entries += load_manifest(m)
-    if bundled and full:
-        from dpcert.vectors.check import entries as vector_entries
-
-        entries += vector_entries()
+    if extra is not None:
+        entries += extra()
     if selectors and manifests:
         for sel in selectors:
             if not any(matches(e.claim.id, sel) for e in entries):
@@ -299,9 +301,14 @@ def verify(
     progress: TextIO | None = None,
     on_result: Callable[[ClaimResult], None] | None = None,
     run: RunOptions | None = None,
+    extra: Callable[[], Sequence[Entry]] | None = None,
 ) -> VerifyReport:
-    """Run manifests and/or claim selectors; with neither, the bundled default manifest (and, with ``full``, the
-    bundled golden vectors, each re-certified against its certificate and a re-run: :mod:`dpcert.vectors.check`).
+    """Run manifests and/or claim selectors; with neither, the bundled default manifest.
+
+    ``extra``: entries that join the manifests' (before any selector picks among them), given as a function that
+    builds them (module-level, so that a worker process builds the same entries again: claims need not pickle).
+    ``dpcert verify --full`` passes :func:`dpcert.vectors.check.entries`, the bundled golden vectors, each
+    re-certified against its certificate and a re-run; the engine itself knows nothing of vectors.
 
     ``progress``: a stream for progress lines on claims slower than a second (the CLI passes stderr).
     ``on_result``: called with each result as its claim finishes (see :func:`run_entries`).
@@ -313,7 +320,7 @@ def verify(
     (0, ['CERTIFIED', 'CERTIFIED'])
     """
     manifests, selectors = list(manifests), list(selectors)
-    entries, by_id = _select(manifests, selectors, full)
+    entries, by_id = _select(manifests, selectors, full, extra)
     return run_entries(
         entries,
         full=full or by_id,
@@ -321,5 +328,5 @@ def verify(
         progress=progress,
         on_result=on_result,
         run=run,
-        recipe=(tuple(str(m) for m in manifests), tuple(selectors), full),
+        recipe=(tuple(str(m) for m in manifests), tuple(selectors), full, extra),
     )
