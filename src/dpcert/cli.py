@@ -20,6 +20,7 @@ from dpcert.cli_support import (
     EXIT_USAGE,
     CommandParser,
     add_run_options,
+    fitted_table,
     int_option,
     max_prec_option,
     one_line,
@@ -27,7 +28,6 @@ from dpcert.cli_support import (
     print_json,
     run_options,
     seconds_option,
-    table,
 )
 from dpcert.errors import DpcertError, InvalidParameter
 
@@ -35,6 +35,34 @@ __all__ = ["main"]
 
 
 # ------------------------------------------------------------------------------------------------ commands
+
+
+class _VerifyRows:
+    """``dpcert verify``'s table, each row written as soon as the rows before it are done (``dpcert verify | head``
+    shows the first claims without waiting for the last). The widths come from the plan: the claim ids, and the
+    expected verdicts for the verdict columns; the enclosure column is at least 26 characters (``[lo, hi]`` at ten
+    digits). A longer cell (``UNEXPECTED``, a wider enclosure) pushes the rest of its row to the right."""
+
+    HEADER = ["claim", "verdict", "expected", "", "enclosure", "s"]
+
+    def __init__(self) -> None:
+        self.widths = [len(h) for h in self.HEADER]
+
+    def plan(self, entries: Sequence[Any]) -> None:
+        ids = [len(e.claim.id) for e in entries]
+        expected = [len(e.expected.value) for e in entries]
+        self.widths = [max([5, *ids]), max([7, *expected]), max([8, *expected]), 2, 26, 5]
+        self._line(self.HEADER)
+        self._line(["-" * w for w in self.widths])
+
+    def row(self, r: Any) -> None:
+        enc = r.evidence.enclosure
+        short = "" if enc is None else enc.short(10)
+        ok = "ok" if r.ok else "UNEXPECTED"
+        self._line([r.claim.id, r.verdict.value, r.expected.value, ok, short, f"{r.seconds:.3f}"])
+
+    def _line(self, cells: list[str]) -> None:
+        print("  ".join(c.ljust(w) for c, w in zip(cells, self.widths, strict=True)).rstrip(), flush=True)
 
 
 def _cmd_verify(a: argparse.Namespace) -> int:
@@ -58,10 +86,12 @@ def _cmd_verify(a: argparse.Namespace) -> int:
         extra = vector_entries
     key = json.dumps(["verify", a.manifest, a.select, a.full, a.max_prec])  # what a checkpoint is of
     run = run_options(a, key=key)
+    rows = None if a.json else _VerifyRows()
     try:
         report = verify(
             a.manifest, a.select, full=a.full, max_prec=a.max_prec, progress=progress,
             on_result=keep if a.certificates else None, run=run, extra=extra,
+            on_plan=None if rows is None else rows.plan, in_order=None if rows is None else rows.row,
         )  # fmt: skip
     finally:
         if a.certificates and not a.json:
@@ -72,20 +102,6 @@ def _cmd_verify(a: argparse.Namespace) -> int:
             out["certificates_written"] = written
         print_json(out)
         return report.exit_code
-    rows = []
-    for r in report.results:
-        enc = r.evidence.enclosure
-        rows.append(
-            [
-                r.claim.id,
-                r.verdict.value,
-                r.expected.value,
-                "ok" if r.ok else "UNEXPECTED",
-                "" if enc is None else enc.short(10),
-                f"{r.seconds:.3f}",
-            ]
-        )
-    print(table(rows, ["claim", "verdict", "expected", "", "enclosure", "s"]))
     c = report.counts()
     summary = ", ".join(f"{c.get(v, 0)} {v}" for v in ("CERTIFIED", "REFUTED", "UNDECIDED", "ERROR") if c.get(v))
     skipped = f"; {report.skipped_slow} slow claim(s) skipped (use --full)" if report.skipped_slow else ""
@@ -131,6 +147,9 @@ def _cmd_check(a: argparse.Namespace) -> int:
     else:
         for r in reports:
             print(f"{'OK' if r.ok else 'MISMATCH'}  {r.claim_id}: {r.detail}  ({r.path})")
+        n, ok = len(reports) + len(unreadable), sum(r.ok for r in reports)
+        unread = f", {len(unreadable)} unreadable" if unreadable else ""
+        print(f"{n} certificate{'' if n == 1 else 's'}: {ok} OK, {len(reports) - ok} MISMATCH{unread}")
     if unreadable:
         return EXIT_USAGE
     return 0 if every_ok else 1
@@ -154,7 +173,8 @@ def _cmd_list(a: argparse.Namespace) -> int:
             ]
         )
     else:
-        print(table([[c.id, c.expected.value, c.reference] for c in claims], ["claim", "expected", "reference"]))
+        rows = [[c.id, c.expected.value, c.reference] for c in claims]
+        print(fitted_table(rows, ["claim", "expected", "reference"]))
     return 0
 
 
@@ -176,12 +196,8 @@ def _cmd_quantities(a: argparse.Namespace) -> int:
             ]
         )
     else:
-        print(
-            table(
-                [[q.name, ", ".join(p.name for p in q.params), q.summary] for q in qs],
-                ["quantity", "parameters", "what"],
-            )
-        )
+        rows = [[q.name, ", ".join(p.name for p in q.params), q.summary] for q in qs]
+        print(fitted_table(rows, ["quantity", "parameters", "what"]))
     return 0
 
 

@@ -23,7 +23,9 @@ __all__ = [
     "MAX_INPUTS",
     "MAX_PREC_LIMIT",
     "CommandParser",
+    "DEFAULT_WIDTH",
     "add_run_options",
+    "fitted_table",
     "int_option",
     "max_prec_option",
     "one_line",
@@ -45,18 +47,41 @@ MAX_INPUTS = 64
 
 
 class CommandParser(argparse.ArgumentParser):
-    """The parser of ``dpcert`` and of every subcommand: a usage error is one line on stderr, exit 2."""
+    """The parser of ``dpcert`` and of every subcommand (``add_subparsers`` hands its class down).
+
+    - A usage error is one line on stderr naming the command's own help (``see `dpcert br adaptive --help```),
+      exit 2.
+    - No abbreviated options: ``--q 0.01`` is refused, not read as ``--quiet``.
+    - A command without subcommands takes its ``name=value`` inputs before, between and after its options
+      (``dpcert dpsgd eps q=0.01 --method rdp steps=1000``): its arguments are parsed intermixed, and an
+      argument it does not know is refused by it (the hint names its help, not ``dpcert --help``).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+        self._intermixing = False
 
     def error(self, message: str) -> None:  # one line, not the usage block
         message = " ".join(message.split())  # an argument holding a newline still makes one line
         if len(message) > 300:
             message = message[:280] + f"… ({len(message)} characters)"
-        sys.stderr.write(
-            f"dpcert: error: {message} (see `dpcert {self.prog.split()[-1]} --help`)\n"
-            if " " in self.prog
-            else f"dpcert: error: {message} (see `dpcert --help`)\n"
-        )
+        sys.stderr.write(f"dpcert: error: {message} (see `{self.prog} --help`)\n")
         raise SystemExit(EXIT_USAGE)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        # argparse's intermixed parsing calls this method twice (options, then positionals): the flag sends those
+        # calls to the plain parser. A parser with subcommands parses plainly and hands the rest to the subcommand.
+        if self._intermixing or any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            parsed, extras = self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+        if extras:  # said here, so that the hint names this command's help and not dpcert's
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
 
 
 def one_line(exc: BaseException) -> str:
@@ -101,6 +126,40 @@ def print_json(obj: Any) -> None:
 def table(rows: list[list[str]], header: list[str]) -> str:
     """A plain-text table with a header rule."""
     return text_table(rows, header)
+
+
+#: The width :func:`fitted_table` keeps to when stdout is not a terminal and ``COLUMNS`` is not set.
+DEFAULT_WIDTH = 100
+#: The narrowest a wrapped column of :func:`fitted_table` gets.
+MIN_WRAPPED = 10
+
+
+def fitted_table(rows: list[list[str]], header: list[str], width: int | None = None) -> str:
+    """A plain-text table whose lines fit in ``width`` columns (default: ``$COLUMNS``, else the terminal's, else
+    :data:`DEFAULT_WIDTH`). The first column (an id to copy) keeps its width; the widest of the others is narrowed
+    and wrapped onto continuation lines until the table fits (no column below :data:`MIN_WRAPPED` characters)."""
+    import shutil
+    import textwrap
+
+    if width is None:
+        width = shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    while sum(widths) + 2 * (len(widths) - 1) > width and len(widths) > 1:
+        j = max(range(1, len(widths)), key=lambda i: widths[i])
+        if widths[j] <= MIN_WRAPPED:
+            break
+        widths[j] -= 1
+
+    def lines(r: list[str]) -> list[str]:
+        cells = [[str(r[0])]] + [textwrap.wrap(str(c), w) or [""] for c, w in zip(r[1:], widths[1:], strict=True)]
+        out = []
+        for k in range(max(len(c) for c in cells)):
+            parts = [c[k] if k < len(c) else "" for c in cells]
+            out.append("  ".join(p.ljust(w) for p, w in zip(parts, widths, strict=True)).rstrip())
+        return out
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([*lines(header), rule, *(line for r in rows for line in lines(r))])
 
 
 def int_option(name: str, lo: int, hi: int) -> Any:

@@ -80,7 +80,7 @@ def add_commands(sub: Any) -> None:
 
 def _inputs(args: argparse.Namespace, names: tuple[str, ...]) -> dict[str, str]:
     from dpcert.cli_support import parse_kv
-    from dpcert.errors import InvalidParameter
+    from dpcert.errors import InvalidParameter, MissingInput
 
     kv = parse_kv(args.inputs)
     for key in kv:
@@ -88,7 +88,7 @@ def _inputs(args: argparse.Namespace, names: tuple[str, ...]) -> dict[str, str]:
             raise InvalidParameter(key, kv[key], f"one of {list(names)}")
     for name in names:
         if name not in kv:
-            raise InvalidParameter(name, None, f"required: {' '.join(n + '=<value>' for n in names)}")
+            raise MissingInput(name, f"required: {' '.join(n + '=<value>' for n in names)}")
     return kv
 
 

@@ -96,7 +96,7 @@ def add_commands(sub: Any) -> None:
 
 
 def _need(inputs: dict[str, str], names: list[str]) -> None:
-    from dpcert.errors import InvalidParameter
+    from dpcert.errors import InvalidParameter, MissingInput
 
     allowed = set(names)
     for k in inputs:
@@ -104,7 +104,7 @@ def _need(inputs: dict[str, str], names: list[str]) -> None:
             raise InvalidParameter(k, inputs[k], f"one of the inputs {names}")
     for n in names:
         if n not in inputs:
-            raise InvalidParameter(n, None, f"a value (required: {', '.join(names)})")
+            raise MissingInput(n, f"a value; required: {', '.join(names)}")
 
 
 def _cmd_certify(a: argparse.Namespace) -> int:

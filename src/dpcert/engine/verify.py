@@ -102,11 +102,16 @@ def run_entries(
     on_result: Callable[[ClaimResult], None] | None = None,
     run: RunOptions | None = None,
     recipe: tuple[Any, ...] | None = None,
+    on_plan: Callable[[list[Entry]], None] | None = None,
+    in_order: Callable[[ClaimResult], None] | None = None,
 ) -> VerifyReport:
     """Check each entry (slow ones only when ``full``) and collect the results, in the entries' order.
 
     ``on_result`` is called with each result as its claim finishes (``dpcert verify --certificates`` writes the
-    certificate there, so an interrupted run keeps every certificate it finished).
+    certificate there, so an interrupted run keeps every certificate it finished). ``on_plan`` is called once,
+    before any check, with the entries that will run, in order; ``in_order`` with each result as soon as every
+    result before it is done, so in the entries' order whatever order the claims finish in (``dpcert verify``
+    prints its rows there: ``dpcert verify | head -3`` shows the first rows without waiting for the last claim).
 
     ``run`` with more than one worker checks claims in parallel; it needs ``recipe`` (how :func:`verify` selected
     the entries, so that a worker selects the same ones: claims themselves need not pickle); without one the
@@ -130,10 +135,20 @@ def run_entries(
         ckpt = Checkpoint(run.checkpoint, key)
         done = _restore(ckpt, chosen, max_prec)
 
+    if on_plan is not None:
+        on_plan(list(chosen))
+    shown = [0]  # the results handed to in_order: every one before this index
+
+    def show() -> None:
+        while in_order is not None and shown[0] in done:
+            in_order(done[shown[0]])
+            shown[0] += 1
+
     def keep(i: int, r: ClaimResult, record: bool = True) -> None:  # each result as it finishes
         done[i] = r
         if on_result is not None:
             on_result(r)
+        show()
         if ckpt is not None and record:  # a claim not run (its worker died) is not recorded: a resume runs it
             try:
                 ckpt.put("verify", i, _record(r))
@@ -143,6 +158,7 @@ def run_entries(
     for i in sorted(done):  # the results of a resumed run, as if they had just finished
         if on_result is not None:
             on_result(done[i])
+    show()
     todo = [i for i in range(len(chosen)) if i not in done]
     try:
         if parallel:
@@ -302,6 +318,8 @@ def verify(
     on_result: Callable[[ClaimResult], None] | None = None,
     run: RunOptions | None = None,
     extra: Callable[[], Sequence[Entry]] | None = None,
+    on_plan: Callable[[list[Entry]], None] | None = None,
+    in_order: Callable[[ClaimResult], None] | None = None,
 ) -> VerifyReport:
     """Run manifests and/or claim selectors; with neither, the bundled default manifest.
 
@@ -311,7 +329,8 @@ def verify(
     re-certified against its certificate and a re-run; the engine itself knows nothing of vectors.
 
     ``progress``: a stream for progress lines on claims slower than a second (the CLI passes stderr).
-    ``on_result``: called with each result as its claim finishes (see :func:`run_entries`).
+    ``on_result``: called with each result as its claim finishes; ``on_plan``: with the entries about to run;
+    ``in_order``: with each result once every result before it is done (see :func:`run_entries`).
     ``run``: claims in parallel (:class:`~dpcert.core.parallel.RunOptions`; with its default worker count, every
     core once the claims run here have taken :data:`HEAD_START_SECONDS`); default: one after another.
 
@@ -329,4 +348,6 @@ def verify(
         on_result=on_result,
         run=run,
         recipe=(tuple(str(m) for m in manifests), tuple(selectors), full, extra),
+        on_plan=on_plan,
+        in_order=in_order,
     )
