@@ -147,9 +147,10 @@ def _cmd_check(a: argparse.Namespace) -> int:
     else:
         for r in reports:
             print(f"{'OK' if r.ok else 'MISMATCH'}  {r.claim_id}: {r.detail}  ({r.path})")
-        n, ok = len(reports) + len(unreadable), sum(r.ok for r in reports)
-        unread = f", {len(unreadable)} unreadable" if unreadable else ""
-        print(f"{n} certificate{'' if n == 1 else 's'}: {ok} OK, {len(reports) - ok} MISMATCH{unread}")
+        if reports:  # when none could be read, the errors on stderr say it all and stdout stays empty
+            n, ok = len(reports) + len(unreadable), sum(r.ok for r in reports)
+            unread = f", {len(unreadable)} unreadable" if unreadable else ""
+            print(f"{n} certificate{'' if n == 1 else 's'}: {ok} OK, {len(reports) - ok} MISMATCH{unread}")
     if unreadable:
         return EXIT_USAGE
     return 0 if every_ok else 1
