@@ -62,7 +62,8 @@ class CommandParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self._intermixing = False
 
-    def error(self, message: str) -> None:  # one line, not the usage block
+    def error(self, message: str) -> None:
+        """Write the usage error as one line (not argparse's usage block) naming this command's help; exit 2."""
         message = " ".join(message.split())  # an argument holding a newline still makes one line
         if len(message) > 300:
             message = message[:280] + f"… ({len(message)} characters)"
@@ -70,8 +71,10 @@ class CommandParser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """Parse a command's arguments intermixed (a parser with subcommands parses plainly and hands the rest to
+        the subcommand); an argument the command does not know is a usage error here."""
         # argparse's intermixed parsing calls this method twice (options, then positionals): the flag sends those
-        # calls to the plain parser. A parser with subcommands parses plainly and hands the rest to the subcommand.
+        # calls to the plain parser.
         if self._intermixing or any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
             return super().parse_known_args(args, namespace)
         self._intermixing = True
