@@ -108,7 +108,9 @@ def test_check_takes_a_directory_of_certificates(capsys, tmp_path):
     for name in ("composition.kov.eps.brnotes_eps1_k1.json", "darrm.table2.mnist.q20.eps.json"):
         shutil.copy(bundled_dir() / "certificates" / name, tmp_path / name)
     code, out, _ = run(capsys, "check", str(tmp_path))
-    assert code == 0 and out.count("OK") == 2
+    lines = out.splitlines()
+    assert code == 0 and sum(line.startswith("OK  ") for line in lines) == 2
+    assert lines[-1] == "2 certificates: 2 OK, 0 MISMATCH"
 
 
 def test_check_markdown_is_the_verdict_table_of_certificates_that_recheck(capsys, tmp_path):

@@ -10,144 +10,59 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dpcert._text import text_table
 from dpcert._version import __version__
+from dpcert.cli_support import (
+    EXIT_USAGE,
+    CommandParser,
+    add_run_options,
+    fitted_table,
+    int_option,
+    max_prec_option,
+    one_line,
+    parse_kv,
+    print_json,
+    run_options,
+    seconds_option,
+)
 from dpcert.errors import DpcertError, InvalidParameter
 
 __all__ = ["main"]
 
-EXIT_USAGE = 2
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, not the usage block
-        message = " ".join(message.split())  # an argument holding a newline still makes one line
-        if len(message) > 300:
-            message = message[:280] + f"… ({len(message)} characters)"
-        sys.stderr.write(
-            f"dpcert: error: {message} (see `dpcert {self.prog.split()[-1]} --help`)\n"
-            if " " in self.prog
-            else f"dpcert: error: {message} (see `dpcert --help`)\n"
-        )
-        raise SystemExit(EXIT_USAGE)
-
-
-def parse_kv(items: Sequence[str]) -> dict[str, str]:
-    """``["k=10", "eps=0.1"]`` -> ``{"k": "10", "eps": "0.1"}`` (the ``name=value`` inputs of every command)."""
-    return _kv(items)
-
-
-def print_json(obj: Any) -> None:
-    """Write ``obj`` as indented JSON on stdout (every command's ``--json``)."""
-    _print_json(obj)
-
-
-def table(rows: list[list[str]], header: list[str]) -> str:
-    """A plain-text table with a header rule."""
-    return _table(rows, header)
-
-
-def int_option(name: str, lo: int, hi: int) -> Any:
-    """The argparse type of an integer option in [lo, hi] (ASCII digits); paper commands use it for theirs."""
-    return _int_option(name, lo, hi)
-
-
-def _int_option(name: str, lo: int, hi: int) -> Any:
-    """An argparse type: an integer option in [lo, hi] (ASCII digits), refused with one line naming it otherwise."""
-
-    def parse(text: str) -> int:
-        t = text.strip()
-        if not re.fullmatch(r"[+-]?[0-9]{1,40}", t):
-            raise argparse.ArgumentTypeError(
-                f"{name} must be an integer in [{lo}, {hi}] (ASCII digits), got {_quote(text)}"
-            )
-        value = int(t)
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer in [{lo}, {hi}], got {value}")
-        return value
-
-    return parse
-
-
-def _seconds_option(name: str, hi: float = 86400.0) -> Any:
-    """An argparse type: a time budget in (0, hi] seconds, parsed like every number (ASCII digits; inf and nan
-    refused), refused with one line otherwise."""
-    return real_option(name, 0, int(hi), lo_open=True)
-
-
-def _quote(text: str, limit: int = 80) -> str:
-    """``repr(text)`` cut to about ``limit`` characters (an error message never echoes a whole bad input)."""
-    r = repr(text)
-    return r if len(r) <= limit else r[: limit - 20] + f"… ({len(text)} characters)"
-
-
-def real_option(name: str, lo: Any, hi: Any, *, lo_open: bool = False) -> Any:
-    """An argparse type: a finite real option in [lo, hi] (or (lo, hi] with ``lo_open``), parsed exactly
-    (ASCII digits; ``inf`` and ``nan`` are refused), returned as a float."""
-    from fractions import Fraction
-
-    lo_f, hi_f = Fraction(lo), Fraction(hi)
-    what = f"a number in {'(' if lo_open else '['}{lo}, {hi}]"
-
-    def parse(text: str) -> float:
-        from dpcert.arith.exact import parse_rational
-
-        try:
-            value = parse_rational(text, name).value
-        except InvalidParameter:
-            raise argparse.ArgumentTypeError(f"{name} must be {what}, got {_quote(text)}") from None
-        if not (lo_f < value if lo_open else lo_f <= value) or value > hi_f:
-            raise argparse.ArgumentTypeError(f"{name} must be {what}, got {_quote(text)}")
-        return float(value)
-
-    return parse
-
-
-def max_prec_option() -> Any:
-    """The argparse type of every command's ``--max-prec``: an integer number of bits in [START_PREC, 2^20]."""
-    from dpcert.arith.ball import START_PREC
-
-    return _int_option("--max-prec", START_PREC, MAX_PREC_LIMIT)
-
-
-#: The largest ``--max-prec`` any command accepts (bits); a ball of 2^20 bits already costs seconds per operation.
-MAX_PREC_LIMIT = 1 << 20
-#: The most ``name=value`` inputs a command takes (every quantity has a handful of parameters).
-MAX_INPUTS = 64
-
-
-def _kv(items: Sequence[str]) -> dict[str, str]:
-    if len(items) > MAX_INPUTS:
-        raise InvalidParameter("inputs", f"<{len(items)} items>", f"at most {MAX_INPUTS} name=value inputs")
-    out: dict[str, str] = {}
-    for it in items:
-        if "=" not in it:
-            raise InvalidParameter("input", it, "name=value")
-        k, v = it.split("=", 1)
-        k = k.strip()
-        if not k:
-            raise InvalidParameter("input", it, "name=value with a non-empty name")
-        if k in out:
-            first = _quote(out[k], 40)
-            raise InvalidParameter(k, v.strip(), f"one value for {_quote(k)} (it is given twice, {first} first)")
-        out[k] = v.strip()
-    return out
-
-
-def _print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
-
-
-_table = text_table
-
 
 # ------------------------------------------------------------------------------------------------ commands
+
+
+class _VerifyRows:
+    """``dpcert verify``'s table, each row written as soon as the rows before it are done (``dpcert verify | head``
+    shows the first claims without waiting for the last). The widths come from the plan: the claim ids, and the
+    expected verdicts for the verdict columns; the enclosure column is at least 26 characters (``[lo, hi]`` at ten
+    digits). A longer cell (``UNEXPECTED``, a wider enclosure) pushes the rest of its row to the right."""
+
+    HEADER = ["claim", "verdict", "expected", "", "enclosure", "s"]
+
+    def __init__(self) -> None:
+        self.widths = [len(h) for h in self.HEADER]
+
+    def plan(self, entries: Sequence[Any]) -> None:
+        ids = [len(e.claim.id) for e in entries]
+        expected = [len(e.expected.value) for e in entries]
+        self.widths = [max([5, *ids]), max([7, *expected]), max([8, *expected]), 2, 26, 5]
+        self._line(self.HEADER)
+        self._line(["-" * w for w in self.widths])
+
+    def row(self, r: Any) -> None:
+        enc = r.evidence.enclosure
+        short = "" if enc is None else enc.short(10)
+        ok = "ok" if r.ok else "UNEXPECTED"
+        self._line([r.claim.id, r.verdict.value, r.expected.value, ok, short, f"{r.seconds:.3f}"])
+
+    def _line(self, cells: list[str]) -> None:
+        print("  ".join(c.ljust(w) for c, w in zip(cells, self.widths, strict=True)).rstrip(), flush=True)
 
 
 def _cmd_verify(a: argparse.Namespace) -> int:
@@ -164,14 +79,19 @@ def _cmd_verify(a: argparse.Namespace) -> int:
             return
         written.append(str(write_certificate(result, a.certificates, option="--certificates")))
 
-    from dpcert.core.parallel import run_options
+    extra = None
+    if a.full and not a.manifest and not a.select:  # the bundled run with --full re-certifies the golden vectors too
+        from dpcert.vectors.check import entries as vector_entries
 
+        extra = vector_entries
     key = json.dumps(["verify", a.manifest, a.select, a.full, a.max_prec])  # what a checkpoint is of
     run = run_options(a, key=key)
+    rows = None if a.json else _VerifyRows()
     try:
         report = verify(
             a.manifest, a.select, full=a.full, max_prec=a.max_prec, progress=progress,
-            on_result=keep if a.certificates else None, run=run,
+            on_result=keep if a.certificates else None, run=run, extra=extra,
+            on_plan=None if rows is None else rows.plan, in_order=None if rows is None else rows.row,
         )  # fmt: skip
     finally:
         if a.certificates and not a.json:
@@ -180,22 +100,8 @@ def _cmd_verify(a: argparse.Namespace) -> int:
         out = report.to_json()
         if a.certificates:
             out["certificates_written"] = written
-        _print_json(out)
+        print_json(out)
         return report.exit_code
-    rows = []
-    for r in report.results:
-        enc = r.evidence.enclosure
-        rows.append(
-            [
-                r.claim.id,
-                r.verdict.value,
-                r.expected.value,
-                "ok" if r.ok else "UNEXPECTED",
-                "" if enc is None else enc.short(10),
-                f"{r.seconds:.3f}",
-            ]
-        )
-    print(_table(rows, ["claim", "verdict", "expected", "", "enclosure", "s"]))
     c = report.counts()
     summary = ", ".join(f"{c.get(v, 0)} {v}" for v in ("CERTIFIED", "REFUTED", "UNDECIDED", "ERROR") if c.get(v))
     skipped = f"; {report.skipped_slow} slow claim(s) skipped (use --full)" if report.skipped_slow else ""
@@ -228,8 +134,8 @@ def _cmd_check(a: argparse.Namespace) -> int:
         try:
             reports.append(recheck(p))
         except DpcertError as exc:
-            unreadable.append((p, _one_line(exc)))
-            sys.stderr.write(f"dpcert: error: {_one_line(exc)}\n")
+            unreadable.append((p, one_line(exc)))
+            sys.stderr.write(f"dpcert: error: {one_line(exc)}\n")
     every_ok = not unreadable and all(r.ok for r in reports)
     if a.markdown and every_ok:
         from dpcert.core.files import atomic_write_text
@@ -237,10 +143,14 @@ def _cmd_check(a: argparse.Namespace) -> int:
 
         atomic_write_text(a.markdown, results_markdown(reports), what="--markdown")
     if a.json:
-        _print_json([r.to_json() for r in reports] + [{"path": str(p), "ok": False, "error": e} for p, e in unreadable])
+        print_json([r.to_json() for r in reports] + [{"path": str(p), "ok": False, "error": e} for p, e in unreadable])
     else:
         for r in reports:
             print(r.line())
+        if reports:  # when none could be read, the errors on stderr say it all and stdout stays empty
+            n, ok = len(reports) + len(unreadable), sum(r.ok for r in reports)
+            unread = f", {len(unreadable)} unreadable" if unreadable else ""
+            print(f"{n} certificate{'' if n == 1 else 's'}: {ok} OK, {len(reports) - ok} MISMATCH{unread}")
     if unreadable:
         return EXIT_USAGE
     return 0 if every_ok else 1
@@ -251,7 +161,7 @@ def _cmd_list(a: argparse.Namespace) -> int:
 
     claims = registry.select(a.glob) if a.glob else list(registry.claims().values())
     if a.json:
-        _print_json(
+        print_json(
             [
                 {
                     "id": c.id,
@@ -264,7 +174,8 @@ def _cmd_list(a: argparse.Namespace) -> int:
             ]
         )
     else:
-        print(_table([[c.id, c.expected.value, c.reference] for c in claims], ["claim", "expected", "reference"]))
+        rows = [[c.id, c.expected.value, c.reference] for c in claims]
+        print(fitted_table(rows, ["claim", "expected", "reference"]))
     return 0
 
 
@@ -273,7 +184,7 @@ def _cmd_quantities(a: argparse.Namespace) -> int:
 
     qs = list(registry.quantities().values())
     if a.json:
-        _print_json(
+        print_json(
             [
                 {
                     "name": q.name,
@@ -286,12 +197,8 @@ def _cmd_quantities(a: argparse.Namespace) -> int:
             ]
         )
     else:
-        print(
-            _table(
-                [[q.name, ", ".join(p.name for p in q.params), q.summary] for q in qs],
-                ["quantity", "parameters", "what"],
-            )
-        )
+        rows = [[q.name, ", ".join(p.name for p in q.params), q.summary] for q in qs]
+        print(fitted_table(rows, ["quantity", "parameters", "what"]))
     return 0
 
 
@@ -300,7 +207,7 @@ def _cmd_eval(a: argparse.Namespace) -> int:
     from dpcert.engine import registry
 
     q = registry.quantity(a.quantity)
-    inputs = _kv(a.inputs)
+    inputs = parse_kv(a.inputs)
     parsed = q.parse(inputs)
     if q.bracket:
         # a bracket narrows with effort, not precision: the narrowest one within the time budget, said to be one
@@ -310,7 +217,7 @@ def _cmd_eval(a: argparse.Namespace) -> int:
         enc = q.enclose(inputs, rel_tol=10.0 ** (-a.digits), max_prec=a.max_prec)
     fl, fl_missing = q.float_evidence(inputs) if q.float is not None else (None, None)
     if a.json:
-        _print_json(
+        print_json(
             {
                 "quantity": q.name,
                 "inputs": inputs_to_json(parsed),
@@ -348,7 +255,7 @@ def _cmd_claim(a: argparse.Namespace) -> int:
     from dpcert.engine.certificate import default_claim_id, derived_statement, write_certificate
 
     q = registry.quantity(a.quantity)
-    inputs = _kv(a.inputs)
+    inputs = parse_kv(a.inputs)
     q.parse(inputs)
     if a.figures is not None and a.rounds_to is None:
         raise InvalidParameter("--figures", a.figures, "to go with --rounds-to")
@@ -374,7 +281,7 @@ def _cmd_claim(a: argparse.Namespace) -> int:
         out = result.to_json()
         if written:
             out["certificate"] = written
-        _print_json(out)
+        print_json(out)
     else:
         print(f"{result.verdict.value}: {result.evidence.detail or result.error}")
         if written:
@@ -387,17 +294,17 @@ def _cmd_claim(a: argparse.Namespace) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     from dpcert.arith.ball import MAX_PREC
-    from dpcert.core.files import output_option, path_option
+    from dpcert.cli_support import output_option, path_option
 
     max_prec = max_prec_option()
-    digits = _int_option("--digits", 1, 1000)
-    p = _Parser(
+    digits = int_option("--digits", 1, 1000)
+    p = CommandParser(
         prog="dpcert",
         description="Certify differential-privacy numbers: exact and rigorous ball "
         "arithmetic, verdicts CERTIFIED / REFUTED / UNDECIDED.",
     )
     p.add_argument("--version", action="version", version=f"dpcert {__version__}")
-    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", parser_class=CommandParser)
 
     v = sub.add_parser("verify", help="run claim manifests (default: the bundled claims)")
     v.add_argument("manifest", nargs="*", help="manifest TOML files (default: the bundled verify/default.toml)")
@@ -419,8 +326,6 @@ def _parser() -> argparse.ArgumentParser:
         help="write one certificate per claim into DIR (the golden vectors keep theirs in verify/vectors/certificates)",
     )
     v.add_argument("--max-prec", type=max_prec, default=MAX_PREC, help="maximum ball precision in bits")
-    from dpcert.core.parallel import add_run_options
-
     # claims in parallel (results in manifest order); by default on every core once the run has taken
     # HEAD_START_SECONDS here (a shorter run starts no pool), with --workers N on N processes from the start
     add_run_options(v, default_help="every core, once the claims run here have taken 0.25 s")
@@ -458,7 +363,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--max-prec", type=max_prec, default=MAX_PREC, help="maximum ball precision in bits")
     e.add_argument(
         "--seconds",
-        type=_seconds_option("--seconds"),
+        type=seconds_option("--seconds"),
         default=10.0,
         help="bracket quantities (a lattice): the time budget for the narrowest certified bracket (default 10)",
     )
@@ -474,7 +379,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--at-most", metavar="BOUND")
     g.add_argument("--at-least", metavar="BOUND")
     cl.add_argument(
-        "--figures", type=_int_option("--figures", 1, 1000), help="with --rounds-to: significant figures printed"
+        "--figures", type=int_option("--figures", 1, 1000), help="with --rounds-to: significant figures printed"
     )
     cl.add_argument(
         "--id", default=None, help="claim id for the certificate (default: user.<quantity>.<hash of the claim>)"
@@ -551,7 +456,7 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         return int(args.fn(args))
     except DpcertError as exc:
-        sys.stderr.write(f"dpcert: error: {_one_line(exc)}\n")
+        sys.stderr.write(f"dpcert: error: {one_line(exc)}\n")
         return EXIT_USAGE
     except BrokenPipeError:
         raise
@@ -563,12 +468,8 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stderr.write("dpcert: interrupted\n")
         return 130
     except Exception as exc:  # a bug: still one line for the user, and the exit code of a failed check
-        sys.stderr.write(f"dpcert: internal error ({type(exc).__name__}): {_one_line(exc)}; please report it\n")
+        sys.stderr.write(f"dpcert: internal error ({type(exc).__name__}): {one_line(exc)}; please report it\n")
         return EXIT_USAGE
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())
 
 
 if __name__ == "__main__":  # pragma: no cover

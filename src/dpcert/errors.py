@@ -13,6 +13,7 @@ from typing import Any
 __all__ = [
     "DpcertError",
     "InvalidParameter",
+    "MissingInput",
     "UnknownClaim",
     "ManifestError",
     "RunOptionError",
@@ -83,6 +84,17 @@ class InvalidParameter(DpcertError, ValueError):
         self.value = value
         self.allowed = allowed
         super().__init__(f"invalid {_clip(name, 80)}={_clip(_repr(value), MAX_QUOTED)}: expected {allowed}")
+
+
+class MissingInput(InvalidParameter):
+    """A required input is not given: ``missing input delta=… (a real number > 0 and < 1, required of dpsgd.eps)``.
+
+    Its ``value`` is ``None``; the message does not say ``delta=None``, which reads as if ``None`` had been given.
+    """
+
+    def __init__(self, name: str, allowed: str) -> None:
+        super().__init__(name, None, allowed)
+        Exception.__init__(self, f"missing input {_clip(name, 80)}=… ({allowed})")
 
 
 class UnknownClaim(InvalidParameter):

@@ -9,9 +9,9 @@ from flint import arb
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpcert.arith.ball import Enclosure, ball, le, lt, refine, sign, sign_at_exp, workprec
+from dpcert.arith.ball import Enclosure, ball, ball_to_float, le, lt, refine, sign, sign_at_exp, workprec
 from dpcert.arith.exact import X
-from dpcert.arith.rounding import ball_to_float, fraction_to_float
+from dpcert.arith.rounding import fraction_to_float
 from dpcert.errors import PrecisionExhausted
 
 

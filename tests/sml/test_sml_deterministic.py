@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpcert.errors import InvalidParameter
-from dpcert.sml.deterministic import algorithm1_min_cost, matching_sml_exp, sml_deterministic
-from dpcert.sml.mechanism import FiniteMechanism, sml
+from dpcert.sml.deterministic import algorithm1_min_cost, matching_sml_exp
+from dpcert.sml.mechanism import FiniteMechanism, sml, sml_deterministic
 
 
 def brute(outputs, secrets):

@@ -103,22 +103,31 @@ def test_cli_check_prints_the_mismatch_and_exits_1(tmp_path):
 
 
 def test_verify_full_runs_the_bundled_vectors(monkeypatch):
-    """The bundled run with --full adds one entry per bundled vector; without --full, or with a manifest or a
-    selection, it adds none."""
+    """`dpcert verify --full` (the bundled run) adds one entry per bundled vector; without --full, or with a
+    manifest or a selection, it adds none. The vectors join from the command line: the engine's `verify` adds
+    nothing of its own."""
     seen = {}
 
     def fake(entries, **kw):
         seen["ids"] = [e.claim.id for e in entries]
         return VerifyReport([])
 
+    def vectors_in(argv):
+        with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+            assert main(argv) == 0
+        return [i for i in seen["ids"] if i.startswith("vectors.")]
+
     monkeypatch.setattr(verify_module, "run_entries", fake)
     n_vectors = len(json.loads(bundled_path().read_text())["vectors"])
-    verify(full=True)
-    full = [i for i in seen["ids"] if i.startswith("vectors.")]
-    verify(full=False)
-    assert len(full) == n_vectors and not [i for i in seen["ids"] if i.startswith("vectors.")]
-    verify(selectors=["darrm.table2.*"], full=True)
+    assert len(vectors_in(["verify", "--full", "-q"])) == n_vectors
+    assert not vectors_in(["verify", "-q"])
+    assert not vectors_in(["verify", "-s", "darrm.table2.*", "--full", "-q"])
+    verify(full=True)  # the library call: the bundled manifest only
     assert not [i for i in seen["ids"] if i.startswith("vectors.")]
+    from dpcert.vectors.check import entries
+
+    verify(full=True, extra=entries)  # the caller adds them
+    assert len([i for i in seen["ids"] if i.startswith("vectors.")]) == n_vectors
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ from dpcert.arith.ball import (
     START_PREC,
     Enclosure,
     ball,
+    ball_to_float,
     le,
     lt,
     refine,
@@ -17,7 +18,7 @@ from dpcert.arith.ball import (
 )
 from dpcert.arith.context import FLOAT, BallContext, FloatContext
 from dpcert.arith.exact import Exact, RationalFunction, X, parse_int, parse_rational, to_fraction
-from dpcert.arith.rounding import ball_to_float, fraction_to_float
+from dpcert.arith.rounding import fraction_to_float
 
 __all__ = [
     "MAX_PREC",

@@ -11,6 +11,7 @@ References:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -21,9 +22,11 @@ from typing import Any, TypeVar
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
 
 from dpcert.arith.exact import Exact, RationalFunction, fraction_to_decimal
+from dpcert.arith.rounding import Direction, fraction_to_float
 from dpcert.errors import PrecisionExhausted
 
 __all__ = [
+    "ball_to_float",
     "START_PREC",
     "MAX_PREC",
     "ball",
@@ -413,12 +416,20 @@ class Enclosure:
 
     def float_up(self) -> float:
         """The least double ≥ every point of the enclosure (for a safe upper bound such as ε or δ)."""
-        from dpcert.arith.rounding import ball_to_float
-
         return ball_to_float(self, "up")
 
     def float_down(self) -> float:
         """The greatest double ≤ every point of the enclosure."""
-        from dpcert.arith.rounding import ball_to_float
-
         return ball_to_float(self, "down")
+
+
+def ball_to_float(a: arb | Enclosure, direction: Direction) -> float:
+    """A double bounding a ball: ``"up"`` gives a double ≥ every point of the ball, ``"down"`` ≤ every point."""
+    enc = a if isinstance(a, Enclosure) else Enclosure.from_ball(a)
+    if direction == "up":
+        return math.inf if enc.hi is None else fraction_to_float(enc.hi, "up")
+    if direction == "down":
+        return -math.inf if enc.lo is None else fraction_to_float(enc.lo, "down")
+    if enc.lo is None or enc.hi is None:
+        return math.nan
+    return fraction_to_float((enc.lo + enc.hi) / 2, "nearest")

@@ -12,11 +12,7 @@ import sys
 from fractions import Fraction
 from typing import Literal
 
-from flint import arb
-
-from dpcert.arith.ball import Enclosure
-
-__all__ = ["fraction_to_float", "ball_to_float", "Direction"]
+__all__ = ["fraction_to_float", "Direction"]
 
 Direction = Literal["up", "down", "nearest"]
 
@@ -50,15 +46,3 @@ def fraction_to_float(x: Fraction | int, direction: Direction) -> float:
     if direction == "down" and exact_f > x:
         return math.nextafter(f, -math.inf)
     return f
-
-
-def ball_to_float(a: arb | Enclosure, direction: Direction) -> float:
-    """A double bounding a ball: ``"up"`` gives a double ≥ every point of the ball, ``"down"`` ≤ every point."""
-    enc = a if isinstance(a, Enclosure) else Enclosure.from_ball(a)
-    if direction == "up":
-        return math.inf if enc.hi is None else fraction_to_float(enc.hi, "up")
-    if direction == "down":
-        return -math.inf if enc.lo is None else fraction_to_float(enc.lo, "down")
-    if enc.lo is None or enc.hi is None:
-        return math.nan
-    return fraction_to_float((enc.lo + enc.hi) / 2, "nearest")

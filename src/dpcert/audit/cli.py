@@ -18,7 +18,7 @@ def _cmd_audit(a: argparse.Namespace) -> int:
     from dpcert.audit.cases import CASES, cases_from_vectors
     from dpcert.audit.report import render_markdown, render_text
     from dpcert.audit.run import run_audit
-    from dpcert.cli import print_json
+    from dpcert.cli_support import print_json
 
     cases = CASES
     if a.vectors:
@@ -38,7 +38,7 @@ def _cmd_audit(a: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``dpcert audit`` on the top-level subparsers."""
     from dpcert.audit import CALL_SECONDS  # nothing of the audit itself: --help stays cheap
-    from dpcert.cli import real_option
+    from dpcert.cli_support import real_option
 
     p = sub.add_parser(
         "audit",

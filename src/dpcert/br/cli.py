@@ -44,7 +44,7 @@ MAX_SECONDS = 86_400
 
 def add_commands(sub: Any) -> None:
     """Add ``dpcert br {compare, optimum}`` to dpcert's subparsers."""
-    from dpcert.cli import int_option, real_option
+    from dpcert.cli_support import int_option, real_option
 
     p = sub.add_parser("br", help="bounded-range (exponential mechanism) composition, Dong–Durfee–Rogers")
     bsub = p.add_subparsers(dest="br_command")
@@ -71,7 +71,7 @@ def add_commands(sub: Any) -> None:
         help=f"refine (double N from 100) while time remains; more than 0, at most {MAX_SECONDS}",
     )
     a.add_argument("--json", action="store_true", help="print JSON")
-    from dpcert.core.parallel import add_run_options
+    from dpcert.cli_support import add_run_options
 
     # default one process: on the shared 2-core machine (load 2.5-3.5) 2 workers were no faster (k = 20, N = 4000:
     # 7.2 s vs 7.6-7.9 s), so parallel runs are asked for with --workers N (the bracket is identical either way)
@@ -81,8 +81,8 @@ def add_commands(sub: Any) -> None:
 
 
 def _inputs(args: argparse.Namespace, names: tuple[str, ...]) -> dict[str, str]:
-    from dpcert.cli import parse_kv
-    from dpcert.errors import InvalidParameter
+    from dpcert.cli_support import parse_kv
+    from dpcert.errors import InvalidParameter, MissingInput
 
     kv = parse_kv(args.inputs)
     for key in kv:
@@ -90,14 +90,14 @@ def _inputs(args: argparse.Namespace, names: tuple[str, ...]) -> dict[str, str]:
             raise InvalidParameter(key, kv[key], f"one of {list(names)}")
     for name in names:
         if name not in kv:
-            raise InvalidParameter(name, None, f"required: {' '.join(n + '=<value>' for n in names)}")
+            raise MissingInput(name, f"required: {' '.join(n + '=<value>' for n in names)}")
     return kv
 
 
 def _compare(args: argparse.Namespace) -> int:
 
     from dpcert.arith.exact import parse_rational
-    from dpcert.cli import print_json, table
+    from dpcert.cli_support import print_json, table
     from dpcert.engine import registry
     from dpcert.errors import PrecisionExhausted
 
@@ -138,7 +138,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _optimum(args: argparse.Namespace) -> int:
     from dpcert.br.nonadaptive import nonadaptive_optimum
-    from dpcert.cli import print_json
+    from dpcert.cli_support import print_json
     from dpcert.errors import PrecisionExhausted
 
     kv = _inputs(args, ("k", "eps", "eps_g"))
@@ -169,7 +169,7 @@ def _optimum(args: argparse.Namespace) -> int:
 
 def _adaptive(args: argparse.Namespace) -> int:
     from dpcert.br.adaptive import adaptive_bracket
-    from dpcert.cli import print_json
+    from dpcert.cli_support import print_json
     from dpcert.errors import InvalidParameter
 
     kv = _inputs(args, ("k", "eps", "eps_g"))
@@ -178,7 +178,7 @@ def _adaptive(args: argparse.Namespace) -> int:
     if args.seconds is not None and not args.seconds > 0:
         raise InvalidParameter("--seconds", args.seconds, "a positive number of seconds")
     from dpcert.br.nonadaptive import _EPS, _EPS_G, _K, _exact
-    from dpcert.core.parallel import run_options
+    from dpcert.cli_support import run_options
 
     k = _K.parse(kv["k"])
     e, g = _exact(_EPS, kv["eps"]), _exact(_EPS_G, kv["eps_g"])

@@ -52,9 +52,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dpcert.errors import InvalidParameter
+from dpcert.errors import InvalidParameter, ManifestError
 
 __all__ = [
+    "bundled_dir",
     "MAX_FILE_BYTES",
     "MAX_DEPTH",
     "read_text",
@@ -64,8 +65,6 @@ __all__ = [
     "loads_toml",
     "atomic_write_text",
     "check_output",
-    "output_option",
-    "path_option",
     "remove_stale_temporaries",
     "STALE_SECONDS",
 ]
@@ -336,31 +335,6 @@ def check_output(
     raise error(option, shown, f"{want} (it is {_kind(st.st_mode)}{hint})")
 
 
-def output_option(option: str, *, directory: bool = False, stream: bool = False) -> Callable[[str], str]:
-    """The argparse type of an output option: :func:`check_output` at parse time, before any work."""
-    import argparse
-
-    def parse(text: str) -> str:
-        try:
-            return check_output(text, option=option, directory=directory, stream=stream)
-        except InvalidParameter as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    return parse
-
-
-def path_option(option: str) -> Callable[[str], str]:
-    """The argparse type of an input path: refuses the empty path (which would mean the current directory)."""
-    import argparse
-
-    def parse(text: str) -> str:
-        if text == "":
-            raise argparse.ArgumentTypeError(str(InvalidParameter(option, text, "a non-empty path")))
-        return text
-
-    return parse
-
-
 #: The hash of this host in the names of temporary files (a dead writer's file is recognised as this host's).
 _HOST = hashlib.sha256(socket.gethostname().encode("utf-8", "surrogateescape")).hexdigest()[:8]
 _TMP = re.compile(r"\..+\.dpcert-([0-9a-f]{8})-([0-9]+)-[^.]+\.tmp")
@@ -459,3 +433,15 @@ def atomic_write_text(
     except OSError:
         pass
     return target
+
+
+def bundled_dir() -> Path:
+    """The directory of the bundled manifests (``verify/`` in a checkout, packaged data in a wheel)."""
+    here = Path(__file__).resolve()
+    checkout = here.parents[3] / "verify"
+    if (checkout / "certificates").is_dir():
+        return checkout
+    packaged = here.parents[1] / "_bundled" / "verify"
+    if (packaged / "certificates").is_dir():
+        return packaged
+    raise ManifestError(str(checkout), "the bundled manifests are missing from this installation")

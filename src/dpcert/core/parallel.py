@@ -13,10 +13,10 @@ its range). A checkpoint (:class:`Checkpoint`, ``--checkpoint FILE``) records ea
 atomically, keyed by a hash of the inputs and the dpcert version, so a resumed run merges the same summaries in the
 same order as an uninterrupted one.
 
-A command offers the options with :func:`add_run_options` (``--workers``, ``--executor``, ``--scheduler``,
-``--checkpoint``) and passes ``run_options(args, key=<its inputs as text>, progress=<label or None>)`` down to
-``map_chunks(fn, chunks, run=run)`` (or :func:`map_each` for results that are not summaries); a command making
-several ``map_chunks`` calls shares one checkpoint file, one section per call.
+A command offers the options ``--workers``, ``--executor``, ``--scheduler`` and ``--checkpoint`` (the command
+line's part, in :mod:`dpcert.cli_support`) and passes ``make_run_options(..., key=<its inputs as text>,
+progress=<label or None>)`` down to ``map_chunks(fn, chunks, run=run)`` (or :func:`map_each` for results that
+are not summaries); a command making several ``map_chunks`` calls shares one checkpoint file, one section per call.
 
 Workers never outlive the run. Each worker dies with its parent (Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``;
 everywhere: a watchdog thread that exits when the parent process is gone), so killing the main process (SIGKILL,
@@ -28,7 +28,6 @@ process group is handled once, by the parent. A Dask ``LocalCluster``'s worker p
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -60,8 +59,7 @@ __all__ = [
     "EXECUTORS",
     "MAX_WORKERS",
     "MAX_ATTEMPTS",
-    "add_run_options",
-    "run_options",
+    "make_run_options",
 ]
 
 #: The executors of :func:`map_chunks` (``--executor``).
@@ -293,54 +291,16 @@ class RunOptions:
         return self.executor == "processes" and self.n_workers > 1 and n_chunks > 1
 
 
-def add_run_options(
-    parser: argparse.ArgumentParser,
+def make_run_options(
     *,
-    checkpoint: bool = True,
-    workers_default: int | None = None,
-    default_help: str | None = None,
-) -> None:
-    """Add ``--workers N``, ``--executor serial|processes|dask``, ``--scheduler ADDRESS`` and (with ``checkpoint``)
-    ``--checkpoint FILE`` to a command's parser; :func:`run_options` turns the parsed arguments into
-    :class:`RunOptions`. ``workers_default``: the default of ``--workers`` (``None``: every core);
-    ``default_help``: how ``--workers`` help states that default (``None``: "every core" or the number)."""
-    from dpcert.cli import int_option
-
-    cores = default_help or ("every core" if workers_default is None else str(workers_default))
-    parser.add_argument(
-        "--workers",
-        type=int_option("--workers", 1, MAX_WORKERS),
-        default=workers_default,
-        help=f"worker processes, 1 to {MAX_WORKERS} (default: {cores}; results identical for any number)",
-    )
-    parser.add_argument(
-        "--executor",
-        choices=EXECUTORS,
-        default="processes",
-        help="where chunks run: serial (this process), processes (local, the default) or dask "
-        '(pip install "dpcert[distributed]"); results identical for each',
-    )
-    parser.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        default=None,
-        help=f"with --executor dask: the scheduler (tcp://HOST:PORT; default ${SCHEDULER_ENV}, else a LocalCluster)",
-    )
-    if checkpoint:
-        from dpcert.core.files import output_option
-
-        parser.add_argument(
-            "--checkpoint",
-            metavar="FILE",
-            default=None,
-            type=output_option("--checkpoint"),
-            help="record finished chunks in FILE and resume from it (refused if it is of other inputs or another "
-            "dpcert version)",
-        )
-
-
-def run_options(args: argparse.Namespace, *, key: str | None = None, progress: str | None = None) -> RunOptions:
-    """:class:`RunOptions` from arguments parsed with :func:`add_run_options`.
+    executor: str = "processes",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    checkpoint: str | None = None,
+    key: str | None = None,
+    progress: str | None = None,
+) -> RunOptions:
+    """:class:`RunOptions` from a command's plain values, its checkpoint checked before any work.
 
     Args:
         key: what the command computes (its inputs as text); keys the checkpoint with the dpcert version.
@@ -351,16 +311,15 @@ def run_options(args: argparse.Namespace, *, key: str | None = None, progress: s
             that is not a checkpoint, or a checkpoint of other inputs or another dpcert version (checked here,
             before any work).
     """
-    ckpt = getattr(args, "checkpoint", None)
-    if ckpt is not None and Path(ckpt).is_dir():
-        raise RunOptionError("--checkpoint", ckpt, "a file (it is a directory)")
-    if ckpt is not None and key is not None:
-        Checkpoint(ckpt, key)  # refuses a foreign file at once
+    if checkpoint is not None and Path(checkpoint).is_dir():
+        raise RunOptionError("--checkpoint", checkpoint, "a file (it is a directory)")
+    if checkpoint is not None and key is not None:
+        Checkpoint(checkpoint, key)  # refuses a foreign file at once
     return RunOptions(
-        executor=args.executor,
-        workers=args.workers,
-        scheduler=args.scheduler,
-        checkpoint=ckpt,
+        executor=executor,
+        workers=workers,
+        scheduler=scheduler,
+        checkpoint=checkpoint,
         checkpoint_key=key,
         progress=progress,
     )

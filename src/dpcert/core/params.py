@@ -14,7 +14,7 @@ from itertools import islice
 from typing import Any, Literal
 
 from dpcert.arith.exact import Exact, parse_int, parse_rational
-from dpcert.errors import InvalidParameter
+from dpcert.errors import InvalidParameter, MissingInput
 
 __all__ = [
     "Param",
@@ -279,7 +279,7 @@ def validate(
     for p in params:
         if p.name not in inputs:
             if p.default is None:
-                raise InvalidParameter(p.name, None, f"{p.allowed()} (required{where})")
+                raise MissingInput(p.name, f"{p.allowed()}; required{where}")
             out[p.name] = p.parse(p.default)
         else:
             out[p.name] = p.parse(inputs[p.name], files=files)

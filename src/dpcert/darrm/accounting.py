@@ -21,7 +21,7 @@ from dpcert.composition.general import general_eps
 from dpcert.core.params import integer, probability, real
 from dpcert.core.quantity import Quantity
 
-__all__ = ["allowance", "QUANTITIES"]
+__all__ = ["allowance", "ALLOWANCE", "QUANTITIES"]
 
 
 def allowance(ctx: Any, k: int, eps: Exact, delta_prime: Exact) -> Any:
@@ -32,13 +32,14 @@ def allowance(ctx: Any, k: int, eps: Exact, delta_prime: Exact) -> Any:
     return eps_prime / ctx.num(eps)
 
 
-QUANTITIES = [
-    Quantity(
-        "darrm.general.allowance",
-        (integer("k", 1), real("eps", 0, lo_open=True), probability("delta_prime", zero=False, one=True)),
-        allowance,
-        "DaRRM App. D.1.1 (Table 3: m and tau)",
-        "eps'/eps of k-fold general composition (privacy allowance m, RR tau)",
-        float=lambda **kw: allowance(FLOAT, **kw),
-    ),
-]
+#: ε'/ε of the k-fold general composition (DaRRM's m, RR's τ); Table 3's claims enclose it directly.
+ALLOWANCE = Quantity(
+    "darrm.general.allowance",
+    (integer("k", 1), real("eps", 0, lo_open=True), probability("delta_prime", zero=False, one=True)),
+    allowance,
+    "DaRRM App. D.1.1 (Table 3: m and tau)",
+    "eps'/eps of k-fold general composition (privacy allowance m, RR tau)",
+    float=lambda **kw: allowance(FLOAT, **kw),
+)
+
+QUANTITIES = [ALLOWANCE]

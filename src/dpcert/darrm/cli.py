@@ -49,9 +49,7 @@ def _parse_k(text: Any, cap: int, why: str) -> int:
 
 def add_commands(sub: Any) -> None:
     """Add the ``darrm`` command and its subcommands to dpcert's subparsers."""
-    from dpcert.cli import max_prec_option
-    from dpcert.core.files import output_option
-    from dpcert.core.parallel import add_run_options
+    from dpcert.cli_support import add_run_options, max_prec_option, output_option
 
     p = sub.add_parser("darrm", help="DaRRM: certify a noise function gamma's privacy; its error")
     dsub = p.add_subparsers(dest="darrm_command", parser_class=type(p))
@@ -110,7 +108,7 @@ def add_commands(sub: Any) -> None:
 
 
 def _need(inputs: dict[str, str], names: list[str]) -> None:
-    from dpcert.errors import InvalidParameter
+    from dpcert.errors import InvalidParameter, MissingInput
 
     allowed = set(names)
     for k in inputs:
@@ -118,12 +116,12 @@ def _need(inputs: dict[str, str], names: list[str]) -> None:
             raise InvalidParameter(k, inputs[k], f"one of the inputs {names}")
     for n in names:
         if n not in inputs:
-            raise InvalidParameter(n, None, f"a value (required: {', '.join(names)})")
+            raise MissingInput(n, f"a value; required: {', '.join(names)}")
 
 
 def _cmd_certify(a: argparse.Namespace) -> int:
     from dpcert.arith.ball import MAX_PREC
-    from dpcert.cli import parse_kv, print_json
+    from dpcert.cli_support import parse_kv, print_json
     from dpcert.core.claim import FunctionClaim
     from dpcert.darrm import privacy_claims as pc
     from dpcert.errors import InvalidParameter
@@ -171,7 +169,7 @@ def _cmd_certify(a: argparse.Namespace) -> int:
     )
     import json
 
-    from dpcert.core.parallel import run_options
+    from dpcert.cli_support import run_options
 
     max_prec = a.max_prec or MAX_PREC
     # the checkpoint is of these inputs only (the claim as drafted: its id does not matter)
@@ -218,7 +216,7 @@ def _cmd_certify(a: argparse.Namespace) -> int:
 
 def _cmd_error(a: argparse.Namespace) -> int:
     from dpcert.arith.exact import fraction_to_decimal, parse_rational
-    from dpcert.cli import parse_kv, print_json
+    from dpcert.cli_support import parse_kv, print_json
     from dpcert.darrm import utility
     from dpcert.errors import InvalidParameter
 
@@ -247,8 +245,7 @@ def _cmd_error(a: argparse.Namespace) -> int:
 
 def _cmd_optimize(a: argparse.Namespace) -> int:
     from dpcert.arith.exact import fraction_to_decimal, parse_rational
-    from dpcert.cli import parse_kv, print_json
-    from dpcert.core.parallel import run_options
+    from dpcert.cli_support import parse_kv, print_json, run_options
     from dpcert.darrm.kernel import MAX_K
     from dpcert.darrm.optimize import PRIOR_DEFAULT, optimize, write_table
     from dpcert.darrm.privacy_claims import parse_delta

@@ -143,7 +143,7 @@ GAP_AT_MOST = "1e-12"
 
 
 def table_dir() -> Path:
-    from dpcert.engine.manifest import bundled_dir
+    from dpcert.core.files import bundled_dir
 
     return bundled_dir() / "tables" / "darrm"
 
@@ -318,9 +318,8 @@ def _claims() -> list[Claim]:
 def _t3_budget(K: int, M: int, eps: Fraction, Delta: Fraction, dp: Fraction, max_prec: int) -> tuple[Any, ...]:
     """(m, τ) as certified enclosures (ε'/ε of M- and K-fold general composition), δ and λ exact, and m rounded
     down / up to the grid ``T3_M_GRID`` (rationals around the irrational m)."""
-    from dpcert.engine.registry import quantity
+    from dpcert.darrm.accounting import ALLOWANCE as q
 
-    q = quantity("darrm.general.allowance")
     m = q.enclose({"k": M, "eps": eps, "delta_prime": dp}, rel_tol=1e-30, max_prec=max_prec)
     tau = q.enclose({"k": K, "eps": eps, "delta_prime": dp}, rel_tol=1e-30, max_prec=max_prec)
     delta = 1 - (1 - Delta) ** M * (1 - dp)

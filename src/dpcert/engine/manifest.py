@@ -38,6 +38,7 @@ from typing import Any
 
 from dpcert.core import files
 from dpcert.core.claim import AtLeast, AtMost, Claim, Comparison, QuantityClaim, Rounds, Truncates, Verdict
+from dpcert.core.files import bundled_dir
 from dpcert.engine import registry
 from dpcert.errors import InvalidParameter, ManifestError, UnknownClaim
 
@@ -70,18 +71,6 @@ class Entry:
     expected: Verdict
     full: bool = False
     source: str = ""
-
-
-def bundled_dir() -> Path:
-    """The directory of the bundled manifests (``verify/`` in a checkout, packaged data in a wheel)."""
-    here = Path(__file__).resolve()
-    checkout = here.parents[3] / "verify"
-    if (checkout / "certificates").is_dir():
-        return checkout
-    packaged = here.parents[1] / "_bundled" / "verify"
-    if (packaged / "certificates").is_dir():
-        return packaged
-    raise ManifestError(str(checkout), "the bundled manifests are missing from this installation")
 
 
 def default_manifests() -> list[Path]:

@@ -102,11 +102,16 @@ def run_entries(
     on_result: Callable[[ClaimResult], None] | None = None,
     run: RunOptions | None = None,
     recipe: tuple[Any, ...] | None = None,
+    on_plan: Callable[[list[Entry]], None] | None = None,
+    in_order: Callable[[ClaimResult], None] | None = None,
 ) -> VerifyReport:
     """Check each entry (slow ones only when ``full``) and collect the results, in the entries' order.
 
     ``on_result`` is called with each result as its claim finishes (``dpcert verify --certificates`` writes the
-    certificate there, so an interrupted run keeps every certificate it finished).
+    certificate there, so an interrupted run keeps every certificate it finished). ``on_plan`` is called once,
+    before any check, with the entries that will run, in order; ``in_order`` with each result as soon as every
+    result before it is done, so in the entries' order whatever order the claims finish in (``dpcert verify``
+    prints its rows there: ``dpcert verify | head -3`` shows the first rows without waiting for the last claim).
 
     ``run`` with more than one worker checks claims in parallel; it needs ``recipe`` (how :func:`verify` selected
     the entries, so that a worker selects the same ones: claims themselves need not pickle); without one the
@@ -130,10 +135,20 @@ def run_entries(
         ckpt = Checkpoint(run.checkpoint, key)
         done = _restore(ckpt, chosen, max_prec)
 
+    if on_plan is not None:
+        on_plan(list(chosen))
+    shown = [0]  # the results handed to in_order: every one before this index
+
+    def show() -> None:
+        while in_order is not None and shown[0] in done:
+            in_order(done[shown[0]])
+            shown[0] += 1
+
     def keep(i: int, r: ClaimResult, record: bool = True) -> None:  # each result as it finishes
         done[i] = r
         if on_result is not None:
             on_result(r)
+        show()
         if ckpt is not None and record:  # a claim not run (its worker died) is not recorded: a resume runs it
             try:
                 ckpt.put("verify", i, _record(r))
@@ -143,6 +158,7 @@ def run_entries(
     for i in sorted(done):  # the results of a resumed run, as if they had just finished
         if on_result is not None:
             on_result(done[i])
+    show()
     todo = [i for i in range(len(chosen)) if i not in done]
     try:
         if parallel:
@@ -252,8 +268,8 @@ def _run_parallel(
 
 @lru_cache(maxsize=4)
 def _chosen(recipe: tuple[Any, ...]) -> list[Entry]:
-    manifests, selectors, full = recipe
-    entries, full_all = _select(list(manifests), list(selectors), full)
+    manifests, selectors, full, extra = recipe
+    entries, full_all = _select(list(manifests), list(selectors), full, extra)
     return [e for e in entries if full or full_all or not e.full]
 
 
@@ -267,19 +283,21 @@ def _check_entry(task: tuple[Any, ...]) -> tuple[Verdict, Evidence, float, str |
     return r.verdict, r.evidence, r.seconds, r.error
 
 
-def _select(manifests: list[str | Path], selectors: list[str], full: bool = False) -> tuple[list[Entry], bool]:
-    """The entries of ``verify(manifests, selectors, full=full)`` and whether selecting by id runs slow claims too
-    (the bundled run with ``full`` also re-certifies the bundled golden vectors)."""
+def _select(
+    manifests: list[str | Path],
+    selectors: list[str],
+    full: bool = False,
+    extra: Callable[[], Sequence[Entry]] | None = None,
+) -> tuple[list[Entry], bool]:
+    """The entries of ``verify(manifests, selectors, full=full, extra=extra)`` and whether selecting by id runs
+    slow claims too."""
     entries: list[Entry] = []
-    bundled = not manifests and not selectors
-    if bundled:
+    if not manifests and not selectors:
         entries += default_entries()
     for m in manifests:
         entries += load_manifest(m)
-    if bundled and full:
-        from dpcert.vectors.check import entries as vector_entries
-
-        entries += vector_entries()
+    if extra is not None:
+        entries += extra()
     if selectors and manifests:
         for sel in selectors:
             if not any(matches(e.claim.id, sel) for e in entries):
@@ -299,12 +317,20 @@ def verify(
     progress: TextIO | None = None,
     on_result: Callable[[ClaimResult], None] | None = None,
     run: RunOptions | None = None,
+    extra: Callable[[], Sequence[Entry]] | None = None,
+    on_plan: Callable[[list[Entry]], None] | None = None,
+    in_order: Callable[[ClaimResult], None] | None = None,
 ) -> VerifyReport:
-    """Run manifests and/or claim selectors; with neither, every package's bundled manifests (and, with ``full``, the
-    bundled golden vectors, each re-certified against its certificate and a re-run: :mod:`dpcert.vectors.check`).
+    """Run manifests and/or claim selectors; with neither, every package's bundled manifests.
+
+    ``extra``: entries that join the manifests' (before any selector picks among them), given as a function that
+    builds them (module-level, so that a worker process builds the same entries again: claims need not pickle).
+    ``dpcert verify --full`` passes :func:`dpcert.vectors.check.entries`, the bundled golden vectors, each
+    re-certified against its certificate and a re-run; the engine itself knows nothing of vectors.
 
     ``progress``: a stream for progress lines on claims slower than a second (the CLI passes stderr).
-    ``on_result``: called with each result as its claim finishes (see :func:`run_entries`).
+    ``on_result``: called with each result as its claim finishes; ``on_plan``: with the entries about to run;
+    ``in_order``: with each result once every result before it is done (see :func:`run_entries`).
     ``run``: claims in parallel (:class:`~dpcert.core.parallel.RunOptions`; with its default worker count, every
     core once the claims run here have taken :data:`HEAD_START_SECONDS`); default: one after another.
 
@@ -313,7 +339,7 @@ def verify(
     (0, ['CERTIFIED', 'CERTIFIED'])
     """
     manifests, selectors = list(manifests), list(selectors)
-    entries, by_id = _select(manifests, selectors, full)
+    entries, by_id = _select(manifests, selectors, full, extra)
     return run_entries(
         entries,
         full=full or by_id,
@@ -321,5 +347,7 @@ def verify(
         progress=progress,
         on_result=on_result,
         run=run,
-        recipe=(tuple(str(m) for m in manifests), tuple(selectors), full),
+        recipe=(tuple(str(m) for m in manifests), tuple(selectors), full, extra),
+        on_plan=on_plan,
+        in_order=in_order,
     )

@@ -48,7 +48,7 @@ def _progress(quiet: bool):  # noqa: ANN202 - a callback or None
 
 
 def _cmd_eps(a: argparse.Namespace) -> int:
-    from dpcert.cli import parse_kv
+    from dpcert.cli_support import parse_kv
     from dpcert.errors import InvalidParameter
 
     kv = parse_kv(a.inputs)
@@ -60,7 +60,7 @@ def _cmd_eps(a: argparse.Namespace) -> int:
 
 
 def _eps_pld(a: argparse.Namespace, kv: dict[str, str]) -> int:
-    from dpcert.cli import print_json
+    from dpcert.cli_support import print_json
     from dpcert.core.params import inputs_to_json
     from dpcert.gaussian.pld import DPSGD_EPS, dpsgd_eps
 
@@ -99,7 +99,7 @@ def _eps_pld(a: argparse.Namespace, kv: dict[str, str]) -> int:
 
 
 def _eps_rdp(a: argparse.Namespace, kv: dict[str, str]) -> int:
-    from dpcert.cli import print_json
+    from dpcert.cli_support import print_json
     from dpcert.core.params import inputs_to_json
     from dpcert.gaussian.dpsgd_rdp import DPSGD_RDP_EPS, dpsgd_rdp_eps
 
@@ -144,7 +144,7 @@ def _real_json(res: object) -> dict:
 
 
 def _cmd_sigma(a: argparse.Namespace) -> int:
-    from dpcert.cli import parse_kv, print_json
+    from dpcert.cli_support import parse_kv, print_json
     from dpcert.core.params import inputs_to_json
     from dpcert.gaussian.pld import DPSGD_SIGMA, dpsgd_sigma
 
@@ -183,11 +183,11 @@ def _cmd_sigma(a: argparse.Namespace) -> int:
 
 
 def _common(p: argparse.ArgumentParser, seconds: float) -> None:
-    from dpcert.cli import _seconds_option, real_option
+    from dpcert.cli_support import real_option, seconds_option
 
     p.add_argument("--rel-tol", type=real_option("--rel-tol", "1e-6", "0.5"), default=0.01, help="relative width")
     p.add_argument(
-        "--seconds", type=_seconds_option("--seconds"), default=seconds, help=f"time budget (default {seconds:g})"
+        "--seconds", type=seconds_option("--seconds"), default=seconds, help=f"time budget (default {seconds:g})"
     )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--json", action="store_true", help="machine-readable output")

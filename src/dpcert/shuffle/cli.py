@@ -65,7 +65,7 @@ def _orders(text: str) -> list[str]:
 
 def _cmd_rdp(a: argparse.Namespace) -> int:
 
-    from dpcert.cli import parse_kv, print_json, table
+    from dpcert.cli_support import parse_kv, print_json, table
     from dpcert.errors import InvalidParameter
     from dpcert.shuffle import QUANTITIES, bounds
     from dpcert.shuffle.reduction import LABEL
@@ -166,7 +166,7 @@ def _down(enc: Any) -> str:
 
 
 def _cmd_dp(a: argparse.Namespace) -> int:
-    from dpcert.cli import parse_kv, print_json, table
+    from dpcert.cli_support import parse_kv, print_json, table
     from dpcert.core.quantity import enclosure_of
     from dpcert.shuffle import QUANTITIES, conversion
 

@@ -19,8 +19,7 @@ __all__ = ["add_commands"]
 
 
 def _cmd_mechanism(a: argparse.Namespace) -> int:
-    from dpcert.cli import print_json, table
-    from dpcert.core.parallel import run_options
+    from dpcert.cli_support import print_json, run_options, table
     from dpcert.sml.fileformat import read_mechanism
     from dpcert.sml.mechanism import sml, sml_bounds
 
@@ -61,7 +60,7 @@ def _cmd_mechanism(a: argparse.Namespace) -> int:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``dpcert sml`` and its subcommands on the top-level subparsers."""
-    from dpcert.cli import int_option
+    from dpcert.cli_support import int_option
 
     p = sub.add_parser("sml", help="statistic maximal leakage (Wang–Lin–Fanti)")
     inner = p.add_subparsers(dest="sml_command", parser_class=type(p))
@@ -79,7 +78,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="stop the branch and bound after N nodes (exit 2)",
     )
     m.add_argument("--json", action="store_true", help="machine-readable output")
-    from dpcert.core.parallel import add_run_options
+    from dpcert.cli_support import add_run_options
 
     # default one process: the split search pays for worker processes only on instances of seconds (s = 13 dense:
     # 2.7 s on 1 worker, 1.5 s on 2) while most files take milliseconds

@@ -27,14 +27,13 @@ References:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from dpcert.errors import InvalidParameter
-from dpcert.sml.mechanism import FiniteMechanism, SMLResult
 
-__all__ = ["matching_sml_exp", "sml_deterministic", "algorithm1_min_cost"]
+__all__ = ["matching_sml_exp", "algorithm1_min_cost"]
 
 
 def matching_sml_exp(
@@ -94,27 +93,9 @@ def matching_sml_exp(
     return int(matched.sum()), selection
 
 
-def sml_deterministic(mech: FiniteMechanism) -> SMLResult:
-    """Exact SML of a deterministic :class:`FiniteMechanism` by maximum bipartite matching.
-
-    Raises:
-        InvalidParameter: if some row is not a point mass.
-
-    References:
-        Wang–Lin–Fanti, Proposition IV.2 [WLF24]; docs/derivations/sml.md#deterministic-mechanisms.
-    """
-    if not mech.is_deterministic:
-        raise InvalidParameter("mechanism", "a randomized channel", "a deterministic mechanism (0/1 rows)")
-    index = {g: k for k, g in enumerate(mech.secret_values)}
-    sec = [index[g] for g in mech.secrets]
-    out = [next(j for j, v in enumerate(row) if v) for row in mech.rows]
-    size, sel = matching_sml_exp(sec, out, len(mech.secret_values), mech.n_outputs)
-    labels = {g: mech.inputs[int(i)] for g, i in zip(mech.secret_values, sel, strict=True)}
-    return SMLResult(Fraction(size), labels, "matching")
-
-
-def algorithm1_min_cost(mech: FiniteMechanism) -> float:
-    """Minimum cost C of the Algorithm 1 network, solved as a linear program (scipy HiGHS; float64).
+def algorithm1_min_cost(mech: Any) -> float:
+    """Minimum cost C of the Algorithm 1 network of a :class:`~dpcert.sml.mechanism.FiniteMechanism` ``mech``,
+    solved as a linear program (scipy HiGHS; float64).
 
     Edges: src → N_g (cap 1), N_g → N_θ for θ ∈ Θ_g (cap 1), N_θ → N_θ' for every pair (cap 1, cost −P(θ'|θ)),
     N_θ' → sink (cap 1); the flow value is free (all costs are ≤ 0, so min-cost flow and min-cost max-flow agree).

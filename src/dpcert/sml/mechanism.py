@@ -56,8 +56,10 @@ from dpcert.arith.ball import Enclosure, ball, refine
 from dpcert.arith.exact import parse_rational
 from dpcert.core.parallel import RunOptions, Summary, map_chunks
 from dpcert.errors import InvalidParameter, WorkerDied
+from dpcert.sml.deterministic import matching_sml_exp
 
 __all__ = [
+    "sml_deterministic",
     "FiniteMechanism",
     "SMLResult",
     "sml",
@@ -268,6 +270,25 @@ def sml_enumerate(mech: FiniteMechanism) -> SMLResult:
     return SMLResult(Fraction(int(best), den), _labels(mech, best_sel), "enumeration", count)
 
 
+def sml_deterministic(mech: FiniteMechanism) -> SMLResult:
+    """Exact SML of a deterministic :class:`FiniteMechanism` by maximum bipartite matching.
+
+    Raises:
+        InvalidParameter: if some row is not a point mass.
+
+    References:
+        Wang–Lin–Fanti, Proposition IV.2; notes sml.md §2.4.
+    """
+    if not mech.is_deterministic:
+        raise InvalidParameter("mechanism", "a randomized channel", "a deterministic mechanism (0/1 rows)")
+    index = {g: k for k, g in enumerate(mech.secret_values)}
+    sec = [index[g] for g in mech.secrets]
+    out = [next(j for j, v in enumerate(row) if v) for row in mech.rows]
+    size, sel = matching_sml_exp(sec, out, len(mech.secret_values), mech.n_outputs)
+    labels = {g: mech.inputs[int(i)] for g, i in zip(mech.secret_values, sel, strict=True)}
+    return SMLResult(Fraction(size), labels, "matching")
+
+
 def _undominated(m: np.ndarray, group: Sequence[int]) -> list[int]:
     """Rows of ``group`` not dominated entrywise by another row of it (one of each set of equal rows kept)."""
     keep: list[int] = []
@@ -287,7 +308,7 @@ def _undominated(m: np.ndarray, group: Sequence[int]) -> list[int]:
 def sml(mech: FiniteMechanism, *, node_limit: int | None = None, run: RunOptions | None = None) -> SMLResult:
     """Exact SML of a finite mechanism and a maximising selection (Proposition IV.1).
 
-    Deterministic mechanisms go to the matching algorithm (:func:`dpcert.sml.deterministic.sml_deterministic`);
+    Deterministic mechanisms go to the matching algorithm (:func:`sml_deterministic`);
     others to an exact branch and bound (module docstring).
 
     Args:
@@ -309,8 +330,6 @@ def sml(mech: FiniteMechanism, *, node_limit: int | None = None, run: RunOptions
         docs/derivations/sml.md#elementary-bounds.
     """
     if mech.is_deterministic:
-        from dpcert.sml.deterministic import sml_deterministic
-
         return sml_deterministic(mech)
     m, den = mech.scaled
     s = len(mech.secret_values)

@@ -47,7 +47,7 @@ def _shown_claim(cells: dict[str, Any]) -> str:
 
 
 def _cmd_check(a: argparse.Namespace) -> int:
-    from dpcert.cli import print_json, table
+    from dpcert.cli_support import print_json, table
     from dpcert.engine.certificate import write_certificate
     from dpcert.tables.check import check_table
 
@@ -113,8 +113,7 @@ def _cmd_template(a: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``dpcert table check`` and ``dpcert table template`` on the top-level subparsers."""
     from dpcert.arith.ball import MAX_PREC
-    from dpcert.cli import int_option, max_prec_option
-    from dpcert.core.files import output_option
+    from dpcert.cli_support import int_option, max_prec_option, output_option
 
     p = sub.add_parser("table", help="certify every row of a parameter table (CSV, JSON or TOML)")
     inner = p.add_subparsers(dest="table_command", parser_class=type(p))

@@ -10,7 +10,7 @@ __all__ = ["add_commands"]
 
 
 def _cmd_export(a: argparse.Namespace) -> int:
-    from dpcert.cli import print_json
+    from dpcert.cli_support import print_json
     from dpcert.errors import InvalidParameter
     from dpcert.vectors.export import export
 
@@ -44,7 +44,7 @@ def _cmd_export(a: argparse.Namespace) -> int:
 
 
 def _cmd_check(a: argparse.Namespace) -> int:
-    from dpcert.cli import print_json, table
+    from dpcert.cli_support import print_json, table
     from dpcert.vectors.check import check
     from dpcert.vectors.format import bundled_path
 
@@ -73,8 +73,7 @@ def _cmd_check(a: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``dpcert vectors export`` and ``dpcert vectors check`` on the top-level subparsers."""
     from dpcert.arith.ball import MAX_PREC
-    from dpcert.cli import max_prec_option
-    from dpcert.core.files import output_option, path_option
+    from dpcert.cli_support import max_prec_option, output_option, path_option
     from dpcert.vectors.cases import TOPICS
 
     p = sub.add_parser("vectors", help="golden vectors: certified enclosures to test other implementations against")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from dpcert.audit.peers import BRENTQ_RTOL, Call, Peer
 from dpcert.audit.peers._common import doubles
+from dpcert.audit.peers.adapter import BRENTQ_RTOL, Call, Peer
 
 __all__ = ["PEER"]
 

@@ -11,8 +11,8 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from dpcert.audit.peers import BRENTQ_RTOL, Call, Peer, not_run
 from dpcert.audit.peers._common import MAX_RDP_ORDER, TOO_MANY_ORDERS, doubles, rational_bounds
+from dpcert.audit.peers.adapter import BRENTQ_RTOL, Call, Peer, not_run
 
 __all__ = ["PEER"]
 

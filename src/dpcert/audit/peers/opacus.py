@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dpcert.audit.peers import Call, Peer, not_run
 from dpcert.audit.peers._common import MAX_RDP_ORDER, TOO_MANY_ORDERS, doubles
+from dpcert.audit.peers.adapter import Call, Peer, not_run
 
 __all__ = ["PEER"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from dpcert.audit.peers import Call, Peer
 from dpcert.audit.peers._common import doubles, exact
+from dpcert.audit.peers.adapter import Call, Peer
 
 __all__ = ["PEER"]
 

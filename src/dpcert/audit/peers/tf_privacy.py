@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dpcert.audit.peers import Call, Peer
 from dpcert.audit.peers._common import doubles
+from dpcert.audit.peers.adapter import Call, Peer
 
 __all__ = ["PEER"]
 
