@@ -49,7 +49,7 @@ _LAZY: dict[str, str] = {
     "check_function": "dpcert.core",
     "load_certificate": "dpcert.engine.certificate",
     "make_certificate": "dpcert.engine.certificate",
-    "recheck": "dpcert.engine.certificate",
+    "recheck": "dpcert.certificates",
     "write_certificate": "dpcert.engine.certificate",
     "claims": "dpcert.engine.registry",
     "quantities": "dpcert.engine.registry",
@@ -67,6 +67,7 @@ _LAZY: dict[str, str] = {
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from dpcert.arith import Enclosure, RationalFunction, X, fraction_to_float, parse_rational, sign_at_exp
+    from dpcert.certificates import recheck
     from dpcert.composition.optimal import kov_delta, kov_eps, mv_delta
     from dpcert.core import (
         AtLeast,
@@ -82,7 +83,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         Verdict,
         check_function,
     )
-    from dpcert.engine.certificate import load_certificate, make_certificate, recheck, write_certificate
+    from dpcert.engine.certificate import load_certificate, make_certificate, write_certificate
     from dpcert.engine.registry import claims, quantities, quantity, select
     from dpcert.engine.verify import VerifyReport, verify
     from dpcert.errors import (

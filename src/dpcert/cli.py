@@ -116,7 +116,7 @@ def _cmd_verify(a: argparse.Namespace) -> int:
 
 
 def _cmd_check(a: argparse.Namespace) -> int:
-    from dpcert.engine.certificate import recheck
+    from dpcert.certificates import recheck
 
     paths: list[Path] = []
     for given in a.certificates:  # a directory means every certificate in it

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from dpcert.certificates import recheck
 from dpcert.cli import main
-from dpcert.engine.certificate import content_hash, recheck, write_certificate
+from dpcert.engine.certificate import content_hash, write_certificate
 from dpcert.engine.registry import claims
 from dpcert.errors import CertificateError
 
@@ -252,9 +253,9 @@ def unbound(table_certs, tmp_path_factory):
     from dpcert.engine.registry import quantity
 
     q = quantity("composition.simple.eps")
-    draft = QuantityClaim("user.claim", "my notes", "", quantity=q, inputs={"k": 3, "eps": "0.1"},
+    draft = QuantityClaim("user.claim", "my own reference", "", quantity=q, inputs={"k": 3, "eps": "0.1"},
                           comparison=AtMost.of("0.3"))  # fmt: skip
-    user = QuantityClaim(default_claim_id(draft.spec_json(), q.name), "my notes", "", quantity=q,
+    user = QuantityClaim(default_claim_id(draft.spec_json(), q.name), "my own reference", "", quantity=q,
                          inputs={"k": 3, "eps": "0.1"}, comparison=AtMost.of("0.3"))  # fmt: skip
     d = tmp_path_factory.mktemp("user")
     return {
@@ -369,7 +370,8 @@ def test_a_user_claim_shows_its_derived_id_and_its_label_apart(unbound, tmp_path
     d.mkdir()
     _forge(d, cert, lambda x: x["claim"].update(id="darrm.table9.reviewed", reference="Table 9, reviewed"))
     assert main(["check", str(d)]) == 0
-    out = capsys.readouterr().out.strip()
+    out, summary = capsys.readouterr().out.strip().splitlines()
+    assert summary == "1 certificate: 1 OK, 0 MISMATCH"
     assert out.startswith(f"OK  {cert['claim']['id']}: ")  # the id derived from what is checked
     head, _, label = out.partition("  (label, not verified: ")
     assert "darrm.table9.reviewed" not in head and "Table 9" not in head
@@ -435,3 +437,15 @@ def test_a_function_claims_default_id_is_the_derived_one(tmp_path):
     forged = recheck(_forge(tmp_path, cert, lambda x: x["claim"].update(id="user.darrm.certify.000000000000")))
     assert forged.ok and forged.claim_id == cert["claim"]["id"]
     assert forged.label.startswith('id "user.darrm.certify.000000000000"; reference ')
+
+
+@pytest.mark.parametrize("kind", ["table", "vector"])
+def test_the_engine_alone_refuses_a_kind_it_cannot_rebuild(unbound, kind, tmp_path):
+    """The engine knows no table row or golden vector (those layers are above it): without their rebuild a genuine
+    certificate of either kind is refused, never judged as a user claim with its id as unbound text."""
+    from dpcert.engine.certificate import recheck as engine_recheck
+
+    path = _forge(tmp_path, unbound[kind], lambda x: None)
+    assert recheck(path).ok
+    with pytest.raises(CertificateError, match="re-checked only with that kind's rebuild"):
+        engine_recheck(path)

@@ -153,7 +153,7 @@ def test_verify_full_writes_no_certificate_for_a_vector(monkeypatch, tmp_path):
 
 
 def test_three_bundled_certificates_recheck_from_the_files_alone():
-    from dpcert.engine.certificate import recheck
+    from dpcert.certificates import recheck
 
     for vid in IDS:
         report = recheck(bundled_path().parent / "certificates" / f"vectors.{vid}.json")

@@ -10,8 +10,9 @@ from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
+from dpcert.certificates import recheck
 from dpcert.cli import main
-from dpcert.engine.certificate import load_certificate, recheck
+from dpcert.engine.certificate import load_certificate
 from dpcert.errors import InvalidParameter
 from dpcert.vectors import load
 from dpcert.vectors.export import export

@@ -18,6 +18,7 @@ import math
 import os
 import platform
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -488,16 +489,26 @@ class RecheckReport:
         return f"{'OK' if self.ok else 'MISMATCH'}  {self.claim_id}: {self.detail}  ({self.path}){unbound}"
 
 
-def _rebuild(cert: dict[str, Any], path: str | Path) -> tuple[Claim, list[str], str, str]:
+#: A reserved claim kind's rebuild: ``(claim record, path) -> (claim, label)`` — the claim the certificate must
+#: state, re-derived from what it records, and the text it records that cannot be bound (``""`` when none).
+ClaimKind = Callable[[dict[str, Any], "str | Path"], "tuple[Claim, str]"]
+
+#: The id prefixes of claim kinds whose certificates only their own package can rebuild (``recheck``'s ``kinds``).
+_RESERVED = ("table.", "vectors.")
+
+
+def _rebuild(
+    cert: dict[str, Any], path: str | Path, kinds: Mapping[str, ClaimKind] | None = None
+) -> tuple[Claim, list[str], str, str]:
     """The claim a certificate is about, how its record differs from what that claim states, the id a reader is
     shown and the label it cannot bind (``""`` when everything it shows is bound).
 
     A registered id is the registry's claim: its record must be exactly the registry's (statement, reference,
-    what is checked, expected, erratum); the inputs in the file never reach a check. A table row's certificate
-    (``table.*``) is rebuilt from the row it records (:func:`_table_row_claim`): id, reference, statement,
-    comparison and expected are re-derived from the row, and only where the row was read (file name, the table's
-    SHA-256, line) is a label. A golden vector's certificate (``vectors.*``) must state the bundled case of that
-    id. Any other claim is rebuilt from the certificate with the command line's validation and must state
+    what is checked, expected, erratum); the inputs in the file never reach a check. A certificate of a reserved
+    kind (``table.*``: a table row; ``vectors.*``: a golden vector) is rebuilt by that kind's function in ``kinds``
+    (they join from above: :mod:`dpcert.tables` and :mod:`dpcert.vectors` know their rows and cases, the engine
+    does not), which returns the claim and the label it cannot bind; without it the certificate is refused. Any
+    other claim is rebuilt from the certificate with the command line's validation and must state
     :func:`derived_statement`; its id is shown as derived from what is checked (:func:`default_claim_id`), and its
     own id, reference, expected verdict and erratum are a label.
     """
@@ -510,19 +521,18 @@ def _rebuild(cert: dict[str, Any], path: str | Path) -> tuple[Claim, list[str], 
             problems = [f"{c['id']} is a registered claim and the certificate's {', '.join(differ)} differ"]
             return registered, problems, c["id"], ""
         return registered, [], c["id"], ""
-    if c["id"].startswith("table."):
-        claim: Claim = _table_row_claim(c, path)
-        src = c["source"]
-        label = (
-            f"row read from table {json.dumps(src['table'][:120], ensure_ascii=False)} "
-            f"(sha256 {src['sha256'][:16]}…), line {src['line']}"
-        )
+    kind = next((k for k in _RESERVED if c["id"].startswith(k)), None)
+    if kind is not None:
+        rebuild = (kinds or {}).get(kind)
+        if rebuild is None:  # never judged as a user claim: its id and source would then be unbound text
+            raise CertificateError(
+                f"{path}: {c['id']} is a {kind}* certificate, re-checked only with that kind's rebuild "
+                "(dpcert.recheck or `dpcert check`)"
+            )
+        claim, label = rebuild(c, path)
         return claim, _claim_differs(claim, c), claim.id, label
     if "source" in c:
         raise CertificateError(f"{path}: claim.source belongs to a table row's certificate (an id table.…)")
-    if c["id"].startswith("vectors."):
-        claim = _vector_claim(c, path)
-        return claim, _claim_differs(claim, c), claim.id, ""
     fields = {
         "id": c["id"],
         "reference": c["reference"],
@@ -600,51 +610,7 @@ def derived_claim_id(claim: Claim) -> str:
     return default_claim_id(spec, prefix)
 
 
-def _table_row_claim(c: dict[str, Any], path: str | Path) -> Claim:
-    """The claim of the table row a ``table.*`` certificate records in ``claim.source``, derived as ``dpcert table
-    check`` derives it (its id from the file name, the table's SHA-256, the line and the row's cells).
-
-    Raises:
-        CertificateError: when no row is recorded, or the recorded row is not a claim.
-    """
-    from dpcert.tables.check import row_claim
-    from dpcert.tables.reader import RawRow
-
-    src = c.get("source")
-    if src is None:
-        raise CertificateError(
-            f"{path}: {c['id']} is a table row's id and the certificate records no claim.source (the row it states)"
-        )
-    cells = {k: (tuple(v) if isinstance(v, list) else v) for k, v in src["row"].items()}
-    rc = row_claim(RawRow(src["line"], cells), src["table"], src["sha256"])
-    if rc.claim is None:
-        raise CertificateError(f"{path}: the recorded table row is not a claim: {rc.problem}")
-    return rc.claim
-
-
-def _vector_claim(c: dict[str, Any], path: str | Path) -> Claim:
-    """The claim of the bundled golden-vector case a ``vectors.*`` certificate names, with its recorded ends.
-
-    Raises:
-        CertificateError: for an id that names no case of this dpcert, or a comparison that is not an interval.
-    """
-    from dpcert.core.claim import Within
-    from dpcert.vectors.cases import CASES
-    from dpcert.vectors.export import claim_id, vector_claim
-
-    case = next((k for k in CASES if claim_id(k.id) == c["id"]), None)
-    if case is None:
-        raise CertificateError(f"{path}: {c['id']} names no golden vector of dpcert {__version__}")
-    try:
-        cmp = comparison_from_json(c.get("comparison"))
-        if not isinstance(cmp, Within):
-            raise InvalidParameter("comparison", str(c.get("comparison"))[:60], "an interval [lo, hi]")
-        return vector_claim(case.quantity, case.inputs, cmp.lo, cmp.hi, case.id, case.why)
-    except (DpcertError, ValueError, TypeError) as exc:
-        raise CertificateError(f"{path}: cannot rebuild the golden vector's claim: {exc}") from None
-
-
-def recheck(path: str | Path) -> RecheckReport:
+def recheck(path: str | Path, *, kinds: Mapping[str, ClaimKind] | None = None) -> RecheckReport:
     """Accept a certificate only when every statement in it is true and consistent.
 
     A hash anyone can recompute guards against accidents only, so the content is checked, not trusted:
@@ -667,7 +633,7 @@ def recheck(path: str | Path) -> RecheckReport:
         CertificateError: for an unreadable, tampered-with or malformed certificate.
     """
     cert = load_certificate(path)
-    claim, problems, shown_id, label = _rebuild(cert, path)
+    claim, problems, shown_id, label = _rebuild(cert, path, kinds)
     registered = registry.claims().get(cert["claim"]["id"])
     expected = cert["claim"]["expected"] if registered is None else registered.expected.value
     statement = claim.statement if registered is not None else derived_statement(claim)

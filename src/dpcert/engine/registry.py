@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import pkgutil
+import sys
 from functools import lru_cache
 
 from dpcert.core.claim import Claim
@@ -35,10 +36,10 @@ def declarations() -> tuple[PackageDeclaration, ...]:
     Raises:
         RuntimeError: for a declaration that names another package, or two packages of the same rank.
     """
-    import dpcert
-
     found: list[PackageDeclaration] = []
-    for info in pkgutil.iter_modules(dpcert.__path__):
+    # the search path of the dpcert package, which Python imported before this module; read, not imported again
+    # (the top-level package is the user layer, above the engine)
+    for info in pkgutil.iter_modules(sys.modules["dpcert"].__path__):
         if not info.ispkg:
             continue
         spec = info.module_finder.find_spec(f"dpcert.{info.name}", None)  # type: ignore[call-arg]

@@ -277,7 +277,7 @@ def sml_deterministic(mech: FiniteMechanism) -> SMLResult:
         InvalidParameter: if some row is not a point mass.
 
     References:
-        Wang–Lin–Fanti, Proposition IV.2; notes sml.md §2.4.
+        Wang–Lin–Fanti, Proposition IV.2 [WLF24]; docs/derivations/sml.md#deterministic-mechanisms.
     """
     if not mech.is_deterministic:
         raise InvalidParameter("mechanism", "a randomized channel", "a deterministic mechanism (0/1 rows)")

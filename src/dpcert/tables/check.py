@@ -31,6 +31,7 @@ from dpcert.arith.exact import parse_rational
 from dpcert.core.claim import (
     AtLeast,
     AtMost,
+    Claim,
     ClaimResult,
     Comparison,
     QuantityClaim,
@@ -40,7 +41,7 @@ from dpcert.core.claim import (
 )
 from dpcert.core.parallel import Summary, default_workers, map_chunks
 from dpcert.core.params import validate
-from dpcert.errors import DpcertError, InvalidParameter
+from dpcert.errors import CertificateError, DpcertError, InvalidParameter
 from dpcert.tables.reader import OPTIONAL, REQUIRED, RawRow, read_table_hashed
 
 __all__ = [
@@ -425,3 +426,27 @@ def check_table(
         for r in results[reported:]:
             on_result(r)
     return TableReport(str(path), fmt, results, time.perf_counter() - t0, n)
+
+
+def certificate_claim(c: dict[str, Any], path: str | Path) -> tuple[Claim, str]:
+    """The claim of the table row a ``table.*`` certificate records in ``claim.source``, derived as ``dpcert table
+    check`` derives it (its id from the file name, the table's SHA-256, the line and the row's cells), and the label
+    ``dpcert check`` cannot bind: where the row was read (it reads no table).
+
+    Raises:
+        CertificateError: when no row is recorded, or the recorded row is not a claim.
+    """
+    src = c.get("source")
+    if not isinstance(src, dict) or not isinstance(src.get("row"), dict):
+        raise CertificateError(
+            f"{path}: {c['id']} is a table row's id and the certificate records no claim.source (the row it states)"
+        )
+    cells = {k: (tuple(v) if isinstance(v, list) else v) for k, v in src["row"].items()}
+    rc = row_claim(RawRow(src["line"], cells), src["table"], src["sha256"])
+    if rc.claim is None:
+        raise CertificateError(f"{path}: the recorded table row is not a claim: {rc.problem}")
+    label = (
+        f"row read from table {json.dumps(str(src['table'])[:120], ensure_ascii=False)} "
+        f"(sha256 {str(src['sha256'])[:16]}…), line {src['line']}"
+    )
+    return rc.claim, label

@@ -246,3 +246,24 @@ def export(
         where = getattr(exc, "filename", None) or out
         raise InvalidParameter("--out", str(where), f"a file that can be written ({exc.strerror or exc})") from None
     return text, vectors, time.perf_counter() - t0
+
+
+def certificate_claim(c: dict[str, Any], path: str | Path) -> tuple[QuantityClaim, str]:
+    """The claim of the bundled golden-vector case a ``vectors.*`` certificate names, with its recorded ends (every
+    part of it is bound: there is no label).
+
+    Raises:
+        CertificateError: for an id that names no case of this dpcert, or a comparison that is not an interval.
+    """
+    from dpcert.core.claim import comparison_from_json
+
+    case = next((k for k in CASES if claim_id(k.id) == c["id"]), None)
+    if case is None:
+        raise CertificateError(f"{path}: {c['id']} names no golden vector of dpcert {__version__}")
+    try:
+        cmp = comparison_from_json(c.get("comparison"))
+        if not isinstance(cmp, Within):
+            raise InvalidParameter("comparison", str(c.get("comparison"))[:60], "an interval [lo, hi]")
+        return vector_claim(case.quantity, case.inputs, cmp.lo, cmp.hi, case.id, case.why), ""
+    except (DpcertError, ValueError, TypeError) as exc:
+        raise CertificateError(f"{path}: cannot rebuild the golden vector's claim: {exc}") from None
