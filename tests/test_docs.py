@@ -120,6 +120,7 @@ def test_errata_page_lists_every_erratum_and_open_question(built: Path) -> None:
     text = _text(built / "errata.html")
     expected = [c for c in registry.claims().values() if c.expected.value in ("REFUTED", "UNDECIDED")]
     assert len([c for c in expected if c.expected.value == "REFUTED"]) >= 29
+    assert "tranche" not in text  # the Gaussian set's heading said "(first tranche)" when all of it was built
     for c in expected:
         assert c.id in text, c.id
         assert f"dpcert verify --select {c.id}" in text, c.id
@@ -336,3 +337,53 @@ def test_try_it_commands_are_valid(capsys: pytest.CaptureFixture[str]) -> None:
     for line in found:
         args = parser.parse_args(shlex.split(line)[1:])
         assert getattr(args, "fn", None) is not None, line
+
+
+# ------------------------------------------------------------------------------------- the pages' claims
+
+
+def test_no_page_calls_a_built_quantity_not_yet_built() -> None:
+    """A "Not yet: ..." sentence on a topic page names nothing that is registered (gaussian.md said "Not yet: the
+    tight PLD accounting of DP-SGD, `dpsgd.sigma`, ..." while all of it was built)."""
+    names = set(registry.quantities())
+    for page in sorted((DOCS / "topics").glob("*.md")):
+        for sentence in re.findall(r"Not yet:[^\n]*(?:\n(?!\n)[^\n]*)*", page.read_text(encoding="utf-8")):
+            built = [n for n in re.findall(r"`([a-z0-9_.]+)`", sentence) if n in names]
+            assert not built, (page.name, built)
+
+
+def test_gaussian_page_names_every_dpsgd_tool_and_method() -> None:
+    """The Gaussian topic page names each DP-SGD quantity, and says that ``dpcert dpsgd eps`` computes by PLD unless
+    given ``--method rdp`` (it called the command an RDP tool)."""
+    head = (DOCS / "topics" / "gaussian.md").read_text(encoding="utf-8").split("## Quantities")[0]
+    for name in (n for n in registry.quantities() if n.startswith("dpsgd.")):
+        assert f"`{name}`" in head, name
+    eps_parser = next(p for words, p, _ in dpcert_docs.walk_parsers(_parser()) if words == ("dpsgd", "eps"))
+    method = next(a for a in eps_parser._actions if "--method" in a.option_strings)
+    assert method.default == "pld"
+    bullets = [b for b in head.split("\n- ") if "`dpcert dpsgd eps" in b]
+    assert any("privacy loss distribution" in b for b in bullets if "--method rdp" not in b)
+    assert any("`dpcert dpsgd eps --method rdp`" in b and "RDP" in b for b in bullets)
+
+
+def test_index_counts_are_derived(built: Path) -> None:
+    """The index quotes the registry's counts, substituted at build time (it said 440 claims when 472 were
+    registered); no page writes a count of claims by hand."""
+    text = " ".join(_text(built / "index.html").split())
+    counts = dpcert_docs.counts()
+    assert counts["n_claims"] == len(registry.claims())
+    assert f"ships {counts['n_claims']} claims" in text
+    assert f"lists the {counts['n_errata']} that are wrong" in text
+    for page in PAGES:
+        assert not re.search(r"\b\d{2,} (bundled )?claims\b", page.read_text(encoding="utf-8")), page
+
+
+def test_no_smart_quotes_or_dashes_in_commands(built: Path) -> None:
+    """Options and quoted commands render in ASCII, as a shell needs them (the CLI page showed ``–executor`` and
+    ``pip install “dpcert[distributed]”``)."""
+    for page in ["cli", "index", "install", "parallel", "examples"]:
+        text = _text(built / f"{page}.html")
+        assert not re.search(r"(^|\s)[–—][a-z]", text), (page, re.search(r".{20}(^|\s)[–—][a-z].{20}", text))
+        assert not set("“”‘’") & set(text), page
+    cli = _text(built / "cli.html")
+    assert "--executor" in cli and 'pip install "dpcert[distributed]"' in cli
