@@ -387,3 +387,39 @@ def test_no_smart_quotes_or_dashes_in_commands(built: Path) -> None:
         assert not set("“”‘’") & set(text), page
     cli = _text(built / "cli.html")
     assert "--executor" in cli and 'pip install "dpcert[distributed]"' in cli
+
+
+# ------------------------------------------------------------------------------------------- the README
+
+#: positional arguments that name files the command reads, and options that name what a command writes
+READS = ("manifest", "certificates", "file")
+WRITES = ("certificate", "certificates", "out")
+
+
+def _readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    lines = [ln for m in FENCE.finditer(text) if m.group(1) == "console" for ln in m.group(2).splitlines()]
+    return [ln[2:] for ln in lines if ln.startswith("$ ")]
+
+
+def test_readme_commands_parse_and_name_files_that_exist() -> None:
+    """Each ``$ dpcert ...`` line of the README, run from the checkout's root, is accepted by the real parser and
+    every file it reads exists there or is written by an earlier README command (the README's
+    ``dpcert sml mechanism channel.json`` named a file that is ``docs/examples/channel.json``)."""
+    commands = _readme_commands()
+    assert len(commands) >= 10
+    parser = _parser()
+    written: list[str] = []
+    for line in commands:
+        argv = shlex.split(line, comments=True)
+        assert argv[0] == "dpcert", line
+        args = parser.parse_args(argv[1:])
+        for dest in READS:
+            value = getattr(args, dest, None)
+            for path in [value] if isinstance(value, str) else value or []:
+                from_readme = any(path.startswith(w.rstrip("/") + "/") for w in written)
+                assert from_readme or list(ROOT.glob(path)), f"README: $ {line}: no file {path!r} in the checkout"
+        for dest in WRITES:
+            value = getattr(args, dest, None)
+            if isinstance(value, str) and any(f"--{dest}" in a for a in argv):
+                written.append(value)
