@@ -104,9 +104,10 @@ def _findings(report: AuditReport) -> list[str]:
     for (peer, function, verdict), rs in groups.items():
         worst = max(rs, key=lambda r: r.distance or 0)
         n = f"{len(rs)} cases, worst" if len(rs) > 1 else "at"
+        tol = next((part for part in worst.note.split("; ") if "stated tolerance" in part), "")
         out.append(
             f"**{verdict}** {peer} `{function}`: {n} {_case(worst)}: {_value(worst)} against certified "
-            f"{_enclosure(worst)} ({_distance(worst)})"
+            f"{_enclosure(worst)} ({_distance(worst)})" + (f"; {tol}" if tol else "")
         )
     for m in report.monotonicity:
         if not m.ok:

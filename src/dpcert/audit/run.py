@@ -422,12 +422,12 @@ def _within_stated(tol_on: tuple[str, str, str, float], value: float, case: Case
     except Exception as exc:  # dpcert could not decide it: say so, claim nothing
         return f"its stated tolerance {tol:g} on {target} not checked (dpcert: {_one_line(exc)})"
     off_lo, off_hi = abs(enc.lo - goal), abs(enc.hi - goal)
-    shown = f"{target}({param}) = {float(enc.lo):.6g} for {target} = {float(goal):g}"
+    shown = f"{target}({param}) = {float(enc.lo):.6g} for {target} = {float(goal):g}"  # (lo = hi to 1e-20)
     if max(off_lo, off_hi) <= Fraction(tol):
-        return f"within its stated tolerance {tol:g} on {target} ({shown})"
+        return f"within its stated tolerance {tol:g} on {target}: {shown}"
     if enc.lo - goal > Fraction(tol) or goal - enc.hi > Fraction(tol):
-        return f"beyond its stated tolerance {tol:g} on {target} ({shown})"
-    return f"at the edge of its stated tolerance {tol:g} on {target} ({shown})"
+        return f"beyond its stated tolerance {tol:g} on {target}: {shown}"
+    return f"at the edge of its stated tolerance {tol:g} on {target}: {shown}"
 
 
 def _monotonicity(rows: list[Row], cases: Sequence[Case]) -> list[Monotonicity]:
