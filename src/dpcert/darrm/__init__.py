@@ -40,6 +40,13 @@ __all__ = [
     "load_table",
     "optimize",
     "OptimizeResult",
+    "validate_table",
+    "objective",
+    "corners",
+    "corner_label",
+    "n_multisets",
+    "row_margin",
+    "safe_rescaling",
 ]
 
 _EXPORTS = {
@@ -61,6 +68,13 @@ _EXPORTS = {
     "load_table": "gamma",
     "optimize": "optimize",
     "OptimizeResult": "optimize",
+    "validate_table": "gamma",
+    "objective": "optimize",
+    "corners": "corners",
+    "corner_label": "corners",
+    "n_multisets": "corners",
+    "row_margin": "privacy",
+    "safe_rescaling": "all_eps",
 }
 
 # built on first access, so that importing the package (or its cli) loads none of its mathematics

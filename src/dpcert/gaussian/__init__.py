@@ -17,9 +17,13 @@
 
 from dpcert.core.tables import lazy_tables
 
-__all__ = ["QUANTITIES", "CLAIMS"]
+__all__ = ["QUANTITIES", "CLAIMS", "gaussian_delta", "gaussian_sigma", "dpsgd_rdp_eps"]
+_EXPORTS = {"gaussian_delta": "mechanism", "gaussian_sigma": "mechanism", "dpsgd_rdp_eps": "dpsgd_rdp"}
 
 # built on first access, so that importing the package (or its cli) loads none of its mathematics
 __getattr__ = lazy_tables(
-    __name__, quantities=("mechanism", "composed", "sgm", "conversion", "dpsgd_rdp", "pld"), claims=("claims",)
+    __name__,
+    quantities=("mechanism", "composed", "sgm", "conversion", "dpsgd_rdp", "pld"),
+    claims=("claims",),
+    exports=_EXPORTS,
 )
