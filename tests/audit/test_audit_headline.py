@@ -74,7 +74,8 @@ def test_the_headline_counts_round_off_apart_from_unsafe():
 
 
 def _calibrator(value):
-    return lambda case: [Call("calibrate", "value", lambda: value, tol_on=("gaussian.delta", "sigma", "delta", 1e-12))]
+    accuracy = ("gaussian.delta", "sigma", "delta", 1e-12)
+    return lambda case: [Call("calibrate", "value", lambda: value, accuracy_on=accuracy)]
 
 
 def test_a_calibrator_within_its_tolerance_on_delta_says_so_beside_unsafe():

@@ -17,8 +17,8 @@ Every quantity audited here is on the conservative side when larger (δ, ε, RDP
 enclosure is the unsafe direction for all of them. The relative distance is (lo − v)/|lo| below, (v − hi)/|hi|
 above; an ``unsafe`` or ``wrong`` row at a distance of at most :data:`FLOAT_NOISE` is float round-off rather than a
 defect of method: it keeps its verdict, and the headline (:meth:`AuditReport.headline`) counts it as ``round-off``,
-apart from the findings beyond it. A calibrator whose stated accuracy is on another quantity (``Call.tol_on``) gets
-a note saying whether its answer is within that accuracy, decided on the certified enclosure of that quantity.
+apart from the findings beyond it. A calibrator whose stated accuracy is on another quantity (``Call.accuracy_on``)
+gets a note saying whether its answer is within that accuracy, decided on the certified enclosure of that quantity.
 """
 
 from __future__ import annotations
@@ -398,8 +398,8 @@ def _rows_of(peer: Any, version: str, case: Case, truth: _Truth, call_seconds: f
         if row.value == 0.0 and enc.lo > 0 and enc.hi < _SMALLEST_DOUBLE:
             underflow = "the truth is below the smallest double: 0 is its float underflow"
             row.note = f"{row.note}; {underflow}" if row.note else underflow
-        if call.tol_on is not None and row.verdict in ("unsafe", "wrong") and row.value == row.value:
-            within = _within_stated(call.tol_on, row.value, case, truth)
+        if call.accuracy_on is not None and row.verdict in ("unsafe", "wrong") and row.value == row.value:
+            within = _within_stated(call.accuracy_on, row.value, case, truth)
             row.note = f"{row.note}; {within}" if row.note else within
         if call.note:
             row.note = f"{call.note}; {row.note}" if row.note else call.note
@@ -407,12 +407,12 @@ def _rows_of(peer: Any, version: str, case: Case, truth: _Truth, call_seconds: f
     return rows
 
 
-def _within_stated(tol_on: tuple[str, str, str, float], value: float, case: Case, truth: _Truth) -> str:
+def _within_stated(accuracy_on: tuple[str, str, str, float], value: float, case: Case, truth: _Truth) -> str:
     """Whether a calibrator's answer meets the accuracy it states on another quantity, decided on that quantity's
     certified enclosure at the answer (the exact double) and the case's other inputs."""
     from dpcert.audit.peers._common import doubles
 
-    quantity, param, target, tol = tol_on
+    quantity, param, target, tol = accuracy_on
     given = doubles(case)
     inputs = {k: v for k, v in given.items() if k != target}
     inputs[param] = value

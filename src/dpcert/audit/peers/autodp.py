@@ -28,7 +28,7 @@ def calls(case: Any) -> list[Call]:
                 "calibrator_zoo.ana_gaussian_calibrator()(ExactGaussianMechanism, eps, delta)",
                 "value",
                 sigma,
-                tol_on=("gaussian.delta", "sigma", "delta", 1e-12),  # its default tol: |δ(σ) − δ| <= 1e-12
+                accuracy_on=("gaussian.delta", "sigma", "delta", 1e-12),  # its default tol: |δ(σ) − δ| <= 1e-12
             )
         )
     elif q == "gaussian.eps" and one_gaussian:
