@@ -228,3 +228,20 @@ def test_notebook_executes(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "Traceback" not in text
     for expected in EXPECTED_OUTPUT[path.name]:
         assert expected in text, f"{path.name}: output lacks {expected!r}"
+
+
+def test_dpsgd_draws_the_pld_enclosures_only_where_computed() -> None:
+    """The certified PLD enclosures of ``dpsgd.ipynb`` are computed at four step counts: they are drawn there, as
+    error bars, never as a band or a line joining them (a chord between two step counts runs below the true ε, so
+    dp-accounting's values at 7,020 and 10,530 steps appeared above the drawn band though inside every enclosure)."""
+    import ast
+
+    cells = json.loads((NOTEBOOK_DIR / "dpsgd.ipynb").read_text(encoding="utf-8"))["cells"]
+    tree = ast.parse("\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code"))
+    drawn = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            names = {n.id for arg in node.args for n in ast.walk(arg) if isinstance(n, ast.Name)}
+            if "band" in names:
+                drawn.append(node.func.attr)
+    assert drawn and set(drawn) == {"errorbar"}, drawn
