@@ -34,13 +34,17 @@ source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
 exclude_patterns = ["_build", "README.md"]
 
-myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
+myst_enable_extensions = ["colon_fence", "deflist", "dollarmath", "substitution"]  # counts: dpcert_docs.counts
 myst_heading_anchors = 3
 
 # every cross-reference must resolve (with -W a broken one fails the build): names from outside dpcert (base
 # classes, docstrings naming a library's type) are not documented here and are ignored by module; a dpcert name
 # that exists but is not documented is accepted as text, one that does not exist fails (docs/_ext/dpcert_docs.py)
 nitpicky = True
+
+# no typographic quotes or dashes: the pages show commands (``--executor``, ``pip install "dpcert[distributed]"``)
+# that must paste into a shell as written
+smartquotes = False
 nitpick_ignore_regex = [
     (r"py:.*", r"(fractions|decimal|collections|typing|pathlib|enum|numpy|scipy|mpmath|sympy|flint)(\..*)?"),
 ]

@@ -119,6 +119,88 @@ def test_notebook_committed_clean(path: Path) -> None:
         assert cell.get("execution_count") is None, f"cell {i} of {path.name} has an execution count"
 
 
+def _public_modules() -> dict[str, set[str]]:
+    """The public API a notebook may use: ``dpcert`` and each subpackage with a non-empty ``__all__``, each with
+    the names of its ``__all__`` (and the public subpackages, as attributes of ``dpcert``)."""
+    import importlib
+    import pkgutil
+
+    import dpcert
+
+    out = {"dpcert": set(dpcert.__all__)}
+    for info in pkgutil.iter_modules(dpcert.__path__):
+        if info.ispkg and not info.name.startswith("_"):
+            names = getattr(importlib.import_module(f"dpcert.{info.name}"), "__all__", None)
+            if names:
+                out[f"dpcert.{info.name}"] = set(names)
+                out["dpcert"].add(info.name)
+    return out
+
+
+def _api_violations(source: str, public: dict[str, set[str]]) -> list[str]:
+    """Each use of dpcert in ``source`` outside the public API: an import of a module that is not public or of a
+    name not in its module's ``__all__``, and an attribute path ``dpcert.x.y`` that leaves the public API."""
+    import ast
+
+    tree = ast.parse(source)
+    bad: list[str] = []
+    modules: dict[str, str] = {}  # local name -> the dpcert module it is bound to
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] != "dpcert":
+                    continue
+                if alias.name not in public:
+                    bad.append(f"import {alias.name}")
+                modules[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else "dpcert"
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "dpcert":
+            if node.module not in public:
+                bad.append(f"from {node.module} import ...")
+                continue
+            for alias in node.names:
+                if alias.name not in public[node.module]:
+                    bad.append(f"from {node.module} import {alias.name}")
+                elif f"{node.module}.{alias.name}" in public:
+                    modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        chain, inner = [node.attr], node.value
+        while isinstance(inner, ast.Attribute):
+            chain.append(inner.attr)
+            inner = inner.value
+        if not (isinstance(inner, ast.Name) and inner.id in modules):
+            continue
+        module = modules[inner.id]
+        for attr in reversed(chain):
+            if attr not in public.get(module, set()):
+                bad.append(f"{module}.{attr}")
+                break
+            if f"{module}.{attr}" not in public:
+                break
+            module = f"{module}.{attr}"
+    return sorted(set(bad))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_notebook_uses_the_public_api_only(path: Path) -> None:
+    """A notebook imports ``dpcert``, its public subpackages and names in their ``__all__`` only, as
+    ``proofs_notebooks/README.md`` says (six of eight imported internal modules, one private names)."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    source = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    assert _api_violations(source, _public_modules()) == []
+
+
+def test_the_public_api_check_can_fail() -> None:
+    public = _public_modules()
+    assert _api_violations("import dpcert\nfrom dpcert.darrm import certify\ndpcert.darrm.gamma_sub", public) == []
+    assert _api_violations("from dpcert.darrm.gamma import gamma_sub", public) == ["from dpcert.darrm.gamma import ..."]
+    assert _api_violations("from dpcert.darrm import _x", public) == ["from dpcert.darrm import _x"]
+    assert _api_violations("import dpcert.engine.registry", public) == ["import dpcert.engine.registry"]
+    assert _api_violations("import dpcert as d\nd.engine.registry.claims()", public) == ["dpcert.engine"]
+    assert _api_violations("import dpcert\ndpcert.darrm.corners_private", public) == ["dpcert.darrm.corners_private"]
+
+
 def _text_of(output: dict) -> str:
     if output["output_type"] == "stream":
         return output["text"]
@@ -146,3 +228,20 @@ def test_notebook_executes(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "Traceback" not in text
     for expected in EXPECTED_OUTPUT[path.name]:
         assert expected in text, f"{path.name}: output lacks {expected!r}"
+
+
+def test_dpsgd_draws_the_pld_enclosures_only_where_computed() -> None:
+    """The certified PLD enclosures of ``dpsgd.ipynb`` are computed at four step counts: they are drawn there, as
+    error bars, never as a band or a line joining them (a chord between two step counts runs below the true ε, so
+    dp-accounting's values at 7,020 and 10,530 steps appeared above the drawn band though inside every enclosure)."""
+    import ast
+
+    cells = json.loads((NOTEBOOK_DIR / "dpsgd.ipynb").read_text(encoding="utf-8"))["cells"]
+    tree = ast.parse("\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code"))
+    drawn = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            names = {n.id for arg in node.args for n in ast.walk(arg) if isinstance(n, ast.Name)}
+            if "band" in names:
+                drawn.append(node.func.attr)
+    assert drawn and set(drawn) == {"errorbar"}, drawn

@@ -5,7 +5,8 @@ reference, from :func:`dpcert.cli._parser`), ``% dpcert: errata`` (every bundled
 UNDECIDED, from the registry), ``% dpcert: quantities dpcert.darrm`` (a package's named quantities) or ``% dpcert:
 topic-pages`` (the entries of a toctree: every package's topic page, from the packages' declarations). The
 ``source-read`` hook replaces the line with the text, so nothing is copied by hand and nothing can drift; an
-unknown request fails the build. The same functions are imported by ``tests/test_docs.py``.
+unknown request fails the build. Counts quoted in running text are MyST substitutions (``{{ n_claims }}``, see
+:func:`counts`). The same functions are imported by ``tests/test_docs.py``.
 """
 
 from __future__ import annotations
@@ -461,7 +462,27 @@ def _load_exports(app: Any) -> None:
             getattr(pkg, name)
 
 
+def counts() -> dict[str, int]:
+    """The numbers a page may quote, counted in the registry at build time (MyST substitutions: ``{{ n_claims }}``
+    in a page is the number of bundled claims), so that no page states a count that has drifted."""
+    from dpcert.engine import registry
+
+    claims = registry.claims().values()
+    return {
+        "n_claims": len(claims),
+        "n_errata": sum(c.expected.value == "REFUTED" for c in claims),
+        "n_open": sum(c.expected.value == "UNDECIDED" for c in claims),
+        "n_quantities": len(registry.quantities()),
+        "n_packages": len(registry.PACKAGES),
+    }
+
+
+def _add_counts(app: Any, config: Any) -> None:
+    config.myst_substitutions = {**counts(), **getattr(config, "myst_substitutions", {})}
+
+
 def setup(app: Any) -> dict[str, Any]:
+    app.connect("config-inited", _add_counts)
     app.connect("builder-inited", _load_exports)
     app.connect("source-read", _source_read)
     app.connect("autodoc-process-docstring", _process_docstring)

@@ -1,8 +1,9 @@
 """``dpcert audit``: the peers' numbers placed against dpcert's certified enclosures.
 
 ``dpcert audit [--peer NAME]... [--vectors FILE] [--call-seconds S] [--json | --markdown] [--quiet]``.
-Exit 0 when the audit ran, whatever it found (a finding is the peer's, not a failure of the run); 2 on bad input.
-The findings are in the output.
+Exit 0 when the audit ran, whatever it found (a finding is the peer's, not a failure of the run); 2 on bad input
+and when no selected peer is installed (nothing could be audited: one line says how to install them). The findings
+are in the output.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ def _cmd_audit(a: argparse.Namespace) -> int:
         sys.stdout.write(render_markdown(report, __version__))
     else:
         print(render_text(report))
+    if report.nothing_audited():
+        sys.stderr.write(f"dpcert audit: {report.nothing_audited()}\n")
+        return 2
     return 0
 
 
@@ -45,7 +49,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="run peer accountants (dp-accounting, prv-accountant, autodp, OpenDP, ...) against certified values",
         description="Place each peer's answer against dpcert's certified enclosure of the same quantity: inside, "
         "unsafe (below: less privacy loss than the truth), loose or wrong (above), with the relative distance "
-        "and the peer's time. Exit 0 when it ran; findings are in the output.",
+        "and the peer's time. Exit 0 when it ran; findings are in the output. Exit 2 when no selected peer is "
+        'installed (pip install "dpcert[peers]").',
     )
     p.add_argument(
         "--peer",

@@ -24,7 +24,8 @@ _LEGEND = (
     "below the enclosure: less privacy loss or less noise than the truth, proved), **loose** (an upper bound above "
     "it), **wrong** (a value claimed exact, or the lower end of a bracket, above it), **error** (the peer raised), "
     "**skipped** (not installed, or not run at that size). Distance: relative to the nearer end of the enclosure, "
-    f"− below, + above; at most {FLOAT_NOISE:g} is float round-off. The enclosure is dpcert's rigorous one at the "
+    f"− below, + above; an unsafe or wrong answer at most {FLOAT_NOISE:g} away is marked (round-off) and counted as "
+    "round-off in the headline, not as unsafe or wrong. The enclosure is dpcert's rigorous one at the "
     "inputs the peer was given (the doubles), so every placement is proved."
 )
 
@@ -63,7 +64,7 @@ def _case(r: Row) -> str:
 
 def _verdict(r: Row) -> str:
     if r.verdict in ("unsafe", "wrong") and r.distance is not None and r.distance <= FLOAT_NOISE:
-        return f"{r.verdict} (float noise)"
+        return f"{r.verdict} (round-off)"
     return r.verdict
 
 
@@ -93,7 +94,7 @@ def _peers_line(report: AuditReport) -> str:
 
 
 def _findings(report: AuditReport) -> list[str]:
-    """One line per (peer, function, verdict) outside the enclosure beyond float noise: how many cases, the
+    """One line per (peer, function, verdict) outside the enclosure beyond round-off: how many cases, the
     worst one; then the monotonicity failures."""
     groups: dict[tuple[str, str, str], list[Row]] = {}
     for verdict in ("unsafe", "wrong"):
@@ -103,9 +104,10 @@ def _findings(report: AuditReport) -> list[str]:
     for (peer, function, verdict), rs in groups.items():
         worst = max(rs, key=lambda r: r.distance or 0)
         n = f"{len(rs)} cases, worst" if len(rs) > 1 else "at"
+        tol = next((part for part in worst.note.split("; ") if "stated tolerance" in part), "")
         out.append(
             f"**{verdict}** {peer} `{function}`: {n} {_case(worst)}: {_value(worst)} against certified "
-            f"{_enclosure(worst)} ({_distance(worst)})"
+            f"{_enclosure(worst)} ({_distance(worst)})" + (f"; {tol}" if tol else "")
         )
     for m in report.monotonicity:
         if not m.ok:
@@ -114,16 +116,15 @@ def _findings(report: AuditReport) -> list[str]:
 
 
 def _summary(report: AuditReport) -> str:
-    c = report.counts()
-    parts = [f"{c[v]} {v}" for v in ("inside", "unsafe", "loose", "wrong", "error", "skipped") if c.get(v)]
-    noise = (
-        sum(1 for r in report.rows if r.verdict in ("unsafe", "wrong"))
-        - len(report.material("unsafe"))
-        - len(report.material("wrong"))
-    )
+    """The headline: what lies beyond round-off first, then the rows outside the enclosure by round-off only."""
+    c = report.headline()
+    parts = [f"{c[v]} {v}" for v in ("inside", "unsafe", "loose", "wrong") if c.get(v)]
+    if c.get("round-off"):
+        parts.append(f"{c['round-off']} round-off (unsafe or wrong by at most {FLOAT_NOISE:g} relative)")
+    parts += [f"{c[v]} {v}" for v in ("error", "skipped") if c.get(v)]
     bad_mono = sum(1 for m in report.monotonicity if not m.ok)
     return (
-        f"{len(report.rows)} rows: {', '.join(parts)} ({noise} of the unsafe/wrong within float noise); "
+        f"{len(report.rows)} rows: {', '.join(parts)}; "
         f"{len(report.monotonicity)} monotone series checked, {bad_mono} not monotone; {report.seconds:.1f} s"
     )
 
@@ -151,7 +152,7 @@ def render_text(report: AuditReport) -> str:
     lines.append(_summary(report))
     findings = _findings(report)
     if findings:
-        lines.append("findings beyond float noise:")
+        lines.append("findings beyond round-off:")
         lines += ["  " + f.replace("**", "").replace("`", "") for f in findings]
     return "\n".join(lines)
 
@@ -169,7 +170,7 @@ def render_markdown(report: AuditReport, dpcert_version: str = "") -> str:
     out.append("")
     findings = _findings(report)
     if findings:
-        out.append(f"### Findings (beyond float noise, {FLOAT_NOISE:g} relative)")
+        out.append(f"### Findings (beyond round-off, {FLOAT_NOISE:g} relative)")
         out.append("")
         out += [f"- {f}" for f in findings]
         out.append("")

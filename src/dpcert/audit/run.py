@@ -15,8 +15,10 @@ same quantity at the inputs the peer was actually given (the case's inputs as do
 
 Every quantity audited here is on the conservative side when larger (δ, ε, RDP ε, the noise σ), so below the
 enclosure is the unsafe direction for all of them. The relative distance is (lo − v)/|lo| below, (v − hi)/|hi|
-above; a distance under :data:`FLOAT_NOISE` is float round-off rather than a defect of method, and is counted
-apart in the summary.
+above; an ``unsafe`` or ``wrong`` row at a distance of at most :data:`FLOAT_NOISE` is float round-off rather than a
+defect of method: it keeps its verdict, and the headline (:meth:`AuditReport.headline`) counts it as ``round-off``,
+apart from the findings beyond it. A calibrator whose stated accuracy is on another quantity (``Call.accuracy_on``)
+gets a note saying whether its answer is within that accuracy, decided on the certified enclosure of that quantity.
 """
 
 from __future__ import annotations
@@ -119,12 +121,36 @@ class AuditReport:
     rows: list[Row] = field(default_factory=list)
     monotonicity: list[Monotonicity] = field(default_factory=list)
     seconds: float = 0.0
+    #: the selected peers that could be imported, and how to install each one that could not
+    installed: list[str] = field(default_factory=list)
+    missing: dict[str, str] = field(default_factory=dict)
+
+    def nothing_audited(self) -> str:
+        """``""`` when at least one selected peer was installed; else one line saying that none is and how to
+        install them (``dpcert audit`` then exits 2: the audit could not run)."""
+        if self.installed or not self.missing:
+            return ""
+        hints: dict[str, list[str]] = {}
+        for name, install in self.missing.items():
+            hints.setdefault(install, []).append(name)
+        how = "; ".join(f"{', '.join(names)}: {install}" for install, names in hints.items())
+        return f"no peer is installed, so nothing was audited ({how})"
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
         for r in self.rows:
             out[r.verdict] = out.get(r.verdict, 0) + 1
         return out
+
+    def headline(self) -> dict[str, int]:
+        """Counts by verdict in report order, ``unsafe`` and ``wrong`` only beyond float round-off; the rows within
+        :data:`FLOAT_NOISE` of the enclosure are counted as ``round-off``."""
+        out = {v: 0 for v in ("inside", "unsafe", "loose", "wrong", "round-off", "error", "skipped")}
+        for r in self.rows:
+            noise = r.verdict in ("unsafe", "wrong") and r.distance is not None and r.distance <= FLOAT_NOISE
+            key = "round-off" if noise else r.verdict
+            out[key] = out.get(key, 0) + 1
+        return {k: n for k, n in out.items() if n}
 
     def material(self, verdict: str) -> list[Row]:
         """Rows with ``verdict`` whose distance exceeds float noise."""
@@ -135,6 +161,7 @@ class AuditReport:
             "rows": [r.to_json() for r in self.rows],
             "monotonicity": [m.to_json() for m in self.monotonicity],
             "counts": self.counts(),
+            "headline": self.headline(),
             "float_noise": FLOAT_NOISE,
             "seconds": self.seconds,
         }
@@ -296,10 +323,12 @@ def run_audit(
     for peer in chosen:
         version, why = peer.status()
         if version is None:
+            report.missing[peer.name] = peer.install or f"pip install {peer.dist}"
             report.rows.append(Row(peer.name, None, "-", "-", {}, "-", "-", "skipped", note=why))
             if progress is not None:
                 progress.write(f"dpcert audit: {peer.name}: skipped ({why})\n")
             continue
+        report.installed.append(peer.name)
         if progress is not None:
             progress.write(f"dpcert audit: {peer.name} {version} ...\n")
         for case in cases:
@@ -369,10 +398,36 @@ def _rows_of(peer: Any, version: str, case: Case, truth: _Truth, call_seconds: f
         if row.value == 0.0 and enc.lo > 0 and enc.hi < _SMALLEST_DOUBLE:
             underflow = "the truth is below the smallest double: 0 is its float underflow"
             row.note = f"{row.note}; {underflow}" if row.note else underflow
+        if call.accuracy_on is not None and row.verdict in ("unsafe", "wrong") and row.value == row.value:
+            within = _within_stated(call.accuracy_on, row.value, case, truth)
+            row.note = f"{row.note}; {within}" if row.note else within
         if call.note:
             row.note = f"{call.note}; {row.note}" if row.note else call.note
         rows.append(row)
     return rows
+
+
+def _within_stated(accuracy_on: tuple[str, str, str, float], value: float, case: Case, truth: _Truth) -> str:
+    """Whether a calibrator's answer meets the accuracy it states on another quantity, decided on that quantity's
+    certified enclosure at the answer (the exact double) and the case's other inputs."""
+    from dpcert.audit.peers._common import doubles
+
+    quantity, param, target, tol = accuracy_on
+    given = doubles(case)
+    inputs = {k: v for k, v in given.items() if k != target}
+    inputs[param] = value
+    goal = Fraction(given[target])
+    try:
+        enc, _ = truth.enclose(quantity, (inputs,))
+    except Exception as exc:  # dpcert could not decide it: say so, claim nothing
+        return f"its stated tolerance {tol:g} on {target} not checked (dpcert: {_one_line(exc)})"
+    off_lo, off_hi = abs(enc.lo - goal), abs(enc.hi - goal)
+    shown = f"{target}({param}) = {float(enc.lo):.6g} for {target} = {float(goal):g}"  # (lo = hi to 1e-20)
+    if max(off_lo, off_hi) <= Fraction(tol):
+        return f"within its stated tolerance {tol:g} on {target}: {shown}"
+    if enc.lo - goal > Fraction(tol) or goal - enc.hi > Fraction(tol):
+        return f"beyond its stated tolerance {tol:g} on {target}: {shown}"
+    return f"at the edge of its stated tolerance {tol:g} on {target}: {shown}"
 
 
 def _monotonicity(rows: list[Row], cases: Sequence[Case]) -> list[Monotonicity]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -55,7 +56,13 @@ def lazy_tables(
 
     def __getattr__(name: str) -> Any:
         value = build(name)
-        setattr(sys.modules[package], name, value)
+        module = sys.modules[package]
+        setattr(module, name, value)
+        # importing a submodule binds it on the package under its own name: an export of that name
+        # (dpcert.darrm.optimize, the function of the module dpcert.darrm.optimize) must win over the module
+        for export, sub in (exports or {}).items():
+            if export == sub and isinstance(module.__dict__.get(export), types.ModuleType):
+                setattr(module, export, getattr(module.__dict__[export], export))
         return value
 
     return __getattr__

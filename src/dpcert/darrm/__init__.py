@@ -42,6 +42,13 @@ __all__ = [
     "load_table",
     "optimize",
     "OptimizeResult",
+    "validate_table",
+    "objective",
+    "corners",
+    "corner_label",
+    "n_multisets",
+    "row_margin",
+    "safe_rescaling",
 ]
 
 _EXPORTS = {
@@ -63,6 +70,13 @@ _EXPORTS = {
     "load_table": "gamma",
     "optimize": "optimize",
     "OptimizeResult": "optimize",
+    "validate_table": "gamma",
+    "objective": "optimize",
+    "corners": "corners",
+    "corner_label": "corners",
+    "n_multisets": "corners",
+    "row_margin": "privacy",
+    "safe_rescaling": "all_eps",
 }
 
 # QUANTITIES and CLAIMS (from the submodules the declaration names) and the public functions are built on first

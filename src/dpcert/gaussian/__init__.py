@@ -1,4 +1,4 @@
-"""Certified Gaussian and DP-SGD accounting (first tranche).
+"""Certified Gaussian mechanism and DP-SGD accounting.
 
 * :mod:`dpcert.gaussian.mechanism`: the Gaussian mechanism's exact δ(ε) (Balle–Wang [BW18]), its inverse ε(δ) and the
   calibration σ(ε, δ), k-fold composition exactly (Dong–Roth–Su [DRS22]);
@@ -10,8 +10,7 @@
 * :mod:`dpcert.gaussian.dpsgd_rdp`: DP-SGD's ε by RDP, certified over every integer order up to a bound (and with
   ``orders=real`` a certified search over real orders near the best);
 * :mod:`dpcert.gaussian.claims`: the public cases (autodp#39, tensorflow/privacy#166, the TF Privacy MNIST
-  tutorial).
-
+  tutorial);
 * :mod:`dpcert.gaussian.pld`: the tight DP-SGD accounting, certified both ends (``dpsgd.delta``, ``dpsgd.eps``,
   ``dpsgd.sigma``) from the privacy loss distribution of both neighbouring directions.
 

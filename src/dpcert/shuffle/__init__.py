@@ -44,6 +44,17 @@ __all__ = [
     "dp_eps_float",
     "dp_delta_ball",
     "dp_delta_float",
+    "efm19_float",
+    "pair_float",
+    "rr1_float",
+    "best_lambda",
+    "dp_eps_of_bound",
+    "reduction_float",
+    "closed_form_float",
+    "clone_eps_float",
+    "kov_split",
+    "subsampled_kov_eps_float",
+    "poisson_dp_eps",
 ]
 
 _EXPORTS = {
@@ -61,6 +72,17 @@ _EXPORTS = {
     "dp_eps_float": "conversion",
     "dp_delta_ball": "conversion",
     "dp_delta_float": "conversion",
+    "efm19_float": "bounds",
+    "pair_float": "pair",
+    "rr1_float": "conversion",
+    "best_lambda": "conversion",
+    "dp_eps_of_bound": "conversion",
+    "reduction_float": "reduction",
+    "closed_form_float": "fmt20",
+    "clone_eps_float": "fmt20",
+    "kov_split": "fmt20",
+    "subsampled_kov_eps_float": "fmt20",
+    "poisson_dp_eps": "subsampling",
 }
 
 # QUANTITIES and CLAIMS (from the submodules the declaration names) and the public functions are built on first

@@ -29,6 +29,15 @@ __all__ = [
     "sml_bounds",
     "read_mechanism",
     "sml_at_exp",
+    "log_enclosure",
+    "qm_mechanism",
+    "qm_valid",
+    "qm_distortion",
+    "qm_distortion_printed",
+    "distortion_brute_force",
+    "figure5_points",
+    "ADULT_D",
+    "ADULT_TAU",
 ]
 
 _EXPORTS = {
@@ -38,6 +47,15 @@ _EXPORTS = {
     "sml_bounds": "mechanism",
     "read_mechanism": "fileformat",
     "sml_at_exp": "parametric",
+    "log_enclosure": "mechanism",
+    "qm_mechanism": "tabular",
+    "qm_valid": "tabular",
+    "qm_distortion": "tabular",
+    "qm_distortion_printed": "tabular",
+    "distortion_brute_force": "tabular",
+    "figure5_points": "tabular",
+    "ADULT_D": "tabular",
+    "ADULT_TAU": "tabular",
 }
 
 # QUANTITIES and CLAIMS (from the submodules the declaration names) and the public functions are built on first

@@ -33,6 +33,10 @@ class Call:
         abs_tol, rel_tol: the accuracy the peer's method states for a ``value`` (a root finder's ``xtol`` and
             ``rtol``): a value within abs_tol + rel_tol·|value| of the enclosure is ``inside``; an upper bound
             above the enclosure by that much is ``inside`` too, but below it is ``unsafe`` whatever the tolerance.
+        accuracy_on: the accuracy a calibrator states on *another* quantity, ``(quantity, param, target, abs_tol)``:
+            its answer x is meant to satisfy |quantity(inputs, param=x) − inputs[target]| <= abs_tol (autodp's
+            ``ana_gaussian_calibrator`` stops its search when δ(σ) is within ``tol=1e-12`` of the target δ). It
+            changes no verdict; a row outside the enclosure says whether the answer is within it, proved.
     """
 
     function: str
@@ -43,6 +47,7 @@ class Call:
     skip: str = ""
     abs_tol: float = 0.0
     rel_tol: float = 0.0
+    accuracy_on: tuple[str, str, str, float] | None = None
 
 
 def not_run(function: str, claim: str, why: str) -> Call:

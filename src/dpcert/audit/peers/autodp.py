@@ -23,7 +23,14 @@ def calls(case: Any) -> list[Call]:
             mech = calibrator_zoo.ana_gaussian_calibrator()(mechanism_zoo.ExactGaussianMechanism, d["eps"], d["delta"])
             return float(mech.params["sigma"])
 
-        out.append(Call("calibrator_zoo.ana_gaussian_calibrator()(ExactGaussianMechanism, eps, delta)", "value", sigma))
+        out.append(
+            Call(
+                "calibrator_zoo.ana_gaussian_calibrator()(ExactGaussianMechanism, eps, delta)",
+                "value",
+                sigma,
+                accuracy_on=("gaussian.delta", "sigma", "delta", 1e-12),  # its default tol: |δ(σ) − δ| <= 1e-12
+            )
+        )
     elif q == "gaussian.eps" and one_gaussian:
         out.append(
             Call(
