@@ -313,3 +313,17 @@ def test_a_live_writers_temporary_file_is_kept(tmp_path):
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+
+
+def test_a_new_directory_named_with_a_trailing_slash_is_accepted(tmp_path, monkeypatch):
+    """``--certificate certs/`` (the README's form) names the new directory ``certs`` in the working directory; a
+    file option given a name ending in / is refused (it names a directory)."""
+    from dpcert.core.files import check_output
+    from dpcert.errors import InvalidParameter
+
+    monkeypatch.chdir(tmp_path)
+    assert check_output("certs/", option="--certificate", directory=True) == "certs/"
+    assert check_output(str(tmp_path / "a") + "/", option="--certificates", directory=True)
+    with pytest.raises(InvalidParameter, match="a name ending in / is a directory"):
+        check_output("out.csv/", option="--out")
+    assert not any(tmp_path.iterdir())

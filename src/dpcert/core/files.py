@@ -318,7 +318,10 @@ def check_output(
     try:
         st = os.lstat(p)
     except FileNotFoundError:
-        _writable_dir(os.path.dirname(p) or ".", option, shown, error)
+        bare = p.rstrip("/" + os.sep) or p  # "certs/" is the new directory certs, in "."
+        if not directory and bare != p:
+            raise error(option, shown, f"{want} (a name ending in / is a directory)") from None
+        _writable_dir(os.path.dirname(bare) or ".", option, shown, error)
         return p
     except OSError as exc:
         raise error(option, shown, f"{want} in an existing directory ({exc.strerror or exc})") from None

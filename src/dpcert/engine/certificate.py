@@ -489,8 +489,8 @@ class RecheckReport:
         return f"{'OK' if self.ok else 'MISMATCH'}  {self.claim_id}: {self.detail}  ({self.path}){unbound}"
 
 
-#: A reserved claim kind's rebuild: ``(claim record, path) -> (claim, label)`` — the claim the certificate must
-#: state, re-derived from what it records, and the text it records that cannot be bound (``""`` when none).
+# A reserved claim kind's rebuild: (claim record, path) -> (claim, label), the claim the certificate must state,
+# re-derived from what it records, and the text it records that cannot be bound ("" when none).
 ClaimKind = Callable[[dict[str, Any], "str | Path"], "tuple[Claim, str]"]
 
 #: The id prefixes of claim kinds whose certificates only their own package can rebuild (``recheck``'s ``kinds``).
