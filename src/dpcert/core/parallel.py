@@ -616,8 +616,8 @@ def _checkpoint_secret() -> bytes:
     return bytes.fromhex(text)
 
 
-#: checkpoint files whose untrusted entries this process has already reported
-_REPORTED: set[tuple[str, str]] = set()
+#: checkpoint files of other code this process has already reported
+_REPORTED: set[str] = set()
 
 
 class Checkpoint:
@@ -627,8 +627,9 @@ class Checkpoint:
     :func:`map_chunks` call of the run is a section keyed by its function and chunks. Each entry is ``{"v": value,
     "mac": ...}``, the value authenticated by an HMAC-SHA256 under this user's checkpoint key
     (:func:`checkpoint_key_path`, a key the file does not carry) over the inputs' key, the code fingerprint, the
-    section, the index and the value: an entry that does not prove itself (edited, written by other code or by
-    another user) is not used — the chunk is computed again, and one line on stderr says so.
+    section, the index and the value. A file written by other code (another :func:`code_fingerprint`) is not used:
+    its chunks are computed again, and one line on stderr says so; a file of this code with an entry that does not
+    prove itself (damaged, edited, or written by another user) is refused.
 
     Written atomically (a temporary file renamed over it), so a kill at any moment leaves the previous or the next
     state, never a torn file: at the first finished chunk, then at most once every :attr:`WRITE_EVERY` seconds, and
@@ -698,21 +699,23 @@ class Checkpoint:
                     kept[k] = entry
                 else:
                     untrusted += 1
-        if untrusted:
-            self._dirty = True  # the file is rewritten without them
-            self._report(untrusted, other_code=data.get("code") != self.code)
+        if untrusted and data.get("code") == self.code:
+            raise RunOptionError(
+                "--checkpoint",
+                str(self.path),
+                f"a dpcert checkpoint whose entries prove themselves under this user's checkpoint key ({untrusted} "
+                "do not: damaged, edited, or written by another user; remove the file to start afresh)",
+            )
+        if untrusted:  # written by other code: nothing in it is used, and the file is rewritten by this code
+            self._dirty = True
+            if str(self.path) not in _REPORTED:
+                _REPORTED.add(str(self.path))
+                sys.stderr.write(
+                    f"dpcert: --checkpoint {self.path} was written by other dpcert code (its sources differ from "
+                    f"this one's): its {untrusted} finished chunk(s) are computed again\n"
+                )
+                sys.stderr.flush()
         self.data["sections"] = sections
-
-    def _report(self, n: int, *, other_code: bool) -> None:
-        why = (
-            "written by other dpcert code (sources changed since)"
-            if other_code
-            else "not proved by this user's checkpoint key: edited, or written by another user"
-        )
-        if (str(self.path), why) not in _REPORTED:
-            _REPORTED.add((str(self.path), why))
-            sys.stderr.write(f"dpcert: --checkpoint {self.path}: {n} finished chunk(s) {why}; computed again\n")
-            sys.stderr.flush()
 
     def finished(self, section: str) -> dict[int, Summary]:
         """The chunks of ``section`` already finished, by index."""
