@@ -92,10 +92,6 @@ _WATCHDOG_PERIOD = 0.5
 #: shared flags, one per chunk, set by a worker when it starts the chunk (to know what a dead worker was running)
 _STARTED: Any = None
 
-#: the ``multiprocessing`` start method of local pools (``None``: the platform's default; the tests run each of
-#: fork, spawn and forkserver)
-_START_METHOD: str | None = None
-
 
 def _one_blas_thread() -> None:
     """In a worker: one BLAS/OpenMP thread. The workers already use every core; a BLAS pool of its own in each
@@ -938,7 +934,7 @@ def _run_pool(
     from concurrent.futures.process import BrokenProcessPool
 
     main = threading.current_thread() is threading.main_thread()
-    context = multiprocessing.get_context(_START_METHOD)
+    context = multiprocessing.get_context()  # the default start method: fork, spawn and forkserver all work
     started = context.Array("b", len(chunks), lock=False)
     live: list[tuple[ProcessPoolExecutor, list[Any]]] = []
     attempts = dict.fromkeys(todo, 0)
@@ -957,6 +953,7 @@ def _run_pool(
                 lanes, queue = [queue], []
             futures: dict[Any, tuple[int, int]] = {}
             pools = []
+            broken: dict[int, list[int]] = {}  # lane -> its chunks lost with a worker
             for lane_no, lane in enumerate(lanes):
                 pool = ProcessPoolExecutor(
                     max_workers=min(n, len(lane)),
@@ -974,12 +971,17 @@ def _run_pool(
                     for i in lane:
                         started[i] = 0
                         attempts[i] += 1
-                        futures[pool.submit(_run_one, fn, i, chunks[i])] = (i, lane_no)
+                        if lane_no in broken:  # a worker died while chunks were sent: the rest never start
+                            broken[lane_no].append(i)
+                            continue
+                        try:
+                            futures[pool.submit(_run_one, fn, i, chunks[i])] = (i, lane_no)
+                        except BrokenProcessPool:
+                            broken[lane_no] = [i]
                     procs += list(getattr(pool, "_processes", {}).values())  # started by submit
                 finally:
                     if mask is not None:
                         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            broken: dict[int, list[int]] = {}
             pending = set(futures)
             while pending and not first.due(lambda j: j not in attempts or j in done_ or j in failed):
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -1023,7 +1025,7 @@ def _run_pool(
         if first.index is not None:  # a chunk raised, and every chunk before it is done
             assert first.exc is not None
             raise first.exc
-    except BaseException:  # Ctrl-C, SIGTERM (see _sigterm_unwinds), a worker's exception: no worker keeps running
+    except BaseException:  # Ctrl-C, SIGTERM (see sigterm_unwinds), a worker's exception: no worker keeps running
         for pool, procs in live:
             _stop(pool, procs)
         raise
