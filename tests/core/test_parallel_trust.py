@@ -378,3 +378,27 @@ def test_sigterm_flushes_the_checkpoint(tmp_path, executor):
     (section,) = json.loads(ck.read_text())["sections"].values()
     # what had finished when SIGTERM came is on disk, but for a result on its way back (Dask: one more)
     assert done >= 5 and len(section) >= done - 2
+
+
+def test_sigterm_unwinds_a_decorated_function_then_dies_of_sigterm(tmp_path):
+    # dpcert verify and br adaptive keep their own checkpoints: their runs are decorated, so the finally that
+    # flushes runs on SIGTERM as well
+    script = textwrap.dedent(
+        """
+        import os, signal, sys
+        from dpcert.core.parallel import sigterm_unwinds
+
+        @sigterm_unwinds()
+        def run():
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+                signal.pause()
+            finally:
+                open(sys.argv[1], "w").write("flushed")
+
+        run()
+        """
+    )
+    mark = tmp_path / "mark"
+    res = _run_script(script, _env(tmp_path), 60, [str(mark)])
+    assert res.returncode == -signal.SIGTERM and mark.read_text() == "flushed"

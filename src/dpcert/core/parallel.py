@@ -13,16 +13,21 @@ its range). A checkpoint (:class:`Checkpoint`, ``--checkpoint FILE``) records ea
 atomically, keyed by a hash of the inputs and the dpcert version, so a resumed run merges the same summaries in the
 same order as an uninterrupted one.
 
+Trust: a worker's result carries the :func:`code_fingerprint` of the code that computed it, and one of other code is
+computed again here, never merged; a checkpoint entry is authenticated under the user's key (never in the file) and
+bound to the fingerprint. A :func:`map_chunks` started inside a worker runs inline there (:func:`in_worker`).
+
 A command offers the options with :func:`add_run_options` (``--workers``, ``--executor``, ``--scheduler``,
 ``--checkpoint``) and passes ``run_options(args, key=<its inputs as text>, progress=<label or None>)`` down to
 ``map_chunks(fn, chunks, run=run)`` (or :func:`map_each` for results that are not summaries); a command making
 several ``map_chunks`` calls shares one checkpoint file, one section per call.
 
 Workers never outlive the run. Each worker dies with its parent (Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``;
-everywhere: a watchdog thread that exits when the parent process is gone), so killing the main process (SIGKILL,
-a timeout, a CI cancellation) leaves no orphan. SIGTERM to the main process, Ctrl-C, or any exception while the
-pool runs terminates the workers before the exception propagates. Workers ignore SIGINT: a Ctrl-C to the
-process group is handled once, by the parent. A Dask ``LocalCluster``'s worker processes end with their parent
+everywhere: a watchdog thread that exits when the process that started the pool is gone, watched by its pid), so
+killing the main process (SIGKILL, a timeout, a CI cancellation) leaves no orphan. SIGTERM to the main process,
+Ctrl-C, or any exception while the pool runs terminates the workers before the exception propagates; on every
+executor SIGTERM unwinds the stack (:func:`sigterm_unwinds`: the checkpoint is flushed) before the process dies of
+it. Workers ignore SIGINT: a Ctrl-C to the process group is handled once, by the parent. A Dask ``LocalCluster``'s worker processes end with their parent
 (``distributed`` watches a pipe from it); a remote cluster's workers are the cluster's and only lose the tasks.
 """
 
