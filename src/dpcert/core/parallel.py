@@ -27,8 +27,9 @@ everywhere: a watchdog thread that exits when the process that started the pool 
 killing the main process (SIGKILL, a timeout, a CI cancellation) leaves no orphan. SIGTERM to the main process,
 Ctrl-C, or any exception while the pool runs terminates the workers before the exception propagates; on every
 executor SIGTERM unwinds the stack (:func:`sigterm_unwinds`: the checkpoint is flushed) before the process dies of
-it. Workers ignore SIGINT: a Ctrl-C to the process group is handled once, by the parent. A Dask ``LocalCluster``'s worker processes end with their parent
-(``distributed`` watches a pipe from it); a remote cluster's workers are the cluster's and only lose the tasks.
+it. Workers ignore SIGINT: a Ctrl-C to the process group is handled once, by the parent. A Dask ``LocalCluster``'s
+worker processes end with their parent (``distributed`` watches a pipe from it); a remote cluster's workers are the
+cluster's and only lose the tasks.
 """
 
 from __future__ import annotations
