@@ -570,7 +570,7 @@ class Progress:
 
 # --------------------------------------------------------------------------------------------- checkpoints
 
-#: Environment variable naming the file of the checkpoint key (default: :func:`checkpoint_key_path`).
+#: Environment variable naming the file of the checkpoint key, instead of the one :func:`checkpoint_key_path` names.
 CHECKPOINT_KEY_ENV = "DPCERT_CHECKPOINT_KEY"
 
 
