@@ -222,6 +222,31 @@ def test_a_result_with_another_code_fingerprint_is_computed_again_here(capsys):
     assert len(err) == 1 and "other dpcert code" in err[0]
 
 
+def _forged_off_the_main_thread(real):
+    """A ``code_fingerprint`` that answers for other code except in the main thread (this process's own calls): a
+    Dask worker's tasks and ``client.run`` run in other threads, or in processes forked from this one."""
+    import threading
+
+    return lambda: real() if threading.current_thread() is threading.main_thread() else "0" * 64
+
+
+@needs_dask
+def test_a_dask_result_of_other_code_is_computed_again_here(monkeypatch, capsys):
+    monkeypatch.setattr(parallel, "code_fingerprint", _forged_off_the_main_thread(parallel.code_fingerprint))
+    total = map_chunks(_pid_chunk, range(3), run=RunOptions("dask", 1))  # dpcert's LocalCluster forks its worker
+    assert total.counts == {str(os.getpid()): 3}
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("dpcert:")]
+    assert len(err) == 1 and "other dpcert code" in err[0]
+
+
+@needs_dask
+def test_a_cluster_whose_workers_run_other_code_of_the_same_version_is_refused(monkeypatch):
+    monkeypatch.setattr(parallel, "code_fingerprint", _forged_off_the_main_thread(parallel.code_fingerprint))
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as lc:
+        with pytest.raises(parallel.RunOptionError, match=r"workers running this dpcert's code .*found 000000000000"):
+            map_chunks(_pid_chunk, range(3), run=RunOptions("dask", scheduler=lc.scheduler_address))
+
+
 def test_the_fingerprint_is_of_the_package_sources():
     import dpcert
 
