@@ -612,8 +612,8 @@ def _checkpoint_secret() -> bytes:
         text = path.read_text(encoding="ascii").strip()
     except (OSError, UnicodeDecodeError):
         raise bad from None
-    mine = not hasattr(os, "getuid") or st.st_uid == os.getuid()
-    if st.st_mode & 0o077 or not mine or len(text) != 64 or any(c not in "0123456789abcdef" for c in text):
+    private = os.name != "posix" or (st.st_uid == os.getuid() and not st.st_mode & 0o077)  # POSIX modes only
+    if not private or len(text) != 64 or any(c not in "0123456789abcdef" for c in text):
         raise bad
     return bytes.fromhex(text)
 
