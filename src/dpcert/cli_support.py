@@ -278,8 +278,8 @@ def add_run_options(
             metavar="FILE",
             default=None,
             type=output_option("--checkpoint"),
-            help="record finished chunks in FILE and resume from it (refused if it is of other inputs or another "
-            "dpcert version)",
+            help="record finished chunks in FILE and resume from it (refused if it is of other inputs or edited; "
+            "entries of other code are computed again)",
         )
 
 

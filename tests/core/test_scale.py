@@ -112,7 +112,7 @@ def mmapped_for_an_array(_=None):
     a = np.ones(1 << 17)
     return libc.mallinfo2().hblkhd - before
 
-print(mmapped_for_an_array(), _dask_task(mmapped_for_an_array, None), mmapped_for_an_array())
+print(mmapped_for_an_array(), _dask_task(mmapped_for_an_array, None)[1], mmapped_for_an_array())  # (code, value)
 
 # two tasks in two threads of one worker: the first to end leaves the other's thresholds raised
 import threading
@@ -122,9 +122,9 @@ def long_task(_):
     other_ended.wait(10)
     return mmapped_for_an_array()
 
-t = threading.Thread(target=lambda: seen.append(_dask_task(long_task, None)))
+t = threading.Thread(target=lambda: seen.append(_dask_task(long_task, None)[1]))
 t.start()
-short = _dask_task(mmapped_for_an_array, None)
+short = _dask_task(mmapped_for_an_array, None)[1]
 other_ended.set()
 t.join()
 print(short, seen[0], mmapped_for_an_array())
@@ -334,12 +334,32 @@ def test_progress_line_shows_done_rate_and_time_left():
 
     out = io.StringIO()
     p = __import__("dpcert.core.parallel", fromlist=["Progress"]).Progress("run", stream=out, after=0, every=0)
-    p(1, 5)  # a resumed run: 1 chunk already done when counting starts
-    p(3, 5)
-    p(5, 5)
+    p(1, 8)  # a resumed run: 1 chunk already done when counting starts
+    p(4, 8)  # 3 chunks of this run: a rate
+    p(8, 8)
     first, last = out.getvalue().splitlines()
-    assert first.startswith("run: 3/5 chunks, ") and "chunks/s" in first and first.endswith(" s left")
-    assert last.startswith("run: 5/5 chunks, ") and "left" not in last
+    assert first.startswith("run: 4/8 chunks, ") and "chunks/s" in first and first.endswith(" s left")
+    assert last.startswith("run: 8/8 chunks, ") and "left" not in last
+
+
+def test_the_first_progress_line_after_a_resume_does_not_extrapolate_from_one_chunk():
+    # resumed at 90 of 100 chunks; this run's first chunk took 20 s (it includes starting the workers), the next
+    # ones 1 s each: "about 180 s left" from one chunk was no estimate of the 9 s the run had left
+    import io
+
+    from dpcert.core.parallel import Progress
+
+    now = [0.0]
+    out = io.StringIO()
+    p = Progress("run", stream=out, after=0, every=0, clock=lambda: now[0])
+    p(90, 100)
+    for t, done in ((20, 91), (21, 92), (22, 93)):
+        now[0] = t
+        p(done, 100)
+    lines = out.getvalue().splitlines()
+    assert lines[:2] == ["run: 91/100 chunks, estimating…, 20.0 s", "run: 92/100 chunks, estimating…, 21.0 s"]
+    # from 3 chunks of this run (never from the 90 resumed): 3/22 chunks/s, 7 chunks left
+    assert lines[2] == f"run: 93/100 chunks, {3 / 22:.2f} chunks/s, 22.0 s, about {7 / (3 / 22):.0f} s left"
 
 
 @needs_dask

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dpcert.cli import main
-from dpcert.core.parallel import RunOptions
+from dpcert.core.parallel import Checkpoint, RunOptions
 from dpcert.errors import InvalidParameter
 from dpcert.sml import mechanism
 from dpcert.sml.mechanism import FiniteMechanism, sml, sml_enumerate
@@ -66,12 +66,21 @@ def test_resumed_checkpoint_equals_an_uninterrupted_run(tmp_path):
         del section[i]
     path.write_text(json.dumps(data))
     assert _key(sml(mech, run=run)) == whole
-    # the recorded subtrees are read, not searched again: a recorded node count shows in the total
-    data = json.loads(path.read_text())
-    (section,) = data["sections"].values()
-    section["0"]["counts"]["d"]["nodes"] += 1000
-    path.write_text(json.dumps(data))
+    # the recorded subtrees are read, not searched again: a node count recorded (with this user's checkpoint key)
+    # shows in the total
+    ckpt = Checkpoint(path, "sml test")
+    (name,) = ckpt.data["sections"]
+    first = ckpt.finished(name)[0]
+    first.counts["nodes"] += 1000
+    ckpt.record(name, 0, first)
+    ckpt.flush()
     assert sml(mech, run=run).nodes == whole[2] + 1000
+    # the same edit made in the file, without the key, is refused
+    data = json.loads(path.read_text())
+    data["sections"][name]["0"]["v"]["counts"]["d"]["nodes"] += 1000
+    path.write_text(json.dumps(data))
+    with pytest.raises(InvalidParameter, match="prove themselves"):
+        sml(mech, run=run)
 
 
 def test_node_limit_stops_the_split_search():

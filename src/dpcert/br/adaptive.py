@@ -58,7 +58,7 @@ from dpcert.arith.context import BallContext
 from dpcert.br import rr
 from dpcert.br.nonadaptive import _EPS, _EPS_G, _K, _exact, nonadaptive_delta
 from dpcert.br.strategy import LatticeStrategy
-from dpcert.core.parallel import RunOptions
+from dpcert.core.parallel import RunOptions, sigterm_unwinds
 from dpcert.core.quantity import Quantity
 
 __all__ = ["AdaptiveBracket", "LatticeRun", "adaptive_bracket", "adaptive_bracket_within", "lattice_run", "QUANTITIES"]
@@ -236,6 +236,7 @@ def lattice_run(
 _BASE_CHUNK = 4096
 
 
+@sigterm_unwinds()  # SIGTERM unwinds: the checkpoint of finished tasks is flushed
 def _run_tasks(tasks: list[Any], run: RunOptions | None, section: str, key: str) -> list[Any]:
     """:func:`_lattice_task` over ``tasks`` on ``run``'s executor (``None``: here), resuming from and recording to
     its checkpoint; the results in the tasks' order."""

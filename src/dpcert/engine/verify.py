@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from dpcert.arith.ball import MAX_PREC
 from dpcert.core.claim import ClaimResult, Evidence, Verdict
-from dpcert.core.parallel import Checkpoint, RunOptions, map_each
+from dpcert.core.parallel import Checkpoint, RunOptions, map_each, sigterm_unwinds
 from dpcert.engine.manifest import Entry, default_entries, entries_for_selectors, load_manifest
 from dpcert.engine.registry import matches
 from dpcert.errors import UnknownClaim
@@ -93,6 +93,7 @@ class _SlowNotice:
             self._timer = None
 
 
+@sigterm_unwinds()  # SIGTERM unwinds: the checkpoint of finished claims is flushed
 def run_entries(
     entries: Sequence[Entry],
     *,
