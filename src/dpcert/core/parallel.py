@@ -198,9 +198,7 @@ def code_fingerprint() -> str:
     sources) is never merged."""
     global _FINGERPRINT
     if _FINGERPRINT is None:
-        import dpcert
-
-        root = Path(dpcert.__file__).resolve().parent
+        root = Path(__file__).resolve().parents[1]  # the dpcert package's folder (this file is dpcert/core/...)
         h = hashlib.sha256()
         for p in sorted(root.rglob("*.py")):
             h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
