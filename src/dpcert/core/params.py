@@ -14,6 +14,7 @@ from itertools import islice
 from typing import Any, Literal
 
 from dpcert.arith.exact import Exact, parse_int, parse_rational
+from dpcert.core.vocabulary import resolve_aliases
 from dpcert.errors import InvalidParameter
 
 __all__ = [
@@ -262,15 +263,25 @@ def probability(name: str, *, zero: bool = True, one: bool = False, doc: str = "
 
 
 def validate(
-    params: Sequence[Param], inputs: Mapping[str, Any], *, where: str = "", files: bool = True
+    params: Sequence[Param],
+    inputs: Mapping[str, Any],
+    *,
+    where: str = "",
+    files: bool = True,
+    aliases: Mapping[str, str] | None = None,
 ) -> dict[str, Value]:
     """Parse ``inputs`` against ``params``: every parameter without a default required, no unknown names.
 
     ``files=False`` (a certificate's inputs) refuses a table given as a file path: it must be recorded as its values.
+    ``aliases`` (alias -> parameter name, :func:`dpcert.core.vocabulary.aliases_for`) are resolved first; the result
+    is keyed by the parameters' own names.
 
     Raises:
-        InvalidParameter: for a missing, unknown or out-of-domain parameter.
+        InvalidParameter: for a missing, unknown or out-of-domain parameter, or a parameter given twice (by its name
+            and an alias).
     """
+    if aliases:
+        inputs = resolve_aliases(inputs, aliases)
     names = [p.name for p in params]
     for key in inputs:
         if key not in names:

@@ -60,7 +60,7 @@ from dpcert.arith.exact import Exact
 from dpcert.core.params import choice, integer, probability, real
 from dpcert.core.quantity import Quantity
 from dpcert.gaussian import sgm
-from dpcert.gaussian.conversion import cks_eps_raw, mironov_eps
+from dpcert.composition.rdp import cks_eps_raw, mironov_eps
 
 __all__ = [
     "RdpEps",

@@ -36,6 +36,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcert.arith.ball import ball
 from dpcert.arith.exact import Exact, to_fraction
+from dpcert.composition.rdp import cks_delta_raw, cks_eps_raw
 from dpcert.errors import InvalidParameter
 from dpcert.shuffle import bounds
 from dpcert.shuffle._floats import log_pos
@@ -165,27 +166,14 @@ def upper_bound_float(n: int, eps0: Any, lam: Any, bound: str) -> float:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Lemma 1 (both forms), as scalar formulas against a context
+# Lemma 1 (both forms): Canonne–Kamath–Steinke's conversion, written once in dpcert.composition.rdp
 
-
-def lemma1_eps(ctx: Any, lam: Any, rdp: Any, delta: Any) -> Any:
-    """ε = R + [log(1/δ) + (λ−1) log(1−1/λ) − log λ]/(λ−1): (λ, R)-RDP implies (ε, δ)-DP (before clamping at 0).
-
-    References:
-        Girgis et al. (CCS 2021), Lemma 1 (Canonne–Kamath–Steinke 2020, Prop. 12).
-    """
-    lm1 = lam - 1
-    return rdp + (-ctx.log(delta) + lm1 * ctx.log1p(-1 / lam) - ctx.log(lam)) / lm1
-
-
-def lemma1_delta(ctx: Any, lam: Any, rdp: Any, eps: Any) -> Any:
-    """δ = exp((λ−1)(R − ε)) (1−1/λ)^λ/(λ−1): (λ, R)-RDP implies (ε, δ)-DP (before clamping at 1).
-
-    References:
-        Girgis et al. (CCS 2021), Lemma 1.
-    """
-    lm1 = lam - 1
-    return ctx.exp(lm1 * (rdp - eps) + lam * ctx.log1p(-1 / lam) - ctx.log(lm1))
+#: ε = R + log(1 − 1/λ) − (log δ + log λ)/(λ−1): (λ, R)-RDP implies (ε, δ)-DP before clamping at 0 (Girgis et al.
+#: Lemma 1, citing Canonne–Kamath–Steinke 2020, Prop. 12); :func:`dpcert.composition.rdp.cks_eps_raw`
+lemma1_eps = cks_eps_raw
+#: δ = exp((λ−1)(R − ε)) (1−1/λ)^λ/(λ−1) before clamping at 1 (Girgis et al. Lemma 1);
+#: :func:`dpcert.composition.rdp.cks_delta_raw`
+lemma1_delta = cks_delta_raw
 
 
 # ----------------------------------------------------------------------------------------------------------------
