@@ -280,7 +280,9 @@ def validate(
         InvalidParameter: for a missing, unknown or out-of-domain parameter, or a parameter given twice (by its name
             and an alias).
     """
+    given_as: dict[str, str] = {}  # parameter -> the alias it was given by: a bad value is named as it was typed
     if aliases:
+        given_as = {aliases[k]: k for k in inputs if k in aliases}
         inputs = resolve_aliases(inputs, aliases)
     names = [p.name for p in params]
     for key in inputs:
@@ -293,7 +295,8 @@ def validate(
                 raise InvalidParameter(p.name, None, f"{p.allowed()} (required{where})")
             out[p.name] = p.parse(p.default)
         else:
-            out[p.name] = p.parse(inputs[p.name], files=files)
+            as_given = replace(p, name=given_as[p.name]) if p.name in given_as else p
+            out[p.name] = as_given.parse(inputs[p.name], files=files)
     return out
 
 
