@@ -103,6 +103,11 @@ class Param:
             what += " (give decimals as strings, e.g. '0.1', to mean them exactly)"
         return what
 
+    def exact(self, value: Any) -> Any:
+        """:meth:`parse`, with a real given as its exact ``Fraction`` (an already-parsed value passes through)."""
+        v = self.parse(value)
+        return v.value if isinstance(v, Exact) else v
+
     def parse(self, value: Any, *, files: bool = True) -> Value:
         """Parse and range-check one value (a list of reals: each element; a choice: the name or a table).
 
@@ -156,7 +161,7 @@ class Param:
         return v
 
 
-def _exact(bound: Any) -> Fraction | None:
+def _bound(bound: Any) -> Fraction | None:
     return None if bound is None else Fraction(bound)
 
 
@@ -181,7 +186,7 @@ def real(
 ) -> Param:
     """A real parameter on [lo, hi] (bounds given exactly, e.g. ``0`` or ``"1"``), |value| <= ``max_abs``; with a
     ``default`` (an exact string inside the domain) the input may be left out."""
-    p = Param(name, "real", _exact(lo), _exact(hi), lo_open, hi_open, False, doc, _exact(max_abs), default=default)
+    p = Param(name, "real", _bound(lo), _bound(hi), lo_open, hi_open, False, doc, _bound(max_abs), default=default)
     return _checked_default(p)
 
 
@@ -197,7 +202,7 @@ def integer(
 ) -> Param:
     """An integer parameter on [lo, hi], |value| <= ``max_abs``; with a ``default`` (an exact string inside the
     domain) the input may be left out."""
-    p = Param(name, "int", _exact(lo), _exact(hi), False, False, odd, doc, _exact(max_abs), default=default)
+    p = Param(name, "int", _bound(lo), _bound(hi), False, False, odd, doc, _bound(max_abs), default=default)
     return _checked_default(p)
 
 
@@ -225,7 +230,7 @@ def reals(
     if isinstance(max_items, bool) or not isinstance(max_items, int) or max_items < 1:
         raise ValueError(f"max_items of list parameter {name!r} must be a positive integer, got {max_items!r}")
     return Param(
-        name, "reals", _exact(lo), _exact(hi), lo_open, hi_open, False, doc, _exact(max_abs), max_items=max_items
+        name, "reals", _bound(lo), _bound(hi), lo_open, hi_open, False, doc, _bound(max_abs), max_items=max_items
     )
 
 

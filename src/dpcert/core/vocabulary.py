@@ -65,10 +65,14 @@ _SIGMA_NOTE = (
 TERMS: tuple[Term, ...] = (
     # privacy parameters
     Term("eps", "ε", "the ε of (ε, δ)-DP: a mechanism's ε where mechanisms are composed, else the target ε", "real"),
-    Term("delta", "δ", "the δ of (ε, δ)-DP: a mechanism's δ where mechanisms are composed, else the target δ", "[0, 1)"),
+    Term(
+        "delta", "δ", "the δ of (ε, δ)-DP: a mechanism's δ where mechanisms are composed, else the target δ", "[0, 1)"
+    ),
     Term("delta_prime", "δ′", "the slack δ′ of advanced composition, added to the composed δ", "(0, 1]"),
     Term("eps_g", "ε_g", "the global ε of a composition, at which its δ is computed", "real"),
-    Term("eps_list", "ε_1, …, ε_k", "the ε of each composed mechanism (heterogeneous composition)", "list of reals >= 0"),
+    Term(
+        "eps_list", "ε_1, …, ε_k", "the ε of each composed mechanism (heterogeneous composition)", "list of reals >= 0"
+    ),
     Term("eps_target", "mε", "DaRRM's per-query budget m·ε that GNMax is calibrated to", "real > 0"),
     Term("eps0", "ε₀", "the local-DP ε of each client's randomizer (shuffle model)", "real >= 0"),
     Term("eps_rdp", "ρ", "the Rényi DP of a mechanism at order α (the ε of (α, ρ)-RDP)", "real >= 0"),
@@ -101,9 +105,24 @@ TERMS: tuple[Term, ...] = (
         "integer >= 1",
         (Alias("count", "dp-accounting", note="SelfComposedDpEvent's count"),),
     ),
-    Term("n", "n", "the number of individuals (records) in the dataset; shuffle model: clients, one record each", "integer >= 1"),
-    Term("K", "K", "the number of mechanisms whose outputs DaRRM aggregates by majority (not composed)", "odd integer >= 1"),
-    Term("m", "m", "DaRRM's privacy allowance (the aggregate may spend m of the K mechanisms' budgets)", "real, 1 <= m <= K"),
+    Term(
+        "n",
+        "n",
+        "the number of individuals (records) in the dataset; shuffle model: clients, one record each",
+        "integer >= 1",
+    ),
+    Term(
+        "K",
+        "K",
+        "the number of mechanisms whose outputs DaRRM aggregates by majority (not composed)",
+        "odd integer >= 1",
+    ),
+    Term(
+        "m",
+        "m",
+        "DaRRM's privacy allowance (the aggregate may spend m of the K mechanisms' budgets)",
+        "real, 1 <= m <= K",
+    ),
     Term("j", "j", "the index of a point of DaRRM's GNMax grid", "integer"),
     # Gaussian noise
     Term(
@@ -112,13 +131,18 @@ TERMS: tuple[Term, ...] = (
         "the standard deviation of the Gaussian noise; where the quantity has no sensitivity input the query's L2 "
         "sensitivity is 1, so σ is also the noise multiplier σ/Δ",
         "real > 0",
-        (
-            Alias("noise_multiplier", "dp-accounting, Opacus", ("sgm.", "dpsgd."), _SIGMA_NOTE),
-        ),
+        (Alias("noise_multiplier", "dp-accounting, Opacus", ("sgm.", "dpsgd."), _SIGMA_NOTE),),
     ),
-    Term("sigmas", "σ_1, …, σ_k", "the noise standard deviation of each composed Gaussian mechanism", "list of reals > 0"),
+    Term(
+        "sigmas", "σ_1, …, σ_k", "the noise standard deviation of each composed Gaussian mechanism", "list of reals > 0"
+    ),
     Term("sensitivity", "Δ", "the L2 sensitivity of the query the Gaussian noise is added to", "real > 0"),
-    Term("sensitivities", "Δ_1, …, Δ_k", "the L2 sensitivity of each composed Gaussian mechanism (one, or one each)", "list of reals > 0"),
+    Term(
+        "sensitivities",
+        "Δ_1, …, Δ_k",
+        "the L2 sensitivity of each composed Gaussian mechanism (one, or one each)",
+        "list of reals > 0",
+    ),
     # sampling
     Term(
         "q",
@@ -157,17 +181,16 @@ NOT_ALIASES: tuple[tuple[str, str], ...] = (
 def aliases_for(quantity: str, params: Iterable[str]) -> dict[str, str]:
     """alias -> declared parameter, for the named quantity with these parameter names.
 
+    A name outside the vocabulary has no aliases (every registered quantity's names are in it: a test checks).
+
     Raises:
-        ValueError: when a parameter is not in the vocabulary, or an alias would name two of its parameters or
-            one of them (a bug of the quantity, found by the tests).
+        ValueError: when an alias would name two of its parameters or one of them (a bug of the quantity).
     """
     names = list(params)
     out: dict[str, str] = {}
     for name in names:
         term = VOCABULARY.get(name)
-        if term is None:
-            raise ValueError(f"parameter {name!r} of {quantity} is not in dpcert.core.vocabulary.TERMS")
-        for a in term.aliases:
+        for a in term.aliases if term is not None else ():
             if not a.applies_to(quantity):
                 continue
             if a.name in names or a.name in out:
@@ -187,9 +210,7 @@ def resolve_aliases(inputs: Mapping[str, Any], aliases: Mapping[str, str]) -> di
     for key, value in inputs.items():
         name = aliases.get(key, key)
         if name in out:
-            raise InvalidParameter(
-                key, value, f"only one of {given_as[name]} and {key}: both name the input {name}"
-            )
+            raise InvalidParameter(key, value, f"only one of {given_as[name]} and {key}: both name the input {name}")
         out[name] = value
         given_as[name] = key
     return out

@@ -51,6 +51,7 @@ __all__ = [
     "UPPER_BOUNDS",
     "lemma1_eps",
     "lemma1_delta",
+    "lemma1_eps_float",
     "best_lambda",
     "dp_eps_ball",
     "dp_eps_float",
@@ -194,7 +195,14 @@ def _objective_eps(
     n: int, e: float, t: int, log_delta: float, lam: NDArray[np.float64], bound: str = "upper"
 ) -> NDArray[np.float64]:
     """ε(δ) at each λ, from log δ (δ itself may be below float64's range: 1e-3999 is a valid δ)."""
-    return t * BOUNDS[bound][0](n, e, lam) + (-log_delta + (lam - 1) * np.log1p(-1 / lam) - np.log(lam)) / (lam - 1)
+    return lemma1_eps_float(t * BOUNDS[bound][0](n, e, lam), lam, log_delta)
+
+
+def lemma1_eps_float(rdp: ArrayLike, lam: NDArray[np.float64], log_delta: float) -> NDArray[np.float64]:
+    """Lemma 1's ε at each order, vectorised over λ, from log δ: the float64 search objective (the certified value
+    is :func:`dpcert.composition.rdp.cks_eps_raw`'s). It takes log δ because δ itself may be below float64's
+    range (1e-3999 is a valid δ)."""
+    return rdp + (-log_delta + (lam - 1) * np.log1p(-1 / lam) - np.log(lam)) / (lam - 1)
 
 
 def _objective_log_delta(n: int, e: float, t: int, eps: float, lam: NDArray[np.float64]) -> NDArray[np.float64]:
