@@ -100,7 +100,7 @@ class Quantity:
 
     @property
     def aliases(self) -> dict[str, str]:
-        """alias -> parameter name: the other names this quantity accepts for its inputs
+        """The other names this quantity accepts for its inputs, each mapped to its parameter's own name
         (:mod:`dpcert.core.vocabulary`)."""
         return aliases_for(self.name, [p.name for p in self.params])
 

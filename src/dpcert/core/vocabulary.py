@@ -179,7 +179,7 @@ NOT_ALIASES: tuple[tuple[str, str], ...] = (
 
 
 def aliases_for(quantity: str, params: Iterable[str]) -> dict[str, str]:
-    """alias -> declared parameter, for the named quantity with these parameter names.
+    """The aliases the named quantity accepts, each mapped to the name of the parameter it stands for.
 
     A name outside the vocabulary has no aliases (every registered quantity's names are in it: a test checks).
 
