@@ -201,3 +201,13 @@ def test_a_committed_table_with_legacy_names_reads(tmp_path):
         rc.claim.spec_json()["inputs"].keys() - {"lam", "alpha"} for rc in claims
     ]
     assert any("alpha" in rc.claim.inputs for rc in renamed) and any("lam" in rc.claim.inputs for rc in claims)
+
+
+def test_aliases_resolve_through_dpcert_dpsgd():
+    args = ["q=0.01", "steps=100", "delta=1e-5", "--method", "rdp", "--json"]
+    code, out = _cli("dpsgd", "eps", "noise_multiplier=1.1", *args)
+    assert code == 0
+    by_alias = json.loads(out)
+    code, out = _cli("dpsgd", "eps", "sigma=1.1", *args)
+    assert code == 0 and json.loads(out) == by_alias
+    assert set(by_alias["inputs"]) >= {"q", "sigma", "steps", "delta"}  # the contract's keys
