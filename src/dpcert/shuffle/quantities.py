@@ -42,12 +42,16 @@ BOUND = choice(
 _PAPER = "Girgis–Data–Diggavi–Suresh–Kairouz, CCS 2021"
 
 
+#: the order in which the paper's functions take their inputs (``(ctx,) n, eps0, λ or T, …``)
+_POSITIONS = ("n", "eps0", "alpha", "k", "delta", "eps", "order", "bound", "q")
+
+
 def by_position(fn: Any) -> Any:
-    """An evaluator taking a quantity's inputs by name from one of the paper's functions, which takes them in the
-    same order by position (``(ctx,) n, eps0, λ, …``: the input ``alpha`` is the paper's λ, ``k`` its T)."""
+    """An evaluator taking a quantity's inputs by name from one of the paper's functions, which takes them by
+    position in the order of :data:`_POSITIONS` (the input ``alpha`` is the paper's λ, ``k`` its T)."""
 
     def run(*ctx: Any, **inputs: Any) -> Any:
-        return fn(*ctx, *inputs.values())
+        return fn(*ctx, *(inputs[name] for name in sorted(inputs, key=_POSITIONS.index)))
 
     return run
 
