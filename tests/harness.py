@@ -20,7 +20,7 @@ DEFAULT_LIMITS: dict[str, tuple[Any, Any]] = {
     "k": (1, 300),
     "eps": ("1/100", 3),
     "eps_g": (0, 10),
-    "lam": ("11/10", 200),
+    "alpha": ("11/10", 200),
     "sigma": ("1/2", 100),
     "sensitivity": ("1/10", 4),
     "eps_rdp": (0, 10),

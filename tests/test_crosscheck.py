@@ -9,7 +9,7 @@ from dpcert.engine import registry
 #: Practical input ranges per quantity, where the domain is wider than what the float path is meant for.
 LIMITS = {
     # lambda well above lambda_min (<= 47 here): near lambda_min sigma^2 = lam/(a - c/(lam-1)) is ill-conditioned
-    "darrm.gnmax.sigma": {"lam": (100, 200), "eps_target": ("1/5", 1), "delta": ("1/10000", "1/1000")},
+    "darrm.gnmax.sigma": {"alpha": (100, 200), "eps_target": ("1/5", 1), "delta": ("1/10000", "1/1000")},
     "darrm.gnmax.lambda_argmin": {"eps_target": ("1/5", 1), "delta": ("1/10000", "1/100")},
     "darrm.gnmax.sigma_min": {"eps_target": ("1/5", 1), "delta": ("1/10000", "1/100")},
     "darrm.gnmax.grid_sigma": {"eps_target": ("1/5", 1), "delta": ("1/10000", "1/1000"), "j": (1, 900)},

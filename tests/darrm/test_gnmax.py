@@ -58,7 +58,7 @@ def test_order_below_lambda_min_is_refused_not_undecided():
 
     with pytest.raises(InvalidParameter) as info:
         Q["darrm.gnmax.sigma"].enclose(eps_target="0.2676", delta="0.0003", lam="20")
-    assert info.value.name == "lam" and "lambda_min" in str(info.value)
+    assert info.value.name == "alpha" and "lambda_min" in str(info.value)
 
 
 def test_budget_with_an_empty_grid_is_refused():

@@ -30,6 +30,7 @@ __all__ = [
     "parse_rational",
     "parse_int",
     "to_fraction",
+    "as_fraction",
     "fraction_to_decimal",
     "RationalFunction",
     "X",
@@ -256,6 +257,15 @@ def parse_int(value: Any, name: str) -> int:
 def to_fraction(value: Any, name: str = "value") -> Fraction:
     """The exact rational value of ``value`` (see :func:`parse_rational`)."""
     return parse_rational(value, name).value
+
+
+def as_fraction(value: Exact | Fraction | int) -> Fraction:
+    """The exact rational of an already-parsed parameter (an :class:`Exact`) or of a rational already exact.
+
+    Nothing is parsed or checked: this is the one unwrapping of a parsed input that formulas use (a raw input
+    goes through :func:`to_fraction` instead).
+    """
+    return value.value if isinstance(value, Exact) else Fraction(value)
 
 
 def fraction_to_decimal(value: Fraction, digits: int, rounding: Literal["down", "up", "nearest"]) -> str:

@@ -56,7 +56,7 @@ import numpy as np
 from dpcert.arith.ball import Enclosure, ball
 from dpcert.arith.context import BallContext
 from dpcert.br import rr
-from dpcert.br.nonadaptive import _EPS, _EPS_G, _K, _exact, nonadaptive_delta
+from dpcert.br.nonadaptive import _EPS, _EPS_G, _K, nonadaptive_delta
 from dpcert.br.strategy import LatticeStrategy
 from dpcert.core.parallel import RunOptions, sigterm_unwinds
 from dpcert.core.quantity import Quantity
@@ -380,7 +380,7 @@ def adaptive_bracket(
     from dpcert.errors import InvalidParameter
 
     k = _K.parse(k)
-    e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
+    e, g = _EPS.exact(eps), _EPS_G.exact(eps_g)
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise InvalidParameter("n", n, "a positive integer (lattice resolution)")
     if n_lower is None:

@@ -177,11 +177,11 @@ def _adaptive(args: argparse.Namespace) -> int:
         raise InvalidParameter("--n", args.n, "either --n or --seconds, not both")
     if args.seconds is not None and not args.seconds > 0:
         raise InvalidParameter("--seconds", args.seconds, "a positive number of seconds")
-    from dpcert.br.nonadaptive import _EPS, _EPS_G, _K, _exact
+    from dpcert.br.nonadaptive import _EPS, _EPS_G, _K
     from dpcert.cli_support import run_options
 
     k = _K.parse(kv["k"])
-    e, g = _exact(_EPS, kv["eps"]), _exact(_EPS_G, kv["eps_g"])
+    e, g = _EPS.exact(kv["eps"]), _EPS_G.exact(kv["eps_g"])
     run = run_options(args, key=f"br adaptive {k} {e} {g}")
     start = time.perf_counter()
 

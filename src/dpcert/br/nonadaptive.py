@@ -61,7 +61,7 @@ from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure, ball, fraction_of
 from dpcert.arith.exact import Exact, parse_rational
 from dpcert.arith.search import Probe, certified_argmax, certified_root
 from dpcert.arith.sums import Weight, log_concave_sum, log_concave_sum_float
-from dpcert.core.params import Param, integer, probability, real
+from dpcert.core.params import integer, probability, real
 from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter
 
@@ -94,11 +94,6 @@ _K = integer("k", 1, BR_MAX_K, doc="number of composed eps-BR mechanisms")
 _EPS = real("eps", 0, BR_MAX_EPS, lo_open=True, doc="per-mechanism bounded-range parameter eps > 0")
 _EPS_G = real("eps_g", doc="global epsilon (any real; negative values are meaningful)")
 _DELTA = probability("delta", zero=False, doc="target global delta in (0, 1)")
-
-
-def _exact(param: Param, value: Any) -> Any:
-    v = param.parse(value)
-    return v.value if isinstance(v, Exact) else v
 
 
 def candidates(k: int, e: Fraction, g: Fraction) -> tuple[int, int]:
@@ -265,7 +260,7 @@ def nonadaptive_delta_float(k: Any, eps: Any, eps_g: Any) -> float:
         Dong–Durfee–Rogers ICML 2020 [DDR20], Theorem 3 and Lemma 5.2.
     """
     k = _K.parse(k)
-    e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
+    e, g = _EPS.exact(eps), _EPS_G.exact(eps_g)
     if g >= k * e:
         return 0.0
     if g <= -k * e:
@@ -599,7 +594,7 @@ def nonadaptive_optimum(k: Any, eps: Any, eps_g: Any, *, max_prec: int = MAX_PRE
     ((0, 1), (Fraction(1, 3), Fraction(2, 3)), True)
     """
     k = _K.parse(k)
-    e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
+    e, g = _EPS.exact(eps), _EPS_G.exact(eps_g)
     return _optimum(k, e, g, START_PREC, max_prec)
 
 
@@ -610,7 +605,7 @@ def nonadaptive_delta_ball(ctx: Any, k: int, eps: Exact | Fraction, eps_g: Exact
         Dong–Durfee–Rogers ICML 2020 [DDR20], Theorem 3 and Lemma 5.2.
     """
     k = _K.parse(k)
-    e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
+    e, g = _EPS.exact(eps), _EPS_G.exact(eps_g)
     opt = _optimum(k, e, g, ctx.prec, max(ctx.prec, getattr(ctx, "max_prec", MAX_PREC)))
     return opt.enclosure.ball()
 
@@ -655,7 +650,7 @@ def nonadaptive_eps_float(k: Any, eps: Any, delta: Any) -> float:
     from scipy.optimize import brentq
 
     k = _K.parse(k)
-    e, d = _exact(_EPS, eps), _exact(_DELTA, delta)
+    e, d = _EPS.exact(eps), _DELTA.exact(delta)
     ef, df = float(e), float(d)
     if nonadaptive_delta_float(k, e, 0) <= df:
         return 0.0
@@ -759,7 +754,7 @@ def nonadaptive_eps_ball(ctx: Any, k: int, eps: Exact | Fraction, delta: Exact |
         Dong–Durfee–Rogers ICML 2020 [DDR20], Theorem 3.
     """
     k = _K.parse(k)
-    e, d = _exact(_EPS, eps), _exact(_DELTA, delta)
+    e, d = _EPS.exact(eps), _DELTA.exact(delta)
     cap = getattr(ctx, "max_prec", MAX_PREC)
     # certified_root's relative width is relative to max(1, |ends|): below 1 scale it by the search interval
     # [0, kε], so that a tiny ε (1e-3999) still gets a bracket narrow relative to its size

@@ -37,7 +37,7 @@ from dpcert.arith.exact import Exact, parse_rational
 from dpcert.arith.search import Probe, certified_root
 from dpcert.arith.sums import Weight, log_concave_sum, log_concave_sum_float
 from dpcert.core.claim import QuantityClaim, Rounds
-from dpcert.core.params import Param, integer, probability, real
+from dpcert.core.params import integer, probability, real
 from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter
 
@@ -70,12 +70,6 @@ _EPS = real("eps", 0, KOV_MAX_EPS, doc="per-mechanism epsilon (pure DP)")
 # any size: eps_g >= k*eps is answered exactly 0 by one rational comparison, so no magnitude cap is needed
 _EPS_G = real("eps_g", 0, doc="global epsilon of the composition", max_abs=None)
 _DELTA = probability("delta", doc="target global delta; 0 gives k*eps")
-
-
-def _exact(param: Param, value: Any) -> Any:
-    """``param.parse(value)`` with reals as their exact Fraction (already-parsed values pass straight through)."""
-    v = param.parse(value)
-    return v.value if isinstance(v, Exact) else v
 
 
 def first_index(k: int, e: Fraction, g: Fraction) -> int:
@@ -170,7 +164,7 @@ def kov_delta_ball(ctx: Any, k: int, eps: Exact | Fraction, eps_g: Exact | Fract
         Kairouz–Oh–Viswanath ICML 2015 [KOV15] Thm 3.3; Murtagh–Vadhan TCC 2016 [MV16] Thm 1.4.
     """
     k = _K.parse(k)
-    e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
+    e, g = _EPS.exact(eps), _EPS_G.exact(eps_g)
     if e == 0:
         return Fraction(0)
     value, _ = _kov_sum(k, e, g, ctx.prec)
@@ -200,7 +194,7 @@ def kov_delta_float(k: Any, eps: Any, eps_g: Any) -> float:
         Kairouz–Oh–Viswanath ICML 2015 [KOV15] Thm 3.3; Murtagh–Vadhan TCC 2016 [MV16] Thm 1.4.
     """
     k = _K.parse(k)
-    e, g = _exact(_EPS, eps), _exact(_EPS_G, eps_g)
+    e, g = _EPS.exact(eps), _EPS_G.exact(eps_g)
     if e == 0:
         return 0.0
     return _kov_float_sums(k, e, g, slope=False)[0]
@@ -328,7 +322,7 @@ def kov_eps_float(k: Any, eps: Any, delta: Any) -> float:
         Kairouz–Oh–Viswanath ICML 2015 [KOV15] Thm 3.3; Murtagh–Vadhan TCC 2016 [MV16] Thm 1.4.
     """
     k = _K.parse(k)
-    e, d = _exact(_EPS, eps), _exact(_DELTA, delta)
+    e, d = _EPS.exact(eps), _DELTA.exact(delta)
     ke = float(k * e)
     if d == 0 or e == 0:
         return ke if d == 0 else 0.0
@@ -467,7 +461,7 @@ def kov_eps_ball(
         Kairouz–Oh–Viswanath ICML 2015 [KOV15] Thm 3.3; Murtagh–Vadhan TCC 2016 [MV16] Thm 1.4.
     """
     k = _K.parse(k)
-    e, d = _exact(_EPS, eps), _exact(_DELTA, delta)
+    e, d = _EPS.exact(eps), _DELTA.exact(delta)
     prec = ctx.prec
     cap = getattr(ctx, "max_prec", MAX_PREC) if max_prec is None else max_prec
     lo, hi = _eps_bracket(k, e, d, Fraction(1, 2 ** (prec // 2)), start_prec=min(prec, cap), max_prec=cap)

@@ -23,7 +23,7 @@ from flint import arb
 from dpcert.arith.ball import MAX_PREC, Enclosure, ball, workprec
 from dpcert.arith.exact import Exact
 from dpcert.arith.floats import log1pexp, logsumexp
-from dpcert.core.params import Param, real, reals
+from dpcert.core.params import real, reals
 from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter
 
@@ -40,12 +40,6 @@ _EPS_G = real("eps_g", 0, doc="global epsilon of the composition")
 _EPS_LIST = reals("eps_list", 0, MV_MAX_EPS, doc=f"per-mechanism epsilons (at most {MV_MAX_K})")
 
 
-def _exact(param: Param, value: Any) -> Any:
-    """``param.parse(value)`` with reals as their exact Fraction (already-parsed values pass straight through)."""
-    v = param.parse(value)
-    return v.value if isinstance(v, Exact) else v
-
-
 def _mv_setup(eps_list: Any, eps_g: Any) -> tuple[int, list[int], Fraction]:
     """Common denominator D, the integer numerators n_j = ε_j·D, and ε_g (validated)."""
     items = _EPS_LIST.parse(eps_list)
@@ -58,7 +52,7 @@ def _mv_setup(eps_list: Any, eps_g: Any) -> tuple[int, list[int], Fraction]:
         )
     fr = [x.value for x in items]  # type: ignore[union-attr]
     den = math.lcm(*(f.denominator for f in fr))
-    return den, [int(f * den) for f in fr], _exact(_EPS_G, eps_g)
+    return den, [int(f * den) for f in fr], _EPS_G.exact(eps_g)
 
 
 def _subset_sums(nums: list[int]) -> tuple[list[int], list[int]]:

@@ -581,9 +581,13 @@ class QuantityClaim(Claim):
 
     def spec_json(self) -> dict[str, Any]:
         assert self.quantity is not None and self.comparison is not None
+        # each input recorded under the name it was given by (a vocabulary alias such as a certificate's legacy
+        # ``lam`` stays ``lam``), so that a record keeps stating exactly what was claimed; defaults by their name
+        given_as = {self.quantity.aliases.get(k, k): k for k in self.inputs}
+        parsed = self.quantity.parse(self.inputs)
         return {
             "quantity": self.quantity.name,
-            "inputs": inputs_to_json(self.quantity.parse(self.inputs)),
+            "inputs": inputs_to_json({given_as.get(k, k): v for k, v in parsed.items()}),
             "comparison": self.comparison.to_json(),
         }
 

@@ -14,6 +14,7 @@ from itertools import islice
 from typing import Any, Literal
 
 from dpcert.arith.exact import Exact, parse_int, parse_rational
+from dpcert.core.vocabulary import resolve_aliases
 from dpcert.errors import InvalidParameter, MissingInput
 
 __all__ = [
@@ -102,6 +103,11 @@ class Param:
             what += " (give decimals as strings, e.g. '0.1', to mean them exactly)"
         return what
 
+    def exact(self, value: Any) -> Any:
+        """:meth:`parse`, with a real given as its exact ``Fraction`` (an already-parsed value passes through)."""
+        v = self.parse(value)
+        return v.value if isinstance(v, Exact) else v
+
     def parse(self, value: Any, *, files: bool = True) -> Value:
         """Parse and range-check one value (a list of reals: each element; a choice: the name or a table).
 
@@ -155,7 +161,7 @@ class Param:
         return v
 
 
-def _exact(bound: Any) -> Fraction | None:
+def _bound(bound: Any) -> Fraction | None:
     return None if bound is None else Fraction(bound)
 
 
@@ -180,7 +186,7 @@ def real(
 ) -> Param:
     """A real parameter on [lo, hi] (bounds given exactly, e.g. ``0`` or ``"1"``), |value| <= ``max_abs``; with a
     ``default`` (an exact string inside the domain) the input may be left out."""
-    p = Param(name, "real", _exact(lo), _exact(hi), lo_open, hi_open, False, doc, _exact(max_abs), default=default)
+    p = Param(name, "real", _bound(lo), _bound(hi), lo_open, hi_open, False, doc, _bound(max_abs), default=default)
     return _checked_default(p)
 
 
@@ -196,7 +202,7 @@ def integer(
 ) -> Param:
     """An integer parameter on [lo, hi], |value| <= ``max_abs``; with a ``default`` (an exact string inside the
     domain) the input may be left out."""
-    p = Param(name, "int", _exact(lo), _exact(hi), False, False, odd, doc, _exact(max_abs), default=default)
+    p = Param(name, "int", _bound(lo), _bound(hi), False, False, odd, doc, _bound(max_abs), default=default)
     return _checked_default(p)
 
 
@@ -224,7 +230,7 @@ def reals(
     if isinstance(max_items, bool) or not isinstance(max_items, int) or max_items < 1:
         raise ValueError(f"max_items of list parameter {name!r} must be a positive integer, got {max_items!r}")
     return Param(
-        name, "reals", _exact(lo), _exact(hi), lo_open, hi_open, False, doc, _exact(max_abs), max_items=max_items
+        name, "reals", _bound(lo), _bound(hi), lo_open, hi_open, False, doc, _bound(max_abs), max_items=max_items
     )
 
 
@@ -262,15 +268,27 @@ def probability(name: str, *, zero: bool = True, one: bool = False, doc: str = "
 
 
 def validate(
-    params: Sequence[Param], inputs: Mapping[str, Any], *, where: str = "", files: bool = True
+    params: Sequence[Param],
+    inputs: Mapping[str, Any],
+    *,
+    where: str = "",
+    files: bool = True,
+    aliases: Mapping[str, str] | None = None,
 ) -> dict[str, Value]:
     """Parse ``inputs`` against ``params``: every parameter without a default required, no unknown names.
 
     ``files=False`` (a certificate's inputs) refuses a table given as a file path: it must be recorded as its values.
+    ``aliases`` (alias -> parameter name, :func:`dpcert.core.vocabulary.aliases_for`) are resolved first; the result
+    is keyed by the parameters' own names.
 
     Raises:
-        InvalidParameter: for a missing, unknown or out-of-domain parameter.
+        InvalidParameter: for a missing, unknown or out-of-domain parameter, or a parameter given twice (by its name
+            and an alias).
     """
+    given_as: dict[str, str] = {}  # parameter -> the alias it was given by: a bad value is named as it was typed
+    if aliases:
+        given_as = {aliases[k]: k for k in inputs if k in aliases}
+        inputs = resolve_aliases(inputs, aliases)
     names = [p.name for p in params]
     for key in inputs:
         if key not in names:
@@ -282,7 +300,8 @@ def validate(
                 raise MissingInput(p.name, f"{p.allowed()}; required{where}")
             out[p.name] = p.parse(p.default)
         else:
-            out[p.name] = p.parse(inputs[p.name], files=files)
+            as_given = replace(p, name=given_as[p.name]) if p.name in given_as else p
+            out[p.name] = as_given.parse(inputs[p.name], files=files)
     return out
 
 

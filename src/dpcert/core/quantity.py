@@ -26,6 +26,7 @@ from flint import arb
 from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure, refine
 from dpcert.arith.context import BallContext, exact_value
 from dpcert.core.params import Param, Value, validate
+from dpcert.core.vocabulary import aliases_for
 from dpcert.errors import InvalidParameter, PrecisionExhausted
 
 __all__ = ["Quantity", "Bracket", "enclosure_of"]
@@ -95,7 +96,13 @@ class Quantity:
 
     def parse(self, inputs: Mapping[str, Any]) -> dict[str, Value]:
         """Validate and parse raw inputs (strings, ints, Fractions, floats)."""
-        return validate(self.params, inputs, where=f" of {self.name}")
+        return validate(self.params, inputs, where=f" of {self.name}", aliases=self.aliases)
+
+    @property
+    def aliases(self) -> dict[str, str]:
+        """The other names this quantity accepts for its inputs, each mapped to its parameter's own name
+        (:mod:`dpcert.core.vocabulary`)."""
+        return aliases_for(self.name, [p.name for p in self.params])
 
     def ball_at(self, prec: int, parsed: Mapping[str, Value]) -> arb | Fraction:
         """One rigorous evaluation at ``prec`` bits (inputs already parsed)."""

@@ -106,13 +106,14 @@ def _argmin_or_nan(ctx: Any, eps_target: Exact, delta: Exact, what: str) -> arb:
     return found.lam if what == "lam" else found.sigma
 
 
-def _sigma(ctx: Any, lam: Exact, eps_target: Exact, delta: Exact) -> arb:
-    """σ at order λ; λ at or below λ_min has no σ (the budget cannot be met) and is refused."""
-    s2 = sigma_sq(ctx, lam, eps_target, delta)
-    if s2 <= 0 or (ball(lam) - lambda_min(ctx, eps_target, delta)) <= 0:
+def _sigma(ctx: Any, alpha: Exact, eps_target: Exact, delta: Exact) -> arb:
+    """σ at Rényi order λ (the input ``alpha``); λ at or below λ_min has no σ (the budget cannot be met) and is
+    refused."""
+    s2 = sigma_sq(ctx, alpha, eps_target, delta)
+    if s2 <= 0 or (ball(alpha) - lambda_min(ctx, eps_target, delta)) <= 0:
         lmin = lambda_min(ctx, eps_target, delta)
         raise InvalidParameter(
-            "lam", str(lam), f"a Renyi order above lambda_min = {lmin.mid().str(8, radius=False)} for this budget"
+            "alpha", str(alpha), f"a Renyi order above lambda_min = {lmin.mid().str(8, radius=False)} for this budget"
         )
     return s2.sqrt()
 
@@ -151,11 +152,11 @@ QUANTITIES = [
     ),
     Quantity(
         "darrm.gnmax.sigma",
-        (_EPS_T, _DELTA, real("lam", 1, lo_open=True)),
+        (_EPS_T, _DELTA, real("alpha", 1, lo_open=True, doc="Renyi order alpha > 1 (DaRRM's lambda)")),
         _sigma,
         "DaRRM App. D.2.1; PATE Thm 5",
-        "sigma meeting (eps_target, delta) at Renyi order lam",
-        float=lambda lam, **kw: sigma_sq(FLOAT, lam, **kw) ** 0.5,
+        "sigma meeting (eps_target, delta) at Renyi order alpha",
+        float=lambda alpha, **kw: sigma_sq(FLOAT, alpha, **kw) ** 0.5,
     ),
     Quantity(
         "darrm.gnmax.grid_sigma",

@@ -547,7 +547,7 @@ def _rebuild(
             quantity = registry.quantity(c["quantity"])
             inputs = _inputs_from_json(c.get("inputs", {}))
             # refused here, not run as an ERROR; a table must be recorded as its values (check reads no file)
-            validate(quantity.params, inputs, where=f" of {quantity.name}", files=False)
+            validate(quantity.params, inputs, where=f" of {quantity.name}", files=False, aliases=quantity.aliases)
             claim = QuantityClaim(
                 **fields,
                 quantity=quantity,

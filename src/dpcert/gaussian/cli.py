@@ -62,10 +62,13 @@ def _cmd_eps(a: argparse.Namespace) -> int:
 def _eps_pld(a: argparse.Namespace, kv: dict[str, str]) -> int:
     from dpcert.cli_support import print_json
     from dpcert.core.params import inputs_to_json
+    from dpcert.core.vocabulary import resolve_aliases
     from dpcert.gaussian.pld import DPSGD_EPS, dpsgd_eps
 
     parsed = DPSGD_EPS.parse(kv)  # every input checked before any work
-    res = dpsgd_eps(**kv, rel_tol=a.rel_tol, seconds=a.seconds, progress=_progress(a.quiet))
+    res = dpsgd_eps(
+        **resolve_aliases(kv, DPSGD_EPS.aliases), rel_tol=a.rel_tol, seconds=a.seconds, progress=_progress(a.quiet)
+    )
     enc = res.enclosure
     if a.json:
         print_json(
@@ -101,10 +104,11 @@ def _eps_pld(a: argparse.Namespace, kv: dict[str, str]) -> int:
 def _eps_rdp(a: argparse.Namespace, kv: dict[str, str]) -> int:
     from dpcert.cli_support import print_json
     from dpcert.core.params import inputs_to_json
+    from dpcert.core.vocabulary import resolve_aliases
     from dpcert.gaussian.dpsgd_rdp import DPSGD_RDP_EPS, dpsgd_rdp_eps
 
     parsed = DPSGD_RDP_EPS.parse(kv)  # every input checked before any work
-    res = dpsgd_rdp_eps(**kv)
+    res = dpsgd_rdp_eps(**resolve_aliases(kv, DPSGD_RDP_EPS.aliases))
     enc = res.enclosure
     if a.json:
         print_json(
@@ -146,11 +150,14 @@ def _real_json(res: object) -> dict:
 def _cmd_sigma(a: argparse.Namespace) -> int:
     from dpcert.cli_support import parse_kv, print_json
     from dpcert.core.params import inputs_to_json
+    from dpcert.core.vocabulary import resolve_aliases
     from dpcert.gaussian.pld import DPSGD_SIGMA, dpsgd_sigma
 
     kv = parse_kv(a.inputs)
     parsed = DPSGD_SIGMA.parse(kv)  # every input checked before any work
-    res = dpsgd_sigma(**kv, rel_tol=a.rel_tol, seconds=a.seconds, progress=_progress(a.quiet))
+    res = dpsgd_sigma(
+        **resolve_aliases(kv, DPSGD_SIGMA.aliases), rel_tol=a.rel_tol, seconds=a.seconds, progress=_progress(a.quiet)
+    )
     enc = res.enclosure
     if a.json:
         print_json(

@@ -27,7 +27,7 @@ from typing import Any
 from flint import arb
 
 from dpcert.arith.ball import MAX_PREC, Enclosure, workprec
-from dpcert.arith.exact import Exact
+from dpcert.arith.exact import Exact, as_fraction
 from dpcert.core.params import probability, real, reals
 from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter
@@ -70,18 +70,14 @@ _SENS = replace(
 )
 
 
-def _frac(v: Any) -> Fraction:
-    return v.value if isinstance(v, Exact) else Fraction(v)
-
-
 def composed_mu_squared(sigmas: Any, sensitivities: Any) -> Fraction:
     """μ² = Σ_i (Δ_i/σ_i)², exact (one sensitivity applies to every mechanism).
 
     Raises:
         InvalidParameter: when there are several sensitivities and not one per σ.
     """
-    s = [_frac(x) for x in sigmas]
-    d = [_frac(x) for x in sensitivities]
+    s = [as_fraction(x) for x in sigmas]
+    d = [as_fraction(x) for x in sensitivities]
     if len(d) == 1:
         d = d * len(s)
     if len(d) != len(s):
@@ -95,20 +91,20 @@ def composed_mu_squared(sigmas: Any, sensitivities: Any) -> Fraction:
 
 def composed_delta_ball(ctx: Any, eps: Exact, sigmas: tuple, sensitivities: tuple) -> arb:
     """Rigorous ball of δ_μ(ε) at μ² = Σ (Δ_i/σ_i)² (relative width about 2^-ctx.prec, as gaussian.delta)."""
-    return _delta_at(_frac(eps), composed_mu_squared(sigmas, sensitivities), ctx.prec)
+    return _delta_at(as_fraction(eps), composed_mu_squared(sigmas, sensitivities), ctx.prec)
 
 
 def composed_delta_float(eps: Any, sigmas: Any, sensitivities: Any) -> float:
     """float64 δ_μ(ε) by quadrature of its positive integral form, μ from a float sum of (Δ_i/σ_i)² (evidence)."""
     import warnings
 
-    s = [float(_frac(x)) for x in sigmas]
-    d = [float(_frac(x)) for x in sensitivities]
+    s = [float(as_fraction(x)) for x in sigmas]
+    d = [float(as_fraction(x)) for x in sensitivities]
     d = d * len(s) if len(d) == 1 else d
     mu = math.sqrt(math.fsum((di / si) ** 2 for di, si in zip(d, s, strict=True)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return math.exp(_log_delta_quad(float(_frac(eps)), mu))
+        return math.exp(_log_delta_quad(float(as_fraction(eps)), mu))
 
 
 def composed_eps_ball(ctx: Any, delta: Exact, sigmas: tuple, sensitivities: tuple) -> arb | Fraction:
@@ -116,7 +112,7 @@ def composed_eps_ball(ctx: Any, delta: Exact, sigmas: tuple, sensitivities: tupl
     prec = ctx.prec
     cap = getattr(ctx, "max_prec", MAX_PREC)
     br = eps_bracket(
-        _frac(delta),
+        as_fraction(delta),
         composed_mu_squared(sigmas, sensitivities),
         Fraction(1, 2 ** max(8, prec - 12)),
         start_prec=min(prec, cap),
@@ -130,11 +126,11 @@ def composed_eps_ball(ctx: Any, delta: Exact, sigmas: tuple, sensitivities: tupl
 
 def composed_eps_float(delta: Any, sigmas: Any, sensitivities: Any) -> float:
     """float64 ε(δ): Brent's method on the closed form of log δ_μ, μ from a float sum (evidence)."""
-    s = [float(_frac(x)) for x in sigmas]
-    d = [float(_frac(x)) for x in sensitivities]
+    s = [float(as_fraction(x)) for x in sigmas]
+    d = [float(as_fraction(x)) for x in sensitivities]
     d = d * len(s) if len(d) == 1 else d
     mu = math.sqrt(math.fsum((di / si) ** 2 for di, si in zip(d, s, strict=True)))
-    return _eps_float_mu(_frac(delta), mu)
+    return _eps_float_mu(as_fraction(delta), mu)
 
 
 def gaussian_composed_delta(eps: Any, sigmas: Any, sensitivities: Any = "1", *, rel_tol: float = 1e-15) -> Enclosure:

@@ -58,12 +58,12 @@ from typing import Any
 from flint import arb
 
 from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure, ball, fraction_of, refine, workprec
-from dpcert.arith.context import BallContext
-from dpcert.arith.exact import Exact
+from dpcert.arith.context import FLOAT, BallContext
+from dpcert.arith.exact import Exact, as_fraction
+from dpcert.composition.rdp import cks_eps_raw, mironov_eps
 from dpcert.core.params import choice, integer, probability, real
 from dpcert.core.quantity import Quantity
 from dpcert.gaussian import sgm
-from dpcert.gaussian.conversion import cks_eps_raw, mironov_eps
 
 __all__ = [
     "RdpEps",
@@ -131,10 +131,6 @@ class RdpEps:
     precision: int
     searched: tuple[Fraction, Fraction] | None = None
     searched_lower: Fraction | None = None
-
-
-def _frac(v: Any) -> Fraction:
-    return v.value if isinstance(v, Exact) else Fraction(v)
 
 
 def dpsgd_rdp_eps_search(
@@ -342,7 +338,7 @@ def real_order_search(
 
 
 def _parse(q: Any, sigma: Any, steps: Any, delta: Any, conversion: Any, max_order: Any) -> tuple:
-    return _frac(q), _frac(sigma), int(steps), _frac(delta), str(conversion), int(max_order)
+    return as_fraction(q), as_fraction(sigma), int(steps), as_fraction(delta), str(conversion), int(max_order)
 
 
 def dpsgd_rdp_eps_ball(
@@ -427,10 +423,10 @@ def dpsgd_rdp_eps_float(
     if df * df + math.expm1(-t * r2) >= 0:
         return 0.0
 
+    convert = cks_eps_raw if conv == "cks" else mironov_eps
+
     def eps(a: float, r: float) -> float:
-        if conv == "cks":
-            return t * r + math.log1p(-1 / a) - (math.log(df) + math.log(a)) / (a - 1)
-        return t * r - math.log(df) / (a - 1)
+        return convert(FLOAT, a, t * r, df)
 
     best, best_order = math.inf, 2
     for a in range(2, n + 1):

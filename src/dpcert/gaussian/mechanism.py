@@ -36,7 +36,7 @@ from typing import Any
 from flint import arb
 
 from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure, ball, fraction_of, le, refine, workprec
-from dpcert.arith.exact import Exact, parse_rational
+from dpcert.arith.exact import Exact, as_fraction, parse_rational
 from dpcert.arith.search import Bracket, Probe, certified_root
 from dpcert.core.params import integer, probability, real
 from dpcert.core.quantity import Quantity
@@ -70,13 +70,9 @@ _SENS = real("sensitivity", 0, lo_open=True, default="1", doc="L2 sensitivity")
 _K = integer("k", 1, default="1", doc="number of composed Gaussian mechanisms")
 
 
-def _frac(v: Any) -> Fraction:
-    return v.value if isinstance(v, Exact) else Fraction(v)
-
-
 def mu_squared(sigma: Any, sensitivity: Any, k: int) -> Fraction:
     """μ² = kΔ²/σ² of the k-fold composition, exact."""
-    s, d = _frac(sigma), _frac(sensitivity)
+    s, d = as_fraction(sigma), as_fraction(sensitivity)
     return k * d * d / (s * s)
 
 
@@ -127,7 +123,7 @@ def delta_ball(ctx: Any, eps: Exact, sigma: Exact, sensitivity: Exact, k: int) -
         about [0, 2^-1442695] (its lower end a hair below 0 by the radius' rounding): a proved upper bound,
         since such a δ has no useful digit-by-digit enclosure (its exact rational end points would take megabytes).
     """
-    return _delta_at(_frac(eps), mu_squared(sigma, sensitivity, k), ctx.prec)
+    return _delta_at(as_fraction(eps), mu_squared(sigma, sensitivity, k), ctx.prec)
 
 
 def _log_delta_quad(e: float, mu: float) -> float:
@@ -192,7 +188,7 @@ def delta_float(eps: Any, sigma: Any, sensitivity: Any, k: int) -> float:
     mu = math.sqrt(float(mu_squared(sigma, sensitivity, k)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # QUADPACK's roundoff notice: the value is tested against the ball instead
-        return math.exp(_log_delta_quad(float(_frac(eps)), mu))
+        return math.exp(_log_delta_quad(float(as_fraction(eps)), mu))
 
 
 # --------------------------------------------------------------------------------------------- ε(δ)
@@ -212,7 +208,7 @@ def _eps_float_mu(d: Fraction, mu: float) -> float:
 
 def eps_float(delta: Any, sigma: Any, sensitivity: Any, k: int) -> float:
     """float64 ε(δ): Brent's method on the closed form of log δ_μ (evidence); 0 when δ_μ(0) <= δ."""
-    return _eps_float_mu(_frac(delta), math.sqrt(float(mu_squared(sigma, sensitivity, k))))
+    return _eps_float_mu(as_fraction(delta), math.sqrt(float(mu_squared(sigma, sensitivity, k))))
 
 
 def eps_bracket(
@@ -259,7 +255,7 @@ def eps_ball(ctx: Any, delta: Exact, sigma: Exact, sensitivity: Exact, k: int) -
     prec = ctx.prec
     cap = getattr(ctx, "max_prec", MAX_PREC)
     br = eps_bracket(
-        _frac(delta),
+        as_fraction(delta),
         mu_squared(sigma, sensitivity, k),
         Fraction(1, 2 ** max(8, prec - 12)),
         start_prec=min(prec, cap),
@@ -298,8 +294,8 @@ def _mu_float_root(e: float, d: Fraction) -> float:
 
 def sigma_float(eps: Any, delta: Any, sensitivity: Any, k: int) -> float:
     """float64 σ(ε, δ) = √k·Δ/μ* with δ_μ*(ε) = δ (Brent's method on log μ; evidence)."""
-    mu = _mu_float_root(float(_frac(eps)), _frac(delta))
-    return math.sqrt(k) * float(_frac(sensitivity)) / mu
+    mu = _mu_float_root(float(as_fraction(eps)), as_fraction(delta))
+    return math.sqrt(k) * float(as_fraction(sensitivity)) / mu
 
 
 def _dyadic_up(x: float, bits: int = 60) -> Fraction:
@@ -386,9 +382,9 @@ def sigma_ball(ctx: Any, eps: Exact, delta: Exact, sensitivity: Exact, k: int) -
     prec = ctx.prec
     cap = getattr(ctx, "max_prec", MAX_PREC)
     br = sigma_bracket(
-        _frac(eps),
-        _frac(delta),
-        _frac(sensitivity),
+        as_fraction(eps),
+        as_fraction(delta),
+        as_fraction(sensitivity),
         k,
         Fraction(1, 2 ** max(8, prec - 12)),
         start_prec=min(prec, cap),
@@ -438,7 +434,7 @@ def gaussian_eps(
     """
     parsed = GAUSSIAN_EPS.parse({"delta": delta, "sigma": sigma, "sensitivity": sensitivity, "k": k})
     br = eps_bracket(
-        _frac(parsed["delta"]), mu_squared(parsed["sigma"], parsed["sensitivity"], parsed["k"]), _tol(rel_tol)
+        as_fraction(parsed["delta"]), mu_squared(parsed["sigma"], parsed["sensitivity"], parsed["k"]), _tol(rel_tol)
     )
     return Enclosure(br.lo, br.hi)
 
@@ -450,7 +446,11 @@ def gaussian_sigma(
     proved > δ. The width is at most ``rel_tol·max(1, hi)``."""
     parsed = GAUSSIAN_SIGMA.parse({"eps": eps, "delta": delta, "sensitivity": sensitivity, "k": k})
     br = sigma_bracket(
-        _frac(parsed["eps"]), _frac(parsed["delta"]), _frac(parsed["sensitivity"]), parsed["k"], _tol(rel_tol)
+        as_fraction(parsed["eps"]),
+        as_fraction(parsed["delta"]),
+        as_fraction(parsed["sensitivity"]),
+        parsed["k"],
+        _tol(rel_tol),
     )
     return Enclosure(br.lo, br.hi)
 

@@ -74,7 +74,7 @@ from typing import Any
 from flint import arb, arb_poly
 
 from dpcert.arith.ball import Enclosure, ball, fraction_of, workprec
-from dpcert.arith.exact import Exact
+from dpcert.arith.exact import Exact, as_fraction
 from dpcert.core.params import integer, probability, real
 from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter
@@ -633,10 +633,6 @@ class PldResult:
     runs: tuple[int, ...]
 
 
-def _frac(v: Any) -> Fraction:
-    return v.value if isinstance(v, Exact) else Fraction(v)
-
-
 def _narrow(enc: Enclosure, rel_tol: float) -> bool:
     return enc.is_exact or (enc.width is not None and (enc.width == 0 or enc.rel_width() <= rel_tol))
 
@@ -701,7 +697,12 @@ def dpsgd_delta(
     ('[0.00109, 0.001093]', True)
     """
     parsed = DPSGD_DELTA.parse({"q": q, "sigma": sigma, "steps": steps, "eps": eps})
-    qq, s, k, e = _frac(parsed["q"]), _frac(parsed["sigma"]), int(parsed["steps"]), _frac(parsed["eps"])
+    qq, s, k, e = (
+        as_fraction(parsed["q"]),
+        as_fraction(parsed["sigma"]),
+        int(parsed["steps"]),
+        as_fraction(parsed["eps"]),
+    )
 
     def solve(n: int, tail: float) -> Enclosure:
         return delta_enclosure(both_directions(qq, s, k, n, tail, progress), e)
@@ -725,7 +726,12 @@ def dpsgd_eps(
     '[0.1036, 0.1038]'
     """
     parsed = DPSGD_EPS.parse({"q": q, "sigma": sigma, "steps": steps, "delta": delta})
-    qq, s, k, d = _frac(parsed["q"]), _frac(parsed["sigma"]), int(parsed["steps"]), _frac(parsed["delta"])
+    qq, s, k, d = (
+        as_fraction(parsed["q"]),
+        as_fraction(parsed["sigma"]),
+        int(parsed["steps"]),
+        as_fraction(parsed["delta"]),
+    )
 
     def solve(n: int, tail: float) -> Enclosure:
         return eps_enclosure(both_directions(qq, s, k, n, tail, progress), d, rel_tol)
@@ -768,7 +774,12 @@ def dpsgd_sigma(
     from dpcert.arith.search import certified_root
 
     parsed = DPSGD_SIGMA.parse({"q": q, "steps": steps, "eps": eps, "delta": delta})
-    qq, k, e, d = _frac(parsed["q"]), int(parsed["steps"]), _frac(parsed["eps"]), _frac(parsed["delta"])
+    qq, k, e, d = (
+        as_fraction(parsed["q"]),
+        int(parsed["steps"]),
+        as_fraction(parsed["eps"]),
+        as_fraction(parsed["delta"]),
+    )
     t0 = time.perf_counter()
     guess = _sigma_guess(qq, k, e, d)
     n = start_resolution(qq, Fraction(guess).limit_denominator(1000), k)
@@ -819,7 +830,7 @@ def dpsgd_sigma(
 
 
 def _parsed(q: Any, sigma: Any, steps: Any) -> tuple[Fraction, Fraction, int]:
-    return _frac(q), _frac(sigma), int(steps)
+    return as_fraction(q), as_fraction(sigma), int(steps)
 
 
 #: The ball path's largest effort: 2^LEVEL_CAP times the starting resolution.
@@ -851,7 +862,7 @@ def _sigma_at_level(q: Fraction, k: int, eps: Fraction, delta: Fraction, level: 
 
 
 def _delta_ball(ctx: Any, q: Exact, sigma: Exact, steps: int, eps: Exact) -> arb:
-    enc = _delta_at_level(*_parsed(q, sigma, steps), _frac(eps), _level(ctx.prec))
+    enc = _delta_at_level(*_parsed(q, sigma, steps), as_fraction(eps), _level(ctx.prec))
     with workprec(ctx.prec):
         return enc.ball()
 
@@ -862,7 +873,7 @@ def _delta_within(seconds: float, q: Exact, sigma: Exact, steps: int, eps: Exact
 
 
 def _eps_ball(ctx: Any, q: Exact, sigma: Exact, steps: int, delta: Exact) -> arb | Fraction:
-    enc = _eps_at_level(*_parsed(q, sigma, steps), _frac(delta), _level(ctx.prec))
+    enc = _eps_at_level(*_parsed(q, sigma, steps), as_fraction(delta), _level(ctx.prec))
     if enc.is_exact:
         return enc.lo
     with workprec(ctx.prec):
@@ -875,7 +886,7 @@ def _eps_within(seconds: float, q: Exact, sigma: Exact, steps: int, delta: Exact
 
 
 def _sigma_ball(ctx: Any, q: Exact, steps: int, eps: Exact, delta: Exact) -> arb:
-    enc = _sigma_at_level(_frac(q), int(steps), _frac(eps), _frac(delta), _level(ctx.prec))
+    enc = _sigma_at_level(as_fraction(q), int(steps), as_fraction(eps), as_fraction(delta), _level(ctx.prec))
     with workprec(ctx.prec):
         return enc.ball()
 

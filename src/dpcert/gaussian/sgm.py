@@ -47,7 +47,7 @@ from typing import Any
 from flint import arb, fmpq, fmpz
 
 from dpcert.arith.ball import Enclosure, ball, workprec
-from dpcert.arith.exact import Exact
+from dpcert.arith.exact import Exact, as_fraction
 from dpcert.core.params import real
 from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter
@@ -90,10 +90,6 @@ _Q = real("q", 0, 1, lo_open=True, doc="Poisson sampling rate in (0, 1]")
 _SIGMA = real("sigma", 0, lo_open=True, doc="noise multiplier (noise std / L2 sensitivity)")
 _ALPHA = real("alpha", 1, lo_open=True, max_abs=SGM_MAX_ALPHA, doc="Renyi order > 1 (non-integers up to 1000)")
 _EPS = real("eps", 0, doc="epsilon >= 0")
-
-
-def _frac(v: Any) -> Fraction:
-    return v.value if isinstance(v, Exact) else Fraction(v)
 
 
 def _fmpq(x: Fraction) -> fmpq:
@@ -475,10 +471,10 @@ def rdp_ball(ctx: Any, q: Exact, sigma: Exact, alpha: Exact | int) -> arb | Frac
     Raises:
         InvalidParameter: for a non-integer order beyond those caps (checked before any work).
     """
-    a = _frac(alpha)
+    a = as_fraction(alpha)
     if a.denominator == 1:
-        return _rdp_at(_frac(q), _frac(sigma), int(a), ctx.prec)
-    s = _frac(sigma)
+        return _rdp_at(as_fraction(q), as_fraction(sigma), int(a), ctx.prec)
+    s = as_fraction(sigma)
     if a > SGM_MAX_REAL_ALPHA or (a * a - a) / (2 * s * s) > SGM_MAX_REAL_EXPONENT:
         raise InvalidParameter(
             "alpha",
@@ -486,7 +482,7 @@ def rdp_ball(ctx: Any, q: Exact, sigma: Exact, alpha: Exact | int) -> arb | Frac
             f"an integer, or a non-integer order <= {SGM_MAX_REAL_ALPHA} with (alpha^2 - alpha)/(2 sigma^2) <= "
             f"{SGM_MAX_REAL_EXPONENT} (sigma = {_sci(s)})",
         )
-    return _rdp_real(_frac(q), s, a, ctx.prec)
+    return _rdp_real(as_fraction(q), s, a, ctx.prec)
 
 
 def _log_expm1_float(x: float) -> float:
@@ -566,8 +562,8 @@ def rdp_float(q: Any, sigma: Any, alpha: Any) -> float:
     import numpy as np
     from scipy import special
 
-    qf, s, a = float(_frac(q)), float(_frac(sigma)), _frac(alpha)
-    if _frac(q) == 1:
+    qf, s, a = float(as_fraction(q)), float(as_fraction(sigma)), as_fraction(alpha)
+    if as_fraction(q) == 1:
         return float(a) / (2 * s * s)
     if a.denominator != 1:
         return _rdp_real_float(qf, s, float(a))
@@ -621,7 +617,7 @@ def delta_ball(ctx: Any, q: Exact, sigma: Exact, eps: Exact) -> arb:
     Below e^{-10^6} (both directions' Gaussian tail bounds decided in balls) the ball is about [0, 2^-1442695]:
     a proved upper bound, whose exact end points are representable (the value's own would take megabytes).
     """
-    qq, s, e = _frac(q), _frac(sigma), _frac(eps)
+    qq, s, e = as_fraction(q), as_fraction(sigma), as_fraction(eps)
     if _below_floor(qq, s, e):
         half = arb(2) ** (-_FLOOR_BITS - 1)
         return arb(half, half)
@@ -649,7 +645,7 @@ def delta_float(q: Any, sigma: Any, eps: Any) -> float:
     import numpy as np
     from scipy import integrate, special
 
-    qf, s, e = float(_frac(q)), float(_frac(sigma)), float(_frac(eps))
+    qf, s, e = float(as_fraction(q)), float(as_fraction(sigma)), float(as_fraction(eps))
     log_q, log_1q = math.log(qf), (math.log1p(-qf) if qf < 1 else -math.inf)
 
     def log_s_rem(lv: float) -> float:

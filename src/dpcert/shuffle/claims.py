@@ -180,7 +180,11 @@ def check_rounds(max_prec: int, name: str, at: tuple[int, str, str], printed: st
 
 
 class _SympyContext:
-    """The three functions Lemma 1's formulas use, as sympy expressions (for the symbolic identity check)."""
+    """The functions Lemma 1's formulas use, as sympy expressions (for the symbolic identity check)."""
+
+    @staticmethod
+    def num(x: Any) -> Any:
+        return x
 
     @staticmethod
     def log(x: Any) -> Any:

@@ -71,9 +71,14 @@ def _cmd_rdp(a: argparse.Namespace) -> int:
     from dpcert.shuffle.reduction import LABEL
 
     kv = parse_kv(a.inputs)
+    if "alpha" in kv:  # the vocabulary's name of the Rényi order; lam is its legacy name
+        if "lam" in kv:
+            raise InvalidParameter("alpha", kv["alpha"], "only one of lam and alpha: both name the Renyi order")
+        kv["lam"] = kv.pop("alpha")
     unknown = set(kv) - {"n", "eps0", "lam"}
     if unknown or "lam" not in kv:
-        raise InvalidParameter("inputs", a.inputs, "n=<int> eps0=<real> lam=<value, list or a..b> (and nothing else)")
+        what = "n=<int> eps0=<real> alpha=<value, list or a..b> (or lam=; and nothing else)"
+        raise InvalidParameter("inputs", a.inputs, what)
     base = QUANTITIES["shuffle.rdp.thm2"].parse({"n": kv.get("n"), "eps0": kv.get("eps0"), "lam": 2})
     n, eps0 = base["n"], base["eps0"]
     if a.reduction and n > 10**6:
@@ -82,7 +87,7 @@ def _cmd_rdp(a: argparse.Namespace) -> int:
     rows, records = [], []
     # every order is parsed before the first is computed: a bad one is refused before any work
     orders = [
-        (lam_text, QUANTITIES["shuffle.rdp.thm2"].parse({"n": n, "eps0": kv["eps0"], "lam": lam_text})["lam"])
+        (lam_text, QUANTITIES["shuffle.rdp.thm2"].parse({"n": n, "eps0": kv["eps0"], "lam": lam_text})["alpha"])
         for lam_text in _orders(kv["lam"])
     ]
     for lam_text, lam in orders:
@@ -174,7 +179,7 @@ def _cmd_dp(a: argparse.Namespace) -> int:
     q = QUANTITIES["shuffle.dp.eps"]
     parsed = q.parse(kv)
     enc = q.enclose(kv, rel_tol=1e-12)
-    lam = conversion.best_lambda(parsed["n"], parsed["eps0"].value, parsed["T"], parsed["delta"].value, "eps")
+    lam = conversion.best_lambda(parsed["n"], parsed["eps0"].value, parsed["k"], parsed["delta"].value, "eps")
     record = {
         "inputs": {k: (v.to_json() if hasattr(v, "to_json") else v) for k, v in parsed.items()},
         "eps": enc.to_json(20),
@@ -184,7 +189,7 @@ def _cmd_dp(a: argparse.Namespace) -> int:
     }
     others = []
     for bound, label in (("thm1", "Thm 1 via eq. (8)"), ("thm2", "Thm 2"), ("efm19", "EFM+19 eq. (10)")):
-        lam_b, val = conversion.dp_eps_of_bound(bound, parsed["n"], parsed["eps0"], parsed["T"], parsed["delta"])
+        lam_b, val = conversion.dp_eps_of_bound(bound, parsed["n"], parsed["eps0"], parsed["k"], parsed["delta"])
         hi = "inf" if not val.is_finite() else enclosure_of(val).decimal(12)[1]  # rounded up
         others.append({"bound": bound, "label": label, "lam": str(lam_b), "eps_upper_endpoint": hi})
     record["per_bound"] = others
@@ -194,7 +199,7 @@ def _cmd_dp(a: argparse.Namespace) -> int:
     rows = [["min(Thm 1, Thm 2, RR_1) (shuffle.dp.eps)", enc.decimal(12)[1], str(lam)]]
     rows += [[o["label"], o["eps_upper_endpoint"], o["lam"]] for o in others]
     print(
-        f"(eps, delta)-DP of T = {parsed['T']} shuffled rounds, n = {parsed['n']}, eps0 = {parsed['eps0'].given}, "
+        f"(eps, delta)-DP of T = {parsed['k']} shuffled rounds, n = {parsed['n']}, eps0 = {parsed['eps0'].given}, "
         f"delta = {parsed['delta'].given} (Lemma 1 at the best lam, certified at it)"
     )
     print(table(rows, ["RDP bound", "eps (rounded up)", "lam"]))

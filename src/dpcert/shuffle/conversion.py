@@ -40,6 +40,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcert.arith.ball import ball
 from dpcert.arith.exact import Exact, to_fraction
+from dpcert.composition.rdp import cks_delta_raw, cks_eps_raw
 from dpcert.errors import InvalidParameter
 from dpcert.shuffle import bounds
 from dpcert.shuffle._floats import log_pos
@@ -54,6 +55,7 @@ __all__ = [
     "UPPER_BOUNDS",
     "lemma1_eps",
     "lemma1_delta",
+    "lemma1_eps_float",
     "best_lambda",
     "dp_eps_ball",
     "dp_eps_float",
@@ -170,27 +172,14 @@ def upper_bound_float(n: int, eps0: Any, lam: Any, bound: str) -> float:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Lemma 1 (both forms), as scalar formulas against a context
+# Lemma 1 (both forms): Canonne–Kamath–Steinke's conversion, written once in dpcert.composition.rdp
 
-
-def lemma1_eps(ctx: Any, lam: Any, rdp: Any, delta: Any) -> Any:
-    """ε = R + [log(1/δ) + (λ−1) log(1−1/λ) − log λ]/(λ−1): (λ, R)-RDP implies (ε, δ)-DP (before clamping at 0).
-
-    References:
-        Girgis et al. [GDDSK21] (CCS 2021), Lemma 1 (Canonne–Kamath–Steinke 2020 [CKS20], Prop. 12).
-    """
-    lm1 = lam - 1
-    return rdp + (-ctx.log(delta) + lm1 * ctx.log1p(-1 / lam) - ctx.log(lam)) / lm1
-
-
-def lemma1_delta(ctx: Any, lam: Any, rdp: Any, eps: Any) -> Any:
-    """δ = exp((λ−1)(R − ε)) (1−1/λ)^λ/(λ−1): (λ, R)-RDP implies (ε, δ)-DP (before clamping at 1).
-
-    References:
-        Girgis et al. [GDDSK21] (CCS 2021), Lemma 1.
-    """
-    lm1 = lam - 1
-    return ctx.exp(lm1 * (rdp - eps) + lam * ctx.log1p(-1 / lam) - ctx.log(lm1))
+#: ε = R + log(1 − 1/λ) − (log δ + log λ)/(λ−1): (λ, R)-RDP implies (ε, δ)-DP before clamping at 0 ([GDDSK21,
+#: Lemma 1], citing [CKS20, Prop. 12]); :func:`dpcert.composition.rdp.cks_eps_raw`
+lemma1_eps = cks_eps_raw
+#: δ = exp((λ−1)(R − ε)) (1−1/λ)^λ/(λ−1) before clamping at 1 ([GDDSK21, Lemma 1]);
+#: :func:`dpcert.composition.rdp.cks_delta_raw`
+lemma1_delta = cks_delta_raw
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -211,7 +200,14 @@ def _objective_eps(
     n: int, e: float, t: int, log_delta: float, lam: NDArray[np.float64], bound: str = "upper"
 ) -> NDArray[np.float64]:
     """ε(δ) at each λ, from log δ (δ itself may be below float64's range: 1e-3999 is a valid δ)."""
-    return t * BOUNDS[bound][0](n, e, lam) + (-log_delta + (lam - 1) * np.log1p(-1 / lam) - np.log(lam)) / (lam - 1)
+    return lemma1_eps_float(t * BOUNDS[bound][0](n, e, lam), lam, log_delta)
+
+
+def lemma1_eps_float(rdp: ArrayLike, lam: NDArray[np.float64], log_delta: float) -> NDArray[np.float64]:
+    """Lemma 1's ε at each order, vectorised over λ, from log δ: the float64 search objective (the certified value
+    is :func:`dpcert.composition.rdp.cks_eps_raw`'s). It takes log δ because δ itself may be below float64's
+    range (1e-3999 is a valid δ)."""
+    return rdp + (-log_delta + (lam - 1) * np.log1p(-1 / lam) - np.log(lam)) / (lam - 1)
 
 
 def _objective_log_delta(n: int, e: float, t: int, eps: float, lam: NDArray[np.float64]) -> NDArray[np.float64]:

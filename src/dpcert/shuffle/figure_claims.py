@@ -42,7 +42,7 @@ from dpcert.core.claim import Claim, Evidence, FunctionClaim, QuantityClaim, Rou
 from dpcert.core.params import integer, probability, real
 from dpcert.core.quantity import Quantity
 from dpcert.shuffle import conversion, fmt20, subsampling
-from dpcert.shuffle.quantities import DELTA, EPS0, N
+from dpcert.shuffle.quantities import DELTA, EPS0, N, by_position
 
 __all__ = [
     "FIGURE_QUANTITIES",
@@ -57,10 +57,10 @@ __all__ = [
 _PAPER = "Girgis–Data–Diggavi–Suresh–Kairouz, CCS 2021"
 _FMT = "Feldman–McMillan–Talwar arXiv 2012.12803 (apple/ml-shuffling-amplification closedformanalysis)"
 
-LAM_ZW = integer("lam", 2, doc="integer Renyi order lambda >= 2 (O(lambda^2) terms)", max_abs=4096)
-GAMMA = probability("gamma", one=True, doc="Poisson sampling probability in [0, 1]")
+LAM_ZW = integer("alpha", 2, doc="integer Renyi order lambda >= 2 (O(lambda^2) terms)", max_abs=4096)
+GAMMA = probability("q", one=True, doc="Poisson sampling probability in [0, 1] (the paper's gamma)")
 T_KOV = integer(
-    "T", 1, doc="number of composed shuffled rounds (KOV15's certified composition: T <= 10^8)", max_abs=10**8
+    "k", 1, doc="number of composed shuffled rounds (KOV15's certified composition: T <= 10^8)", max_abs=10**8
 )
 
 #: KOV15's certified composition reads rationals of at most 4000 digits, and the remainder of δ left to it after
@@ -88,20 +88,20 @@ FIGURE_QUANTITIES: dict[str, Quantity] = {
         Quantity(
             "shuffle.fmt20_kov.eps",
             (N, EPS0, T_KOV, DELTA_KOV),
-            fmt20.closed_kov_eps_ball,
+            by_position(fmt20.closed_kov_eps_ball),
             f"{_FMT}; Kairouz–Oh–Viswanath ICML 2015 Thm 3.3",
             "FMT20 closed form per round + KOV15 optimal composition over T rounds (delta split chosen in float)",
-            float=fmt20.closed_kov_eps_float,
+            float=by_position(fmt20.closed_kov_eps_float),
             float_rtol=1e-9,
         ),
         Quantity(
             "shuffle.rdp.poisson",
             (N, EPS0, LAM_ZW, GAMMA),
-            subsampling.poisson_thm1_ball,
+            by_position(subsampling.poisson_thm1_ball),
             "Zhu–Wang ICML 2019 general upper bound (autodp rdp_acct.general_upperbound) with Girgis et al. Theorem 1",
             "RDP of Poisson-subsampled shuffling: Zhu–Wang's general bound over Theorem 1 at n clients (Fig. 5 recipe; "
             "add/remove vs replacement caveat, dpcert.shuffle.subsampling)",
-            float=subsampling.poisson_thm1_float,
+            float=by_position(subsampling.poisson_thm1_float),
             float_rtol=1e-10,
         ),
     )

@@ -140,13 +140,12 @@ def poisson_dp_eps(
         Girgis et al. [GDDSK21] (CCS 2021) Lemmas 1–2 and Fig. 5; Zhu–Wang ICML 2019 [ZW19] (general upper bound).
     """
     from dpcert.arith.context import BallContext
-    from dpcert.shuffle.conversion import lemma1_eps
+    from dpcert.shuffle.conversion import lemma1_eps, lemma1_eps_float
 
     alphas = np.arange(2, lam_max + 1, dtype=np.float64)
     log_d = log_pos(to_fraction(delta))  # δ may be below float64's range
-    objective = T * poisson_curve_float(n, float(to_fraction(eps0)), float(to_fraction(gamma)), lam_max) + (
-        -log_d + (alphas - 1) * np.log1p(-1 / alphas) - np.log(alphas)
-    ) / (alphas - 1)
+    curve = poisson_curve_float(n, float(to_fraction(eps0)), float(to_fraction(gamma)), lam_max)
+    objective = lemma1_eps_float(T * curve, alphas, log_d)
     best = int(alphas[int(np.argmin(objective))])
     with BallContext(prec) as ctx:
         rdp = T * ball(poisson_thm1_ball(ctx, n, eps0, best, gamma))

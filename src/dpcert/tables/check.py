@@ -159,17 +159,19 @@ def row_claim(row: RawRow, source: str | Path, table_sha256: str) -> RowClaim:
             raise InvalidParameter("quantity", name, "the name of a quantity (see `dpcert quantities`)")
         q = registry.quantity(name)
         params = [p.name for p in q.params]
-        unknown = [c for c in cells if c not in _KNOWN and c not in params]
+        aliases = q.aliases  # the vocabulary's other names of its inputs (dpcert.core.vocabulary)
+        unknown = [c for c in cells if c not in _KNOWN and c not in params and c not in aliases]
         if unknown:
             what = f"unknown input {unknown[0][:40]!r} of {q.name} (its inputs: {', '.join(params)})"
             return RowClaim(row.line, cells, problem=what)
-        inputs = {c: v for c, v in cells.items() if c in params}
-        missing = [p for p in q.params if p.default is None and p.name not in inputs]
+        inputs = {c: v for c, v in cells.items() if c in params or c in aliases}
+        named = {aliases.get(c, c) for c in inputs}
+        missing = [p for p in q.params if p.default is None and p.name not in named]
         if missing:
             p = missing[0]
             return RowClaim(row.line, cells, problem=f"missing input {p.name} of {q.name}: {p.allowed()}")
         # tables hold values, never paths: a row cannot make dpcert read another file
-        validate(q.params, inputs, where=f" of {q.name}", files=False)
+        validate(q.params, inputs, where=f" of {q.name}", files=False, aliases=q.aliases)
         comparison = _comparison(cells)
         expected = Verdict.parse(cells.get("expected", "CERTIFIED"), "expected")
         note = cells.get("note", "")
