@@ -220,6 +220,7 @@ def max_prec_option() -> Any:
 
 def output_option(option: str, *, directory: bool = False, stream: bool = False) -> Callable[[str], str]:
     """The argparse type of an output option: :func:`~dpcert.core.files.check_output` at parse time, before any work."""
+
     def parse(text: str) -> str:
         try:
             return check_output(text, option=option, directory=directory, stream=stream)
@@ -231,6 +232,7 @@ def output_option(option: str, *, directory: bool = False, stream: bool = False)
 
 def path_option(option: str) -> Callable[[str], str]:
     """The argparse type of an input path: refuses the empty path (which would mean the current directory)."""
+
     def parse(text: str) -> str:
         if text == "":
             raise argparse.ArgumentTypeError(str(InvalidParameter(option, text, "a non-empty path")))

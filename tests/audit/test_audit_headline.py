@@ -30,8 +30,10 @@ def _gauss_delta(eps, sigma):
 
 def _none_installed(monkeypatch):
     """Every peer as after a plain ``pip install .``: its module cannot be imported."""
-    missing = [dataclasses.replace(p, module=f"dpcert_no_such_module_{i}", _status=None)
-               for i, p in enumerate(peers_module.PEERS)]
+    missing = [
+        dataclasses.replace(p, module=f"dpcert_no_such_module_{i}", _status=None)
+        for i, p in enumerate(peers_module.PEERS)
+    ]
     monkeypatch.setattr(peers_module, "PEERS", missing)
 
 
