@@ -307,7 +307,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", parser_class=CommandParser)
 
     v = sub.add_parser("verify", help="run claim manifests (default: the bundled claims)")
-    v.add_argument("manifest", nargs="*", help="manifest TOML files (default: the bundled verify/default.toml)")
+    v.add_argument("manifest", nargs="*", help="manifest TOML files (default: every package's bundled manifests)")
     v.add_argument(
         "--select",
         "-s",
