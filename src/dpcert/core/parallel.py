@@ -1198,8 +1198,12 @@ def _reach_scheduler(address: str, timeout: float) -> dict[str, Any]:
     reply, exc = box.get("reply"), box.get("error")
     if "reply" not in box and (exc is None or isinstance(exc, (TimeoutError, asyncio.TimeoutError))):
         raise _refuse(address, f"a service there accepted the connection but gave no Dask answer within {timeout:g} s")
-    if exc is not None:  # bytes that are not Dask messages (MemoryError, a decoding error), or a closed connection
-        raise _refuse(address, f"the service there does not speak Dask's protocol ({type(exc).__name__})")
+    if isinstance(exc, OSError):  # distributed's CommClosedError
+        raise _refuse(address, "the service there closed the connection without a Dask answer")
+    if exc is not None:  # bytes that are not Dask messages: a MemoryError (read as a frame length), a decoding error
+        raise _refuse(
+            address, f"the service there does not speak Dask's protocol; its reply raised {type(exc).__name__}"
+        )
     if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
         what = reply.get("type") if isinstance(reply, dict) else None
         raise _refuse(address, f"a Dask {what} answers there, not a scheduler" if what else "not a Dask scheduler")
@@ -1242,6 +1246,11 @@ def _quiet_client_logs() -> Iterator[None]:
     makes its client log a traceback per failed reconnection, where dpcert says what happened in one line."""
     import logging
 
+    try:
+        import distributed  # noqa: F401 - its import sets its loggers' levels, overridden here
+    except ImportError:  # said in one line by _dask_client
+        yield
+        return
     names = ["distributed", "tornado"]
     names += [n for n, lg in logging.root.manager.loggerDict.items() if n.startswith(("distributed.", "tornado."))
               and isinstance(lg, logging.Logger) and lg.level != logging.NOTSET]  # fmt: skip
@@ -1399,23 +1408,23 @@ def _gather_dask(
     watcher.start()
     try:
         for f, value in results:
-            i = index[f.key]
-            if f.status == "finished":
+            i, status = index[f.key], f.status
+            exc = f.exception() if status == "error" else None
+            f.release()  # only the result is kept: a later death of the worker holding it is no loss to recompute
+            del f
+            if status == "finished":
                 settled.add(i)
                 finished(i, foreign.accept(fn, chunks[i], value))
-            elif f.status == "error":
+            elif status == "error":
                 settled.add(i)
-                exc = f.exception()
                 if isinstance(exc, KilledWorker):
                     failed[i] = f"its workers died ({exc})"
                 else:
                     first.note(i, exc)
-            else:  # lost or cancelled: the scheduler went away, or forgot the task
-                gone = client.status != "running"
-                raise SchedulerLost(address, f"{'went away' if gone else 'lost the task of a chunk'} during the run "
-                                             f"({state()})")  # fmt: skip
-            f.release()  # done with: a later death of the worker holding it does not make Dask compute it again
-            del f, value
+            else:  # lost or cancelled: the scheduler went away (its client cancels every task), or forgot the task
+                what = "went away" if client.status != "running" else f"dropped the task of chunk {i} ({status})"
+                raise SchedulerLost(address, f"{what} during the run ({state()})")
+            del value
             if first.due(lambda j: j in settled or j not in index.values()):
                 break
     finally:
