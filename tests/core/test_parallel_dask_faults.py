@@ -131,6 +131,15 @@ def test_garbage_bytes_are_said_to_be_no_dask_protocol(capsys):
     assert took < 5
 
 
+def test_a_dask_worker_given_as_the_scheduler_is_named(capsys):
+    with distributed.LocalCluster(n_workers=1, processes=False, protocol="tcp", dashboard_address=None) as lc:
+        address = next(iter(lc.scheduler_info["workers"]))
+        rc, err, _ = _cli(capsys, "--scheduler", address, limit=20)
+    assert rc == 2 and len(err) == 1, err
+    assert err[0].startswith(f"dpcert: error: invalid --scheduler='{address}'")
+    assert "(a Dask Worker answers there, not a scheduler)" in err[0]
+
+
 # ------------------------------------------------------------------------------ a scheduler without workers
 
 
@@ -163,6 +172,34 @@ def test_a_worker_that_joins_while_the_run_waits_runs_its_chunks():
         with time_limit(30):
             total = map_chunks(_square, range(6), run=RunOptions("dask", scheduler=lc.scheduler_address))
     assert total.counts == {"sum": 55}
+
+
+def _slow_square(x: int) -> Summary:
+    time.sleep(0.1)
+    return _square(x)
+
+
+def test_workers_that_all_leave_during_the_run_end_it_after_the_wait(capsys):
+    # on f3737cd the tasks waited for a worker forever, printing nothing
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as lc:
+        address = lc.scheduler_address
+
+        def retire(i: int, value: Summary) -> None:
+            if i == 1:
+                lc.scale(0)
+
+        t0 = time.monotonic()
+        with time_limit(30), pytest.raises(SchedulerLost) as lost:
+            run = RunOptions("dask", scheduler=address, wait_for_workers=1)
+            parallel.map_each(_slow_square, range(40), run=run, on_result=retire)
+        took = time.monotonic() - t0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"dpcert: the Dask scheduler at {address} has no workers left: waiting up to 1 s for one (--wait-for-workers)"
+    ]
+    assert str(lost.value).startswith(f"the Dask scheduler at {address} lost its workers: none for 1 s (")
+    assert "of 40 chunks done; start some with `dask worker" in str(lost.value)
+    assert took < 1 + 6
 
 
 @pytest.mark.parametrize("bad", [0, -1, math.nan, math.inf, True, "5", 86401])

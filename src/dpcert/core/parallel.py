@@ -9,18 +9,21 @@ scheduler given by address or ``DPCERT_SCHEDULER``, else a ``LocalCluster``).
 
 Faults: a chunk whose worker dies is run again in a fresh process of its own (Dask: rescheduled on another worker);
 a chunk that dies there too is not dropped but reported in :attr:`Summary.failed` (its caller says UNDECIDED for
-its range). A checkpoint (:class:`Checkpoint`, ``--checkpoint FILE``) records each finished chunk's summary
-atomically, keyed by a hash of the inputs and the dpcert version, so a resumed run merges the same summaries in the
-same order as an uninterrupted one.
+its range). A Dask scheduler that is not there, does not answer as one within :data:`SCHEDULER_TIMEOUT`, has no
+worker within ``--wait-for-workers`` or goes away during the run ends it in one line
+(:class:`~dpcert.errors.RunOptionError`, :class:`~dpcert.errors.SchedulerLost`). A checkpoint (:class:`Checkpoint`,
+``--checkpoint FILE``) records each finished chunk's summary atomically, keyed by a hash of the inputs and the dpcert
+version, so a resumed run merges the same summaries in the same order as an uninterrupted one.
 
 Trust: a worker's result carries the :func:`code_fingerprint` of the code that computed it, and one of other code is
 computed again here, never merged; a checkpoint entry is authenticated under the user's key (never in the file) and
 bound to the fingerprint. A :func:`map_chunks` started inside a worker runs inline there (:func:`in_worker`).
 
-A command offers the options ``--workers``, ``--executor``, ``--scheduler`` and ``--checkpoint`` (the command
-line's part, in :mod:`dpcert.cli_support`) and passes ``make_run_options(..., key=<its inputs as text>,
-progress=<label or None>)`` down to ``map_chunks(fn, chunks, run=run)`` (or :func:`map_each` for results that
-are not summaries); a command making several ``map_chunks`` calls shares one checkpoint file, one section per call.
+A command offers the options ``--workers``, ``--executor``, ``--scheduler``, ``--wait-for-workers`` and
+``--checkpoint`` (the command line's part, in :mod:`dpcert.cli_support`) and passes ``make_run_options(...,
+key=<its inputs as text>, progress=<label or None>)`` down to ``map_chunks(fn, chunks, run=run)`` (or
+:func:`map_each` for results that are not summaries); a command making several ``map_chunks`` calls shares one
+checkpoint file, one section per call.
 
 Workers never outlive the run. Each worker dies with its parent (Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``;
 everywhere: a watchdog thread that exits when the process that started the pool is gone, watched by its pid), so
@@ -1179,7 +1182,7 @@ def _reach_scheduler(address: str, timeout: float) -> dict[str, Any]:
     async def identity() -> Any:
         comm = await connect(address, timeout=timeout, **Security().get_connection_args("client"))
         try:
-            await comm.write({"op": "identity", "n_workers": 0})
+            await comm.write({"op": "identity"})  # (a worker's identity takes no arguments)
             return await comm.read()
         finally:
             comm.abort()
