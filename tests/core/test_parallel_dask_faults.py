@@ -26,7 +26,7 @@ from timeguard import time_limit
 import dpcert.core.parallel as parallel
 from dpcert.cli import main
 from dpcert.core.parallel import RunOptions, Summary, map_chunks, map_each
-from dpcert.errors import RunOptionError, SchedulerLost
+from dpcert.errors import InvalidParameter, RunOptionError, SchedulerLost
 
 try:
     import distributed
@@ -200,6 +200,19 @@ def test_workers_that_all_leave_during_the_run_end_it_after_the_wait(capsys):
     assert str(lost.value).startswith(f"the Dask scheduler at {address} lost its workers: none for 1 s (")
     assert "of 40 chunks done; start some with `dask worker" in str(lost.value)
     assert took < 1 + 6
+
+
+def _raises_at_3(x: int) -> Summary:
+    if x == 3:
+        raise InvalidParameter("x", 3, "anything but 3")
+    return _square(x)
+
+
+def test_a_chunk_that_raises_on_dask_raises_its_own_error_not_a_fault_of_the_scheduler():
+    with distributed.LocalCluster(n_workers=2, processes=False, dashboard_address=None) as lc:
+        with time_limit(30), pytest.raises(InvalidParameter, match=r"^invalid x=3: expected anything but 3$") as err:
+            map_chunks(_raises_at_3, range(8), run=RunOptions("dask", scheduler=lc.scheduler_address))
+    assert not isinstance(err.value, SchedulerLost)
 
 
 @pytest.mark.parametrize("bad", [0, -1, math.nan, math.inf, True, "5", 86401])

@@ -1169,6 +1169,7 @@ def _reach_scheduler(address: str, timeout: float) -> dict[str, Any]:
         host, port = parse_host_port(loc) if scheme in ("tcp", "tls") else (None, None)
     except (ValueError, TypeError):
         raise _refuse(address, "not an address") from None
+    t0 = time.monotonic()
     if host is not None:  # a plain TCP connection first: refused, unknown or unreachable is said at once
         try:
             socket.create_connection((host, port), timeout=timeout).close()
@@ -1179,8 +1180,10 @@ def _reach_scheduler(address: str, timeout: float) -> dict[str, Any]:
         except OSError as exc:  # an unknown host, an unreachable network
             raise _refuse(address, f"cannot connect: {exc.strerror or exc}") from None
 
+    left = max(timeout - (time.monotonic() - t0), 0.5)  # the same deadline for the connection and the answer
+
     async def identity() -> Any:
-        comm = await connect(address, timeout=timeout, **Security().get_connection_args("client"))
+        comm = await connect(address, timeout=left, **Security().get_connection_args("client"))
         try:
             await comm.write({"op": "identity"})  # (a worker's identity takes no arguments)
             return await comm.read()
@@ -1191,13 +1194,13 @@ def _reach_scheduler(address: str, timeout: float) -> dict[str, Any]:
 
     def ask() -> None:
         try:
-            box["reply"] = asyncio.run(asyncio.wait_for(identity(), timeout))
+            box["reply"] = asyncio.run(asyncio.wait_for(identity(), left))
         except BaseException as exc:  # noqa: BLE001 - said below, in the caller's thread
             box["error"] = exc
 
     asker = threading.Thread(target=ask, name="dpcert-scheduler-probe", daemon=True)
     asker.start()
-    asker.join(timeout + 5)  # the deadline inside ends it; this bounds the wait should the loop not stop
+    asker.join(left + 5)  # the deadline inside ends it; this bounds the wait should the loop not stop
     reply, exc = box.get("reply"), box.get("error")
     if "reply" not in box and (exc is None or isinstance(exc, (TimeoutError, asyncio.TimeoutError))):
         raise _refuse(address, f"a service there accepted the connection but gave no Dask answer within {timeout:g} s")
@@ -1413,7 +1416,7 @@ def _gather_dask(
         for f, value in results:
             i, status = index[f.key], f.status
             exc = f.exception() if status == "error" else None
-            f.release()  # only the result is kept: a later death of the worker holding it is no loss to recompute
+            f.release()  # only the result is kept: the worker holding it may die later, and Dask computes nothing again
             del f
             if status == "finished":
                 settled.add(i)
@@ -1433,8 +1436,8 @@ def _gather_dask(
     finally:
         stop.set()
         watcher.join(5)
-    if fault:
-        raise fault[0]
+    if fault and len(settled) < len(todo) and not first.due(lambda j: j in settled or j not in index.values()):
+        raise fault[0]  # (a fault noticed after the last result, or after the error that ends the run, is none)
     if first.index is not None:
         assert first.exc is not None
         raise first.exc
