@@ -248,11 +248,12 @@ def add_run_options(
     workers_default: int | None = None,
     default_help: str | None = None,
 ) -> None:
-    """Add ``--workers N``, ``--executor serial|processes|dask``, ``--scheduler ADDRESS`` and (with ``checkpoint``)
-    ``--checkpoint FILE`` to a command's parser; :func:`run_options` turns the parsed arguments into
-    :class:`~dpcert.core.parallel.RunOptions`. ``workers_default``: the default of ``--workers`` (``None``: every
-    core); ``default_help``: how ``--workers`` help states that default (``None``: "every core" or the number)."""
-    from dpcert.core.parallel import EXECUTORS, MAX_WORKERS, SCHEDULER_ENV
+    """Add ``--workers N``, ``--executor serial|processes|dask``, ``--scheduler ADDRESS``, ``--wait-for-workers
+    SECONDS`` and (with ``checkpoint``) ``--checkpoint FILE`` to a command's parser; :func:`run_options` turns the
+    parsed arguments into :class:`~dpcert.core.parallel.RunOptions`. ``workers_default``: the default of
+    ``--workers`` (``None``: every core); ``default_help``: how ``--workers`` help states that default (``None``:
+    "every core" or the number)."""
+    from dpcert.core.parallel import EXECUTORS, MAX_WAIT_FOR_WORKERS, MAX_WORKERS, SCHEDULER_ENV, WAIT_FOR_WORKERS
 
     cores = default_help or ("every core" if workers_default is None else str(workers_default))
     parser.add_argument(
@@ -273,6 +274,14 @@ def add_run_options(
         metavar="ADDRESS",
         default=None,
         help=f"with --executor dask: the scheduler (tcp://HOST:PORT; default ${SCHEDULER_ENV}, else a LocalCluster)",
+    )
+    parser.add_argument(
+        "--wait-for-workers",
+        metavar="SECONDS",
+        type=seconds_option("--wait-for-workers", MAX_WAIT_FOR_WORKERS),
+        default=None,
+        help=f"with --executor dask: how long to wait for the scheduler to have a worker, at the start or when all "
+        f"left, before the run ends (default {WAIT_FOR_WORKERS:g})",
     )
     if checkpoint:
         parser.add_argument(
@@ -302,4 +311,5 @@ def run_options(args: argparse.Namespace, *, key: str | None = None, progress: s
         checkpoint=getattr(args, "checkpoint", None),
         key=key,
         progress=progress,
+        wait_for_workers=getattr(args, "wait_for_workers", None),
     )

@@ -17,6 +17,7 @@ __all__ = [
     "UnknownClaim",
     "ManifestError",
     "RunOptionError",
+    "SchedulerLost",
     "CertificateError",
     "PrecisionExhausted",
     "WorkerDied",
@@ -111,6 +112,16 @@ class RunOptionError(InvalidParameter):
     """An option of *how* a computation runs is unusable (``--scheduler`` unreachable or of another dpcert version,
     ``--executor dask`` without Dask, a ``--checkpoint`` of other inputs or damaged): a fault of the run, not an
     outcome of what it computes, so a claim's check passes it on instead of recording an ERROR verdict."""
+
+
+class SchedulerLost(RunOptionError):
+    """The Dask scheduler of a run went away, or was left without workers, while chunks were running: the run is
+    incomplete (no verdict). A fault of the run, passed on by a claim's check like every :class:`RunOptionError`;
+    its message is one line naming the scheduler's address and what happened."""
+
+    def __init__(self, address: str, what: str) -> None:
+        super().__init__("--scheduler", address, what)
+        Exception.__init__(self, f"the Dask scheduler at {address} {what}")
 
 
 class ManifestError(InvalidParameter):

@@ -9,18 +9,21 @@ scheduler given by address or ``DPCERT_SCHEDULER``, else a ``LocalCluster``).
 
 Faults: a chunk whose worker dies is run again in a fresh process of its own (Dask: rescheduled on another worker);
 a chunk that dies there too is not dropped but reported in :attr:`Summary.failed` (its caller says UNDECIDED for
-its range). A checkpoint (:class:`Checkpoint`, ``--checkpoint FILE``) records each finished chunk's summary
-atomically, keyed by a hash of the inputs and the dpcert version, so a resumed run merges the same summaries in the
-same order as an uninterrupted one.
+its range). A Dask scheduler that is not there, does not answer as one within :data:`SCHEDULER_TIMEOUT`, has no
+worker within ``--wait-for-workers`` or goes away during the run ends it in one line
+(:class:`~dpcert.errors.RunOptionError`, :class:`~dpcert.errors.SchedulerLost`). A checkpoint (:class:`Checkpoint`,
+``--checkpoint FILE``) records each finished chunk's summary atomically, keyed by a hash of the inputs and the dpcert
+version, so a resumed run merges the same summaries in the same order as an uninterrupted one.
 
 Trust: a worker's result carries the :func:`code_fingerprint` of the code that computed it, and one of other code is
 computed again here, never merged; a checkpoint entry is authenticated under the user's key (never in the file) and
 bound to the fingerprint. A :func:`map_chunks` started inside a worker runs inline there (:func:`in_worker`).
 
-A command offers the options ``--workers``, ``--executor``, ``--scheduler`` and ``--checkpoint`` (the command
-line's part, in :mod:`dpcert.cli_support`) and passes ``make_run_options(..., key=<its inputs as text>,
-progress=<label or None>)`` down to ``map_chunks(fn, chunks, run=run)`` (or :func:`map_each` for results that
-are not summaries); a command making several ``map_chunks`` calls shares one checkpoint file, one section per call.
+A command offers the options ``--workers``, ``--executor``, ``--scheduler``, ``--wait-for-workers`` and
+``--checkpoint`` (the command line's part, in :mod:`dpcert.cli_support`) and passes ``make_run_options(...,
+key=<its inputs as text>, progress=<label or None>)`` down to ``map_chunks(fn, chunks, run=run)`` (or
+:func:`map_each` for results that are not summaries); a command making several ``map_chunks`` calls shares one
+checkpoint file, one section per call.
 
 Workers never outlive the run. Each worker dies with its parent (Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``;
 everywhere: a watchdog thread that exits when the process that started the pool is gone, watched by its pid), so
@@ -43,7 +46,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -51,7 +54,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dpcert.errors import RunOptionError, WorkerDied
+from dpcert.errors import RunOptionError, SchedulerLost, WorkerDied
 
 if TYPE_CHECKING:  # the pool machinery is imported when a pool runs: `dpcert --help` and `eval` stay quick
     from concurrent.futures import ProcessPoolExecutor
@@ -73,6 +76,7 @@ __all__ = [
     "code_fingerprint",
     "in_worker",
     "sigterm_unwinds",
+    "WAIT_FOR_WORKERS",
 ]
 
 #: The executors of :func:`map_chunks` (``--executor``).
@@ -87,8 +91,13 @@ MAX_ATTEMPTS = 2
 MAX_REQUEUES = 8
 #: Environment variable naming the Dask scheduler when ``--scheduler`` is not given.
 SCHEDULER_ENV = "DPCERT_SCHEDULER"
-#: Seconds to reach a Dask scheduler before ``--scheduler`` is refused.
+#: Seconds for a Dask scheduler to accept a connection and answer in Dask's protocol (both together) before
+#: ``--scheduler`` is refused.
 SCHEDULER_TIMEOUT = 10.0
+#: Seconds a run waits, by default, for a Dask scheduler without workers to get one (``--wait-for-workers``).
+WAIT_FOR_WORKERS = 30.0
+#: The longest ``--wait-for-workers`` (seconds).
+MAX_WAIT_FOR_WORKERS = 86400.0
 
 #: how often the watchdog of a worker checks that its parent is alive (seconds)
 _WATCHDOG_PERIOD = 0.5
@@ -413,6 +422,8 @@ class RunOptions:
         checkpoint_key: what the checkpoint is of (the caller's inputs, any text; hashed with the dpcert version);
             ``None``: the chunks themselves.
         progress: a label for progress lines on stderr, or ``None`` for silence.
+        wait_for_workers: with ``"dask"``, seconds to wait for the scheduler to have a worker (at the start, or when
+            all left during the run) before the run ends in one line; ``None``: :data:`WAIT_FOR_WORKERS`.
     """
 
     executor: str = "processes"
@@ -421,6 +432,7 @@ class RunOptions:
     checkpoint: str | None = None
     checkpoint_key: str | None = None
     progress: str | None = None
+    wait_for_workers: float | None = None
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:
@@ -431,6 +443,19 @@ class RunOptions:
             raise RunOptionError("--workers", self.workers, f"an integer in [1, {MAX_WORKERS}]")
         if self.scheduler is not None and self.executor != "dask":
             raise RunOptionError("--scheduler", self.scheduler, "only with --executor dask")
+        wait = self.wait_for_workers
+        if wait is not None:
+            if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 < wait <= MAX_WAIT_FOR_WORKERS:
+                raise RunOptionError(
+                    "--wait-for-workers", wait, f"a number of seconds in (0, {MAX_WAIT_FOR_WORKERS:g}]"
+                )
+            if self.executor != "dask":
+                raise RunOptionError("--wait-for-workers", wait, "only with --executor dask")
+
+    @property
+    def wait_seconds(self) -> float:
+        """Seconds a Dask run waits for a worker (:attr:`wait_for_workers`, else :data:`WAIT_FOR_WORKERS`)."""
+        return WAIT_FOR_WORKERS if self.wait_for_workers is None else float(self.wait_for_workers)
 
     @property
     def n_workers(self) -> int:
@@ -453,17 +478,19 @@ def make_run_options(
     checkpoint: str | None = None,
     key: str | None = None,
     progress: str | None = None,
+    wait_for_workers: float | None = None,
 ) -> RunOptions:
     """:class:`RunOptions` from a command's plain values, its checkpoint checked before any work.
 
     Args:
         key: what the command computes (its inputs as text); keys the checkpoint with the dpcert version.
         progress: the label of progress lines on stderr (``None``: silent).
+        wait_for_workers: seconds a Dask run waits for a worker (``None``: :data:`WAIT_FOR_WORKERS`).
 
     Raises:
-        RunOptionError: ``--scheduler`` without ``--executor dask``; ``--checkpoint`` naming a directory, a file
-            that is not a checkpoint, or a checkpoint of other inputs or another dpcert version (checked here,
-            before any work).
+        RunOptionError: ``--scheduler`` or ``--wait-for-workers`` without ``--executor dask``; ``--checkpoint``
+            naming a directory, a file that is not a checkpoint, or a checkpoint of other inputs or another dpcert
+            version (checked here, before any work).
     """
     if checkpoint is not None and Path(checkpoint).is_dir():
         raise RunOptionError("--checkpoint", checkpoint, "a file (it is a directory)")
@@ -476,6 +503,7 @@ def make_run_options(
         checkpoint=checkpoint,
         checkpoint_key=key,
         progress=progress,
+        wait_for_workers=wait_for_workers,
     )
 
 
@@ -773,7 +801,7 @@ def map_chunks(
     elif run.workers is None and workers is not None:
         run = replace(run, workers=workers)
     if in_worker():  # already a worker of a run: inline, never a pool in each worker
-        run = replace(run, executor="serial", scheduler=None)
+        run = replace(run, executor="serial", scheduler=None, wait_for_workers=None)
     ckpt: Checkpoint | None = None
     section = ""
     parts: dict[int, Summary] = {}
@@ -799,7 +827,7 @@ def map_chunks(
         if not todo:
             pass
         elif run.executor == "dask":
-            failed = _run_dask(fn, chunks, todo, n, run.scheduler, finished)
+            failed = _run_dask(fn, chunks, todo, n, run, finished)
         elif run.executor == "serial" or n <= 1 or len(todo) <= 1:
             from threadpoolctl import threadpool_limits
 
@@ -845,7 +873,7 @@ def map_each(
     items = list(items)
     run = run or RunOptions()
     if in_worker():  # already a worker of a run: inline
-        run = replace(run, executor="serial", scheduler=None)
+        run = replace(run, executor="serial", scheduler=None, wait_for_workers=None)
     out: dict[int, Any] = {}
     reporters = [Progress(run.progress)] if run.progress else []
 
@@ -865,7 +893,7 @@ def map_each(
         if not todo:
             pass
         elif run.executor == "dask":
-            failed = _run_dask(fn, items, todo, n, run.scheduler, finished)
+            failed = _run_dask(fn, items, todo, n, run, finished)
         elif run.executor == "serial" or n <= 1 or len(todo) <= 1:
             for i in todo:
                 finished(i, fn(items[i]))
@@ -1109,9 +1137,143 @@ def _scheduler_address(scheduler: str | None) -> str | None:
     return scheduler or os.environ.get(SCHEDULER_ENV) or None
 
 
-def _dask_client(n: int, scheduler: str | None) -> tuple[Any, Any]:
+#: how often a Dask run checks, while it waits for results, that its scheduler is there and has workers (seconds)
+_DASK_WATCH_PERIOD = 0.5
+
+
+def _refuse(address: str, problem: str) -> RunOptionError:
+    return RunOptionError(
+        "--scheduler", address, f"the address of a running Dask scheduler, tcp://HOST:PORT ({problem})"
+    )
+
+
+def _reach_scheduler(address: str, timeout: float) -> dict[str, Any]:
+    """The identity of the Dask scheduler at ``address`` (``type``, ``n_workers``, ...), asked within ``timeout``
+    seconds for the connection and the answer together; else :class:`~dpcert.errors.RunOptionError` in one line
+    naming what is there: nothing (a refused connection is final at once, not retried for seconds), a service that
+    says nothing or does not speak Dask's protocol, or a Dask server that is not a scheduler.
+
+    ``distributed.Client(address, timeout=...)`` bounds the connection only: its handshake waits forever on a
+    service that accepts and says nothing (an HTTP server), and bytes that are not Dask's become a ``MemoryError``
+    (they are read as a frame length). So the scheduler is asked for its identity here first, in a thread of its own
+    whose event loop the deadline ends."""
+    import asyncio
+    import socket
+
+    from distributed.comm import connect
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.security import Security
+
+    try:
+        scheme, loc = parse_address(address)
+        host, port = parse_host_port(loc) if scheme in ("tcp", "tls") else (None, None)
+    except (ValueError, TypeError):
+        raise _refuse(address, "not an address") from None
+    t0 = time.monotonic()
+    if host is not None:  # a plain TCP connection first: refused, unknown or unreachable is said at once
+        try:
+            socket.create_connection((host, port), timeout=timeout).close()
+        except ConnectionRefusedError:
+            raise _refuse(address, "nothing listens there: the connection was refused") from None
+        except TimeoutError:
+            raise _refuse(address, f"no connection within {timeout:g} s") from None
+        except OSError as exc:  # an unknown host, an unreachable network
+            raise _refuse(address, f"cannot connect: {exc.strerror or exc}") from None
+
+    left = max(timeout - (time.monotonic() - t0), 0.5)  # the same deadline for the connection and the answer
+
+    async def identity() -> Any:
+        comm = await connect(address, timeout=left, **Security().get_connection_args("client"))
+        try:
+            await comm.write({"op": "identity"})  # (a worker's identity takes no arguments)
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    box: dict[str, Any] = {}
+
+    def ask() -> None:
+        try:
+            box["reply"] = asyncio.run(asyncio.wait_for(identity(), left))
+        except BaseException as exc:  # noqa: BLE001 - said below, in the caller's thread
+            box["error"] = exc
+
+    asker = threading.Thread(target=ask, name="dpcert-scheduler-probe", daemon=True)
+    asker.start()
+    asker.join(left + 5)  # the deadline inside ends it; this bounds the wait should the loop not stop
+    reply, exc = box.get("reply"), box.get("error")
+    if "reply" not in box and (exc is None or isinstance(exc, (TimeoutError, asyncio.TimeoutError))):
+        raise _refuse(address, f"a service there accepted the connection but gave no Dask answer within {timeout:g} s")
+    if isinstance(exc, OSError):  # distributed's CommClosedError
+        raise _refuse(address, "the service there closed the connection without a Dask answer")
+    if exc is not None:  # bytes that are not Dask messages: a MemoryError (read as a frame length), a decoding error
+        raise _refuse(
+            address, f"the service there does not speak Dask's protocol; its reply raised {type(exc).__name__}"
+        )
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        what = reply.get("type") if isinstance(reply, dict) else None
+        raise _refuse(address, f"a Dask {what} answers there, not a scheduler" if what else "not a Dask scheduler")
+    return reply
+
+
+def _hint(address: str) -> str:
+    return f"start some with `dask worker {address}`, or wait longer with --wait-for-workers SECONDS"
+
+
+def _say_waiting(address: str, seconds: float, *, left: bool = False) -> None:
+    sys.stderr.write(
+        f"dpcert: the Dask scheduler at {address} has no workers{' left' if left else ''}: waiting up to "
+        f"{seconds:g} s for one (--wait-for-workers)\n"
+    )
+    sys.stderr.flush()
+
+
+def _wait_for_workers(client: Any, address: str, seconds: float) -> None:
+    """Return once the scheduler has a worker; else say once on stderr that the run waits for one, and refuse the
+    scheduler in one line when none came within ``seconds``."""
+    import asyncio
+
+    if client.scheduler_info(n_workers=0).get("n_workers", 0) > 0:
+        return
+    _say_waiting(address, seconds)
+    try:
+        client.wait_for_workers(1, timeout=seconds)
+    except (TimeoutError, asyncio.TimeoutError):
+        raise RunOptionError(
+            "--scheduler",
+            address,
+            f"a Dask scheduler with workers (none joined within {seconds:g} s; {_hint(address)})",
+        ) from None
+
+
+@contextmanager
+def _quiet_client_logs() -> Iterator[None]:
+    """distributed's own loggers in this process silenced (their levels put back after): a scheduler that goes away
+    makes its client log a traceback per failed reconnection, where dpcert says what happened in one line."""
+    import logging
+
+    try:
+        import distributed  # noqa: F401 - its import sets its loggers' levels, overridden here
+    except ImportError:  # said in one line by _dask_client
+        yield
+        return
+    names = ["distributed", "tornado"]
+    names += [n for n, lg in logging.root.manager.loggerDict.items() if n.startswith(("distributed.", "tornado."))
+              and isinstance(lg, logging.Logger) and lg.level != logging.NOTSET]  # fmt: skip
+    saved = {n: logging.getLogger(n).level for n in names}
+    for n in names:
+        logging.getLogger(n).setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for n, level in saved.items():
+            logging.getLogger(n).setLevel(level)
+
+
+def _dask_client(n: int, scheduler: str | None, wait: float) -> tuple[Any, Any]:
     """A ``distributed.Client`` on ``scheduler`` (or ``$DPCERT_SCHEDULER``), else on a new ``LocalCluster`` of ``n``
-    single-threaded worker processes; (client, cluster or None)."""
+    single-threaded worker processes; (client, cluster or None). An existing scheduler must answer as one within
+    :data:`SCHEDULER_TIMEOUT` seconds and have a worker within ``wait`` seconds, else the run ends in one line."""
     try:
         import distributed
     except ImportError:
@@ -1120,31 +1282,17 @@ def _dask_client(n: int, scheduler: str | None) -> tuple[Any, Any]:
         ) from None
     address = _scheduler_address(scheduler)
     if address is not None:
+        _reach_scheduler(address, SCHEDULER_TIMEOUT)
         try:
             client = distributed.Client(address, timeout=SCHEDULER_TIMEOUT)
         except (OSError, TimeoutError, ValueError) as exc:
-            raise RunOptionError(
-                "--scheduler", address, f"the address of a running Dask scheduler, tcp://HOST:PORT ({exc})"
-            ) from None
-        from dpcert._version import __version__
-
-        versions = set(client.run(_dpcert_version).values())
-        if versions - {__version__}:  # another dpcert on a worker could compute something else
-            client.close()
-            found = ", ".join(sorted(map(str, versions)))
-            raise RunOptionError("--scheduler", address, f"workers running dpcert {__version__} (found {found})")
+            raise _refuse(address, str(exc)) from None
         try:
-            codes = set(client.run(code_fingerprint).values())
-        except Exception:  # noqa: BLE001 - a worker whose dpcert has no fingerprint is running other code
-            codes = {"none"}
-        if codes - {code_fingerprint()}:  # the same version string, other sources (workers joining later: _Foreign)
+            _wait_for_workers(client, address, wait)
+            _check_workers(client, address)
+        except BaseException:
             client.close()
-            raise RunOptionError(
-                "--scheduler",
-                address,
-                f"workers running this dpcert's code (sources {code_fingerprint()[:12]}; "
-                f"found {', '.join(sorted(c[:12] for c in codes))})",
-            )
+            raise
         return client, None
     import logging
     import warnings
@@ -1167,50 +1315,130 @@ def _dask_client(n: int, scheduler: str | None) -> tuple[Any, Any]:
     return client, cluster
 
 
+def _check_workers(client: Any, address: str) -> None:
+    """Refuse a cluster whose workers run another dpcert version or other code (workers joining later: _Foreign)."""
+    from dpcert._version import __version__
+
+    versions = set(client.run(_dpcert_version).values())
+    if versions - {__version__}:  # another dpcert on a worker could compute something else
+        found = ", ".join(sorted(map(str, versions)))
+        raise RunOptionError("--scheduler", address, f"workers running dpcert {__version__} (found {found})")
+    try:
+        codes = set(client.run(code_fingerprint).values())
+    except Exception:  # noqa: BLE001 - a worker whose dpcert has no fingerprint is running other code
+        codes = {"none"}
+    if codes - {code_fingerprint()}:  # the same version string, other sources
+        raise RunOptionError(
+            "--scheduler",
+            address,
+            f"workers running this dpcert's code (sources {code_fingerprint()[:12]}; "
+            f"found {', '.join(sorted(c[:12] for c in codes))})",
+        )
+
+
 def _run_dask(
     fn: Callable[[Any], Summary],
     chunks: list[Any],
     todo: list[int],
     n: int,
-    scheduler: str | None,
+    run: RunOptions,
     finished: Callable[[int, Summary], None],
 ) -> dict[int, str]:
     """``fn`` over ``chunks[todo]`` on a Dask cluster. A worker's death reschedules its task on another worker
-    (Dask's ``distributed.scheduler.allowed-failures``); a task that kills too many is a failed chunk."""
-    client, cluster = _dask_client(n, scheduler)  # refuses a missing Dask in one line
+    (Dask's ``distributed.scheduler.allowed-failures``); a task that kills too many is a failed chunk.
+
+    Each task is released as its result arrives (only the result is kept), so a worker that dies later does not
+    make Dask compute again the chunks it had returned. A scheduler that goes away, or keeps no worker for
+    ``run.wait_seconds``, ends the run with :class:`~dpcert.errors.SchedulerLost` in one line (a watch thread
+    checks every :data:`_DASK_WATCH_PERIOD` seconds); distributed's own tracebacks are silenced meanwhile."""
+    remote = _scheduler_address(run.scheduler) is not None
+    with _quiet_client_logs() if remote else nullcontext():
+        client, cluster = _dask_client(n, run.scheduler, run.wait_seconds)  # refuses a missing Dask in one line
+        try:
+            return _gather_dask(client, fn, chunks, todo, run, finished)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+
+def _gather_dask(
+    client: Any, fn: Callable[[Any], Any], chunks: list[Any], todo: list[int], run: RunOptions,
+    finished: Callable[[int, Any], None],
+) -> dict[int, str]:  # fmt: skip
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
+    address = client.scheduler.address
     failed: dict[int, str] = {}
     first = _FirstError()
-    foreign = _Foreign(f"the Dask scheduler {_scheduler_address(scheduler) or '(a LocalCluster)'}")
+    foreign = _Foreign(f"the Dask scheduler {_scheduler_address(run.scheduler) or '(a LocalCluster)'}")
+    token = hashlib.sha256(f"{time.time_ns()}:{os.getpid()}".encode()).hexdigest()[:16]
+    futures = client.map(
+        partial(_dask_task, fn), [chunks[i] for i in todo], key=[f"dpcert-{token}-{i}" for i in todo], pure=False
+    )
+    index = {f.key: i for f, i in zip(futures, todo, strict=True)}
+    # each summary gathered by the client's event loop as its task finishes (with_results), not by a round trip
+    # from here per chunk after it (f.result()); the futures are held by `results` alone, each until it is done
+    results = as_completed(futures, with_results=True, raise_errors=False)
+    del futures
+    settled: set[int] = set()
+    fault: list[BaseException] = []
+    stop = threading.Event()
+
+    def state() -> str:
+        return f"{len(settled)} of {len(todo)} chunks done"
+
+    def watch() -> None:  # the scheduler still there, and with workers (or with some again within the wait)
+        alone_since: float | None = None
+        try:
+            while not stop.wait(_DASK_WATCH_PERIOD):
+                if client.status != "running":
+                    raise SchedulerLost(address, f"went away during the run ({state()})")
+                if client.scheduler_info(n_workers=0).get("n_workers", 0) > 0:
+                    alone_since = None
+                elif alone_since is None:
+                    alone_since = time.monotonic()
+                    _say_waiting(address, run.wait_seconds, left=True)
+                elif time.monotonic() - alone_since > run.wait_seconds:
+                    raise SchedulerLost(
+                        address, f"lost its workers: none for {run.wait_seconds:g} s ({state()}; {_hint(address)})"
+                    )
+        except BaseException as exc:  # noqa: BLE001 - raised by the run's own thread
+            if not stop.is_set():
+                lost = SchedulerLost(address, f"went away during the run ({state()}; {type(exc).__name__})")
+                fault.append(exc if isinstance(exc, SchedulerLost) else lost)
+                results.clear()  # ends the loop below
+
+    watcher = threading.Thread(target=watch, name="dpcert-dask-watch", daemon=True)
+    watcher.start()
     try:
-        token = hashlib.sha256(f"{time.time_ns()}:{os.getpid()}".encode()).hexdigest()[:16]
-        futures = client.map(
-            partial(_dask_task, fn), [chunks[i] for i in todo], key=[f"dpcert-{token}-{i}" for i in todo], pure=False
-        )
-        index = {f.key: i for f, i in zip(futures, todo, strict=True)}
-        settled: set[int] = set()
-        # each summary gathered by the client's event loop as its task finishes (with_results), not by a round trip
-        # from here per chunk after it (f.result())
-        for f, value in as_completed(futures, with_results=True, raise_errors=False):
-            i = index[f.key]
-            settled.add(i)
-            if f.status == "finished":
+        for f, value in results:
+            i, status = index[f.key], f.status
+            exc = f.exception() if status == "error" else None
+            f.release()  # only the result is kept: the worker holding it may die later, and Dask computes nothing again
+            del f
+            if status == "finished":
+                settled.add(i)
                 finished(i, foreign.accept(fn, chunks[i], value))
-            else:
-                exc = f.exception()
+            elif status == "error":
+                settled.add(i)
                 if isinstance(exc, KilledWorker):
                     failed[i] = f"its workers died ({exc})"
                 else:
                     first.note(i, exc)
+            else:  # lost or cancelled: the scheduler went away (its client cancels every task), or forgot the task
+                what = "went away" if client.status != "running" else f"dropped the task of chunk {i} ({status})"
+                raise SchedulerLost(address, f"{what} during the run ({state()})")
+            del value
             if first.due(lambda j: j in settled or j not in index.values()):
                 break
-        if first.index is not None:
-            assert first.exc is not None
-            raise first.exc
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        stop.set()
+        watcher.join(5)
+    if fault and len(settled) < len(todo) and not first.due(lambda j: j in settled or j not in index.values()):
+        raise fault[0]  # (a fault noticed after the last result, or after the error that ends the run, is none)
+    if first.index is not None:
+        assert first.exc is not None
+        raise first.exc
     return failed
