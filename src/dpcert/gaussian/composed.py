@@ -36,6 +36,7 @@ from dpcert.gaussian.mechanism import (
     _delta_at,
     _eps_float_mu,
     _log_delta_quad,
+    check_mu_squared,
     eps_bracket,
 )
 
@@ -74,7 +75,8 @@ def composed_mu_squared(sigmas: Any, sensitivities: Any) -> Fraction:
     """μ² = Σ_i (Δ_i/σ_i)², exact (one sensitivity applies to every mechanism).
 
     Raises:
-        InvalidParameter: when there are several sensitivities and not one per σ.
+        InvalidParameter: when there are several sensitivities and not one per σ, or when μ² > 10^8
+            (:data:`~dpcert.gaussian.mechanism.MU2_MAX`).
     """
     s = [as_fraction(x) for x in sigmas]
     d = [as_fraction(x) for x in sensitivities]
@@ -86,7 +88,9 @@ def composed_mu_squared(sigmas: Any, sensitivities: Any) -> Fraction:
             f"<{len(d)} values>",
             f"one value, or one per sigma ({len(s)} values)",
         )
-    return sum((di * di / (si * si) for di, si in zip(d, s, strict=True)), Fraction(0))
+    mu2 = sum((di * di / (si * si) for di, si in zip(d, s, strict=True)), Fraction(0))
+    shown = ",".join(str(getattr(x, "given", x)) for x in sigmas)
+    return check_mu_squared(mu2, "sigmas", shown, "sum of (sensitivity_i/sigma_i)^2")
 
 
 def composed_delta_ball(ctx: Any, eps: Exact, sigmas: tuple, sensitivities: tuple) -> arb:

@@ -139,7 +139,7 @@ def a_minus_one_ball(q: Fraction, sigma: Fraction, alpha: int, prec: int | None 
     from scipy import special
 
     bits = prec if prec is not None else 64
-    qf, h_exact = float(q), 1 / (2 * sigma * sigma)
+    h_exact = 1 / (2 * sigma * sigma)
     if h_exact > Fraction(10**300):
         # consecutive exponents j(j−1)h differ by 2(j−1)h > 10^300: the last term outweighs all the others by far
         # (the window is only a choice; every term outside it is bounded below, whatever it is)
@@ -596,8 +596,8 @@ def rdp_float(q: Any, sigma: Any, alpha: Any) -> float:
     alpha = int(a)
     j = np.arange(2, alpha + 1, dtype=float)
     log_c = special.gammaln(alpha + 1.0) - special.gammaln(j + 1) - special.gammaln(alpha - j + 1)
-    q_exact = as_fraction(q)
-    terms = log_c + (alpha - j) * _log_exact(1 - q_exact) + j * _log_exact(q_exact) + _log_expm1(j * (j - 1) / (2 * s * s))
+    qe = as_fraction(q)
+    terms = log_c + (alpha - j) * _log_exact(1 - qe) + j * _log_exact(qe) + _log_expm1(j * (j - 1) / (2 * s * s))
     return float(np.logaddexp(0.0, special.logsumexp(terms)) / (alpha - 1))
 
 
