@@ -747,6 +747,8 @@ def sgm_delta(q: Any, sigma: Any, eps: Any, *, rel_tol: float = 1e-15) -> Enclos
 
     Raises:
         InvalidParameter: for q outside (0, 1], sigma <= 0 or eps < 0.
-        PrecisionExhausted: if the requested accuracy is not reached at the maximum precision.
+        PrecisionExhausted: if the requested accuracy is not reached at the maximum precision (a δ below
+            e^{-10^6} is returned as the proved bound [0, 2^-1442695] instead).
     """
-    return SGM_DELTA.enclose(q=q, sigma=sigma, eps=eps, rel_tol=rel_tol)
+    # below e^{-10^6} the value is enclosed as [0, 2^-_FLOOR_BITS] (see delta_ball): accepted as it is
+    return SGM_DELTA.enclose(q=q, sigma=sigma, eps=eps, rel_tol=rel_tol, abs_tol=Fraction(1, 2 ** (_FLOOR_BITS - 1)))
