@@ -37,6 +37,7 @@ LIMIT = 60
 #: 1 − 1e-300, written out.
 NEAR_ONE = "0." + "9" * 300
 _SRC = str(Path(dpcert.__file__).resolve().parent.parent)
+SLOW = pytest.mark.slow
 _RUN = "import sys; from dpcert.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
@@ -111,7 +112,7 @@ def test_gaussian_delta_tends_to_one_as_sigma_tends_to_zero():
     assert lo >= 1 - Fraction(1, 10**60) and lo <= 1
 
 
-@pytest.mark.parametrize("delta", ["1e-300", "1e-4000", NEAR_ONE])
+@pytest.mark.parametrize("delta", ["1e-300", pytest.param("1e-4000", marks=SLOW), pytest.param(NEAR_ONE, marks=SLOW)])
 def test_gaussian_eps_at_the_largest_mu(delta):
     mu2 = Fraction(10**8)
     lo, hi = answer(("eval", "gaussian.eps", f"delta={delta}", "sigma=1e-4", "--digits", "6"))
@@ -137,9 +138,9 @@ def _rdp_bounds(q: Fraction, sigma: Fraction, alpha: int) -> tuple[float, float]
     [
         ("0.01", "1e-300", 100000),  # before: internal error (1/(2 sigma^2) converted to a float)
         ("0.01", "1e-4000", 8),  # before: undecided, enclosure [-inf, inf]
-        ("0.01", "1e-20", 2),
+        pytest.param("0.01", "1e-20", 2, marks=SLOW),
         (NEAR_ONE, "1", 100000),  # before: math domain error (log1p(-float(q)))
-        ("1e-300", "1", 100000),
+        pytest.param("1e-300", "1", 100000, marks=SLOW),
     ],
 )
 def test_sgm_rdp_between_its_last_term_and_the_gaussian(q, sigma, alpha):
@@ -152,13 +153,14 @@ def test_sgm_rdp_between_its_last_term_and_the_gaussian(q, sigma, alpha):
         assert float(lo) >= low * (1 - 1e-9) and float(hi) <= high * (1 + 1e-9)
 
 
-@pytest.mark.parametrize("alpha", ["2.5", "1.5"])
+@pytest.mark.parametrize("alpha", ["2.5", pytest.param("1.5", marks=SLOW)])
 def test_sgm_rdp_real_order_at_q_next_to_one_is_the_gaussians(alpha):
     # before: math domain error; at q = 1 − 1e-300 the RDP is α/(2σ²) up to about 1e-300
     lo, hi = answer(("eval", "sgm.rdp", f"q={NEAR_ONE}", "sigma=1", f"alpha={alpha}"))
     assert close(lo, float(alpha) / 2) and close(hi, float(alpha) / 2)
 
 
+@pytest.mark.slow
 def test_sgm_delta_tends_to_q_as_sigma_tends_to_zero():
     lo, hi = answer(("eval", "sgm.delta", "q=0.01", "sigma=1e-300", "eps=1"))
     assert close(lo, 0.01, 1e-9) and close(hi, 0.01, 1e-9)
@@ -173,6 +175,7 @@ def test_sgm_delta_below_the_floor_is_the_proved_bound():
     assert enc.lo <= 0 and 0 < enc.hi <= Fraction(1, 2**1442694)
 
 
+@pytest.mark.slow
 def test_sgm_delta_at_zero_is_at_most_q():
     lo, hi = answer(("eval", "sgm.delta", "q=1e-300", "sigma=1", "eps=0"))
     # TV of one step: q·TV(N(1,1), N(0,1)) = q(2Φ(1/2) − 1) = 0.38292…·q in the remove direction
@@ -216,7 +219,7 @@ def _rdp_eps_q1(sigma: float, steps: int, delta: float, max_order: int = 10_000)
     )
 
 
-@pytest.mark.parametrize("orders", ["integer", "real"])
+@pytest.mark.parametrize("orders", [pytest.param("integer", marks=SLOW), "real"])
 def test_dpsgd_rdp_at_q_next_to_one_is_the_gaussians(orders):
     # before: math domain error with orders=real; ρ at q = 1 − 1e-300 is the Gaussian's up to about 1e-300
     lo, hi = answer(
@@ -235,6 +238,7 @@ def test_dpsgd_rdp_tiny_q_is_zero():
     assert lo == hi == 0
 
 
+@pytest.mark.slow
 def test_dpsgd_rdp_at_the_largest_step_count():
     lo, hi = answer(("eval", "dpsgd.rdp.eps", "q=0.01", "sigma=1", "steps=1000000000000", "delta=1e-4000"))
     t_rho2 = 10**12 * math.log1p(1e-4 * math.expm1(1))  # T·ρ(2) = 1.718e8
@@ -261,8 +265,14 @@ def _answered_or_refused(argv: tuple[str, ...]) -> None:
     "argv",
     [
         ("dpsgd", "eps", "q=1e-300", "sigma=1", "steps=1", "delta=1e-5", "--quiet", "--seconds", "20"),
-        ("eval", "dpsgd.eps", "q=1e-300", "sigma=1", "steps=10", "delta=1e-5", "--seconds", "20"),
-        ("eval", "dpsgd.eps", "q=1e-4000", "sigma=1", "steps=10", "delta=1e-5", "--seconds", "20"),
+        pytest.param(
+            ("eval", "dpsgd.eps", "q=1e-300", "sigma=1", "steps=10", "delta=1e-5", "--seconds", "20"),
+            marks=SLOW,
+        ),
+        pytest.param(
+            ("eval", "dpsgd.eps", "q=1e-4000", "sigma=1", "steps=10", "delta=1e-5", "--seconds", "20"),
+            marks=SLOW,
+        ),
         # the start grid does not fit the cell cap, and the message blames sigma
         ("eval", "dpsgd.eps", "q=1e-6", "sigma=0.5", "steps=1", "delta=1e-5", "--seconds", "20"),
     ],
@@ -278,16 +288,17 @@ def test_pld_eps_is_zero_when_steps_times_q_is_below_delta(argv):
     [
         # the issue's case: ZeroDivisionError in the float start resolution
         ("eval", "dpsgd.eps", "q=0.01", "sigma=1e-300", "steps=1", "delta=1e-4000"),
-        ("eval", "dpsgd.delta", "q=0.01", "sigma=1e-4000", "steps=10", "eps=1"),
+        pytest.param(("eval", "dpsgd.delta", "q=0.01", "sigma=1e-4000", "steps=10", "eps=1"), marks=SLOW),
         ("eval", "dpsgd.delta", "q=1e-300", "sigma=1", "steps=10", "eps=1"),
-        ("eval", "dpsgd.delta", "q=1e-4000", "sigma=1", "steps=10", "eps=1"),
-        ("dpsgd", "sigma", "q=1e-300", "steps=10", "eps=1", "delta=1e-5", "--quiet"),
+        pytest.param(("eval", "dpsgd.delta", "q=1e-4000", "sigma=1", "steps=10", "eps=1"), marks=SLOW),
+        pytest.param(("dpsgd", "sigma", "q=1e-300", "steps=10", "eps=1", "delta=1e-5", "--quiet"), marks=SLOW),
     ],
 )
 def test_pld_tiny_q_or_sigma_answered_or_refused(argv):
     _answered_or_refused((*argv, "--seconds", "20"))
 
 
+@pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason=_ISSUE_30)
 def test_pld_eps_at_delta_1e300_is_below_the_rdp_bound():
     # refused today after 8 s as "a target that some eps <= 2^20 meets"; the RDP ε (a valid upper bound) is about 40
