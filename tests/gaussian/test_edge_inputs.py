@@ -124,6 +124,18 @@ def test_gaussian_eps_at_the_largest_mu(delta):
         assert 0 < lo and hi <= mu2 / 2
 
 
+def test_gaussian_sigma_beyond_1e300_is_refused_naming_delta():
+    # before: no answer within a minute (the float start overflowed; thousands of bisections at 26,600 bits)
+    refused(("eval", "gaussian.sigma", "eps=0", "delta=1e-4000"), "delta", "10^300")
+
+
+def test_gaussian_sigma_next_to_the_limit():
+    # ε = 0: δ_μ(0) = erf(μ/(2√2)) = μ/√(2π)·(1 − O(μ²)), so σ = 1/μ = 1/(δ√(2π)) = 3.989e299 to far below 1e-12
+    lo, hi = answer(("eval", "gaussian.sigma", "eps=0", "delta=1e-300"))
+    expected = 1 / (1e-300 * math.sqrt(2 * math.pi))
+    assert close(lo, expected) and close(hi, expected)
+
+
 # ---------------------------------------------------------------------------------------------- one step's RDP
 
 

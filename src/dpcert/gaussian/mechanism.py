@@ -44,6 +44,7 @@ from dpcert.errors import InvalidParameter
 
 __all__ = [
     "MU2_MAX",
+    "SIGMA_MAX",
     "check_mu_squared",
     "delta_ball",
     "delta_float",
@@ -332,6 +333,12 @@ def _dyadic_up(x: float, bits: int = 60) -> Fraction:
     return Fraction(math.ceil(m * 2**bits)) * Fraction(2) ** (ex - bits)
 
 
+#: The largest calibrated σ (checked by one certified probe before the search): the search starts from a float
+#: guess of σ, which overflows beyond 10^308; without it the bisection takes thousands of probes (ε = 0,
+#: δ = 1e-4000 needs σ = 4·10^3999 and did not finish in a minute).
+SIGMA_MAX = Fraction(10**300)
+
+
 def sigma_bracket(
     eps: Fraction,
     delta: Fraction,
@@ -377,6 +384,13 @@ def sigma_bracket(
         )
         return out.holds
 
+    if not certain(SIGMA_MAX):
+        raise InvalidParameter(
+            "delta",
+            f"10^{_log10(d):.6g}",
+            f"a target met by some sigma <= 10^300 at eps = {float(e):.6g}, k = {k}, sensitivity = "
+            f"{float(sensitivity):.6g} (the least such sigma is above 10^300, beyond the search's float start)",
+        )
     try:
         g: float | None = sigma_float(e, d, sensitivity, k)
         if not (g is not None and math.isfinite(g) and g > 0):
