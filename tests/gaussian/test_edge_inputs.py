@@ -6,8 +6,9 @@ Every case runs the command line in a subprocess with a time limit (a hang insid
 power, cannot be interrupted in process). The edges: q = 1e-300, 1e-4000, 1 − 1e-300; σ = 1e-300, 1e-4000 and the
 largest accepted; δ = 1e-300, 1e-4000; the largest orders and step counts. The independent checks:
 
-* the Gaussian mechanism: δ_μ(ε) → 1 as σ → 0 (δ_μ(ε) >= Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2)); ε(δ) lies in
-  [μ²/2, μ²/2 + μ√(2 log(1/δ))] (at ε = μ²/2, δ_μ = 1/2 − e^{μ²/2}Φ(−μ) > δ; above, Φ(−t) <= e^{−t²/2});
+* the Gaussian mechanism: δ_μ(ε) → 1 as σ → 0 (δ_μ(ε) >= Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2)); for δ < 1/2, ε(δ) lies in
+  [μ²/2, μ²/2 + μ√(2 log(1/δ))] (at ε = μ²/2, δ_μ = 1/2 − e^{μ²/2}Φ(−μ) > δ; above, Φ(−t) <= e^{−t²/2}), and for
+  δ > 1/2 below μ²/2; at ε = 0 the calibration is σ = 1/μ with erf(μ/(2√2)) = δ, i.e. 1/(δ√(2π)) for a tiny δ;
 * one step's RDP at an integer order α: q^α e^{α(α−1)h} <= A_α <= e^{α(α−1)h}, h = 1/(2σ²) (the last term of the
   binomial sum; convexity of y ↦ y^α), so ρ(α) ∈ [αh + α·log(q)/(α − 1), αh];
 * DP-SGD by RDP: ε >= T·ρ(2) − 2 log 2 (the CKS terms at any order α >= 2 are >= −2 log 2 when δ < 1) and
