@@ -91,25 +91,27 @@ def close(x: Fraction, y: float, rel: float = 1e-12) -> bool:
 
 
 @pytest.mark.parametrize(
-    ("argv", "name"),
+    ("argv", "name", "limit"),
     [
         # before: gaussian.delta at sigma = 1e-300 hung in an exact conversion of a radius of about e^(-10^599)
-        (("eval", "gaussian.delta", "eps=1", "sigma=1e-300"), "sigma"),
+        (("eval", "gaussian.delta", "eps=1", "sigma=1e-300"), "sigma", "10^20"),
+        (("eval", "gaussian.delta", "eps=50000", "sigma=1e-10", "sensitivity=100000"), "sigma", "10^20"),
         # before: internal error (a 4300-digit integer printed into a message)
-        (("eval", "gaussian.eps", "delta=1e-5", "sigma=1e-4000"), "sigma"),
-        (("eval", "gaussian.eps", "delta=1e-5", "sigma=1", "sensitivity=100000", "k=1000000000000"), "sigma"),
+        (("eval", "gaussian.eps", "delta=1e-5", "sigma=1e-4000"), "sigma", "10^8"),
+        (("eval", "gaussian.eps", "delta=1e-5", "sigma=1", "sensitivity=1", "k=10000000000"), "sigma", "10^8"),
         # before: hung, and undecided after work
-        (("eval", "gaussian.composed.delta", "eps=1", "sigmas=1e-300,100000"), "sigmas"),
-        (("eval", "gaussian.composed.eps", "delta=1e-5", "sigmas=1e-300"), "sigmas"),
+        (("eval", "gaussian.composed.delta", "eps=1", "sigmas=1e-300,100000"), "sigmas", "10^20"),
+        (("eval", "gaussian.composed.eps", "delta=1e-5", "sigmas=1e-300"), "sigmas", "10^8"),
     ],
 )
-def test_gaussian_mu_beyond_the_limit_is_refused_naming_it(argv, name):
-    refused(argv, name, "mu^2", "10^8")
+def test_gaussian_mu_beyond_the_limit_is_refused_naming_it(argv, name, limit):
+    refused(argv, name, "mu^2", limit)
 
 
-def test_gaussian_delta_tends_to_one_as_sigma_tends_to_zero():
-    # μ = 10^4 (μ² = 10^8, the largest accepted): δ_μ(1) >= Φ(5000 − 10^-4) − eΦ(−5000) > 1 − 10^-100
-    lo, hi = answer(("eval", "gaussian.delta", "eps=1", "sigma=1e-4", "--digits", "60"))
+@pytest.mark.parametrize("eps", ["1", pytest.param("100000", marks=SLOW), pytest.param("-100000", marks=SLOW)])
+def test_gaussian_delta_tends_to_one_as_sigma_tends_to_zero(eps):
+    # μ = 10^10 (μ² = 10^20, the largest accepted): δ_μ(ε) >= Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2) > 1 − 10^-100
+    lo, hi = answer(("eval", "gaussian.delta", f"eps={eps}", "sigma=1e-10", "--digits", "60"))
     assert lo >= 1 - Fraction(1, 10**60) and lo <= 1
 
 
