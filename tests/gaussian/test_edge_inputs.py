@@ -337,3 +337,23 @@ def test_pld_eps_at_delta_1e300_is_below_the_rdp_bound():
 )
 def test_pld_large_sigma_or_steps_answered_within_the_budget(argv):
     _answered_or_refused(argv)
+
+
+def test_dpsgd_rdp_an_infinite_ball_means_more_precision(monkeypatch):
+    # before: "fraction_of needs an exact finite ball, got nan" (an internal error) whenever a step's RDP ball came
+    # out infinite at the working precision; now the step is undecided and the precision is raised
+    from flint import arb
+
+    from dpcert.gaussian import dpsgd_rdp, sgm
+
+    real = sgm._rdp_at
+    seen: list[int] = []
+
+    def coarse_first(q, sigma, alpha, prec):
+        seen.append(prec)
+        return arb(0, math.inf) if prec < 128 else real(q, sigma, alpha, prec)
+
+    monkeypatch.setattr(sgm, "_rdp_at", coarse_first)
+    r = dpsgd_rdp.dpsgd_rdp_eps("0.01", "1", 1000, "1e-5")
+    assert min(seen) < 128 <= max(seen)
+    assert r.enclosure.lo <= Fraction("2.1077531") and r.enclosure.hi >= Fraction("2.107753")  # the doctest's value
