@@ -33,9 +33,12 @@ from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter
 from dpcert.gaussian.mechanism import (
     DELTA_FLOOR_BITS,
+    DELTA_MU2_MAX,
+    MU2_MAX,
     _delta_at,
     _eps_float_mu,
     _log_delta_quad,
+    check_mu_squared,
     eps_bracket,
 )
 
@@ -70,11 +73,12 @@ _SENS = replace(
 )
 
 
-def composed_mu_squared(sigmas: Any, sensitivities: Any) -> Fraction:
+def composed_mu_squared(sigmas: Any, sensitivities: Any, limit: int = MU2_MAX) -> Fraction:
     """μ² = Σ_i (Δ_i/σ_i)², exact (one sensitivity applies to every mechanism).
 
     Raises:
-        InvalidParameter: when there are several sensitivities and not one per σ.
+        InvalidParameter: when there are several sensitivities and not one per σ, or when μ² > ``limit``
+            (:data:`~dpcert.gaussian.mechanism.MU2_MAX` for ε(δ), ``DELTA_MU2_MAX`` for δ(ε)).
     """
     s = [as_fraction(x) for x in sigmas]
     d = [as_fraction(x) for x in sensitivities]
@@ -86,12 +90,14 @@ def composed_mu_squared(sigmas: Any, sensitivities: Any) -> Fraction:
             f"<{len(d)} values>",
             f"one value, or one per sigma ({len(s)} values)",
         )
-    return sum((di * di / (si * si) for di, si in zip(d, s, strict=True)), Fraction(0))
+    mu2 = sum((di * di / (si * si) for di, si in zip(d, s, strict=True)), Fraction(0))
+    shown = ",".join(str(getattr(x, "given", x)) for x in sigmas)
+    return check_mu_squared(mu2, "sigmas", shown, "sum of (sensitivity_i/sigma_i)^2", limit)
 
 
 def composed_delta_ball(ctx: Any, eps: Exact, sigmas: tuple, sensitivities: tuple) -> arb:
     """Rigorous ball of δ_μ(ε) at μ² = Σ (Δ_i/σ_i)² (relative width about 2^-ctx.prec, as gaussian.delta)."""
-    return _delta_at(as_fraction(eps), composed_mu_squared(sigmas, sensitivities), ctx.prec)
+    return _delta_at(as_fraction(eps), composed_mu_squared(sigmas, sensitivities, DELTA_MU2_MAX), ctx.prec)
 
 
 def composed_delta_float(eps: Any, sigmas: Any, sensitivities: Any) -> float:

@@ -104,6 +104,11 @@ _LOWER_PROBES = 16
 _SEARCH_PREC = 32
 
 
+class _Unresolved(ArithmeticError):
+    """A ball of the search came out infinite at this precision (more bits may resolve it): the step is undecided,
+    never a rational end point read from an infinite ball."""
+
+
 @dataclass(frozen=True)
 class RdpEps:
     """The certified RDP ε of DP-SGD.
@@ -177,6 +182,8 @@ def dpsgd_rdp_eps_search(
 
         def evaluate(a: int) -> None:
             v = eps_at(a)
+            if not v.is_finite():
+                raise _Unresolved(f"eps at order {a} is not finite at {prec} bits")
             values[a] = v
             up = fraction_of(v.upper())
             if best["hi"] is None or up < best["hi"]:
@@ -353,7 +360,10 @@ def dpsgd_rdp_eps_ball(
 ) -> arb | Fraction:
     """Rigorous ball of DP-SGD's RDP ε over every integer order 2..max_order (and with ``orders="real"`` the real
     order found near the best, see the module docstring; exact 0 when proved 0)."""
-    res = dpsgd_rdp_eps_search(*_parse(q, sigma, steps, delta, conversion, max_order), ctx.prec, orders)
+    try:
+        res = dpsgd_rdp_eps_search(*_parse(q, sigma, steps, delta, conversion, max_order), ctx.prec, orders)
+    except _Unresolved:
+        return arb(0, math.inf)  # undecided at this precision: the caller refines
     if res.enclosure.is_exact:
         return res.enclosure.lo  # type: ignore[return-value]
     with workprec(ctx.prec):
@@ -394,7 +404,10 @@ def dpsgd_rdp_eps(
     which = str(parsed["orders"])
 
     def step(prec: int) -> RdpEps | None:
-        res = dpsgd_rdp_eps_search(*args, prec, which)
+        try:
+            res = dpsgd_rdp_eps_search(*args, prec, which)
+        except _Unresolved:
+            return None
         enc = res.enclosure
         narrow = enc.width is not None and (enc.rel_width() <= rel_tol or enc.width <= Fraction(1, 10**300))
         if enc.is_exact or narrow:

@@ -43,6 +43,10 @@ from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter
 
 __all__ = [
+    "MU2_MAX",
+    "DELTA_MU2_MAX",
+    "SIGMA_MAX",
+    "check_mu_squared",
     "delta_ball",
     "delta_float",
     "eps_ball",
@@ -70,10 +74,43 @@ _SENS = real("sensitivity", 0, lo_open=True, default="1", doc="L2 sensitivity")
 _K = integer("k", 1, default="1", doc="number of composed Gaussian mechanisms")
 
 
-def mu_squared(sigma: Any, sensitivity: Any, k: int) -> Fraction:
-    """μ² = kΔ²/σ² of the k-fold composition, exact."""
+#: The largest μ² = kΔ²/σ² accepted by ε(δ) (checked before any work): up to it the certified ε search ends in seconds
+#: at every δ of the domain (ε(δ) is then up to about 5·10^7); at μ² = 10^10 it did not finish in 15 s.
+MU2_MAX = 10**8
+#: The largest μ² accepted by δ(ε) (checked before any work): up to it δ(ε) is certified at every ε of the domain; at
+#: μ² = 10^30 the ball's radius (about e^{−μ²/8}) has no rational end point that can be written out (it hung).
+DELTA_MU2_MAX = 10**20
+# μ has no lower limit: a tiny μ costs log2(1/μ²) guard bits.
+
+
+def check_mu_squared(
+    mu2: Fraction, name: str, value: Any, formula: str = "k*sensitivity^2/sigma^2", limit: int = MU2_MAX
+) -> Fraction:
+    """``mu2`` if it is at most ``limit`` (:data:`MU2_MAX` for ε(δ), :data:`DELTA_MU2_MAX` for δ(ε)), else an
+    :class:`InvalidParameter` naming ``name`` = ``value`` and the limit."""
+    if mu2 > limit:
+        what = "delta(eps)" if limit == DELTA_MU2_MAX else "eps(delta)"
+        raise InvalidParameter(
+            name,
+            value,
+            f"a value with mu^2 = {formula} <= 10^{len(str(limit)) - 1} (here mu^2 = 10^{_log10(mu2):.1f}; the "
+            f"certified {what} is not supported beyond)",
+        )
+    return mu2
+
+
+def _log10(x: Fraction) -> float:
+    return math.log10(x.numerator) - math.log10(x.denominator)
+
+
+def mu_squared(sigma: Any, sensitivity: Any, k: int, limit: int = MU2_MAX) -> Fraction:
+    """μ² = kΔ²/σ² of the k-fold composition, exact.
+
+    Raises:
+        InvalidParameter: when μ² > ``limit`` (before any work).
+    """
     s, d = as_fraction(sigma), as_fraction(sensitivity)
-    return k * d * d / (s * s)
+    return check_mu_squared(k * d * d / (s * s), "sigma", getattr(sigma, "given", sigma), limit=limit)
 
 
 def _guard(e: Fraction, mu2: Fraction) -> int:
@@ -123,7 +160,7 @@ def delta_ball(ctx: Any, eps: Exact, sigma: Exact, sensitivity: Exact, k: int) -
         about [0, 2^-1442695] (its lower end a hair below 0 by the radius' rounding): a proved upper bound,
         since such a δ has no useful digit-by-digit enclosure (its exact rational end points would take megabytes).
     """
-    return _delta_at(as_fraction(eps), mu_squared(sigma, sensitivity, k), ctx.prec)
+    return _delta_at(as_fraction(eps), mu_squared(sigma, sensitivity, k, DELTA_MU2_MAX), ctx.prec)
 
 
 def _log_delta_quad(e: float, mu: float) -> float:
@@ -185,7 +222,7 @@ def delta_float(eps: Any, sigma: Any, sensitivity: Any, k: int) -> float:
     """float64 δ_μ(ε) by quadrature of its positive integral form (evidence, independent of the ball formula)."""
     import warnings
 
-    mu = math.sqrt(float(mu_squared(sigma, sensitivity, k)))
+    mu = math.sqrt(float(mu_squared(sigma, sensitivity, k, DELTA_MU2_MAX)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # QUADPACK's roundoff notice: the value is tested against the ball instead
         return math.exp(_log_delta_quad(float(as_fraction(eps)), mu))
@@ -303,6 +340,12 @@ def _dyadic_up(x: float, bits: int = 60) -> Fraction:
     return Fraction(math.ceil(m * 2**bits)) * Fraction(2) ** (ex - bits)
 
 
+#: The largest calibrated σ (checked by one certified probe before the search): the search starts from a float
+#: guess of σ, which overflows beyond 10^308; without it the bisection takes thousands of probes (ε = 0,
+#: δ = 1e-4000 needs σ = 4·10^3999 and did not finish in a minute).
+SIGMA_MAX = Fraction(10**300)
+
+
 def sigma_bracket(
     eps: Fraction,
     delta: Fraction,
@@ -348,6 +391,13 @@ def sigma_bracket(
         )
         return out.holds
 
+    if not certain(SIGMA_MAX):
+        raise InvalidParameter(
+            "delta",
+            f"10^{_log10(d):.6g}",
+            f"a target met by some sigma <= 10^300 at eps = {float(e):.6g}, k = {k}, sensitivity = "
+            f"{float(sensitivity):.6g} (the least such sigma is above 10^300, beyond the search's float start)",
+        )
     try:
         g: float | None = sigma_float(e, d, sensitivity, k)
         if not (g is not None and math.isfinite(g) and g > 0):

@@ -139,15 +139,21 @@ def a_minus_one_ball(q: Fraction, sigma: Fraction, alpha: int, prec: int | None 
     from scipy import special
 
     bits = prec if prec is not None else 64
-    qf, hf = float(q), float(1 / (2 * sigma * sigma))
+    h_exact = 1 / (2 * sigma * sigma)
+    if h_exact > Fraction(10**300):
+        # consecutive exponents j(j−1)h differ by 2(j−1)h > 10^300: the last term outweighs all the others by far
+        # (the window is only a choice; every term outside it is bounded below, whatever it is)
+        window = _terms_ball(q, h, alpha, alpha, alpha)
+        return window + _outside(q, h, alpha, alpha, alpha, window, prec if prec is not None else 64)
+    hf = float(h_exact)
     j = np.arange(2, alpha + 1, dtype=float)
     with np.errstate(all="ignore"):
         guide = (
             special.gammaln(alpha + 1.0)
             - special.gammaln(j + 1)
             - special.gammaln(alpha - j + 1)
-            + (alpha - j) * math.log1p(-qf)
-            + j * math.log(qf)
+            + (alpha - j) * _log_exact(1 - q)
+            + j * _log_exact(q)
             + _log_expm1(j * (j - 1) * hf)
         )
     if not np.all(np.isfinite(guide)):
@@ -155,6 +161,12 @@ def a_minus_one_ball(q: Fraction, sigma: Fraction, alpha: int, prec: int | None 
     keep = np.nonzero(guide >= guide.max() - (bits + 64) * math.log(2))[0]
     j1, j2 = int(keep[0]) + 2, int(keep[-1]) + 2
     window = _terms_ball(q, h, alpha, j1, j2)
+    return window + _outside(q, h, alpha, j1, j2, window, bits)
+
+
+def _outside(q: Fraction, h: fmpq, alpha: int, j1: int, j2: int, window: arb, bits: int) -> arb:
+    """The terms of A_α − 1 outside the window [j1, j2]: summed where they matter, else bounded by Chernoff's
+    bound (see :func:`a_minus_one_ball`), as a ball."""
     floor = window.lower() * arb(2) ** (-(bits + 40))  # negligible: far below the window's own rounding
     mean = q * alpha
     exact = arb(0)
@@ -179,14 +191,28 @@ def a_minus_one_ball(q: Fraction, sigma: Fraction, alpha: int, prec: int | None 
             m = (c + d) // 2
             stack += [(c, m), (m + 1, d)]
     r = slack.upper()
-    return window + exact + arb(0).union(r)
+    return exact + arb(0).union(r)
 
 
 def _rdp_at(q: Fraction, sigma: Fraction, alpha: int, prec: int) -> arb | Fraction:
     if q == 1:
         return Fraction(alpha) / (2 * sigma * sigma)  # the Gaussian mechanism's RDP, exactly
-    with workprec(prec + 2 * alpha.bit_length() + 10):
+    with workprec(prec + 2 * alpha.bit_length() + 10 + _exponent_guard(sigma, alpha)):
         return a_minus_one_ball(q, sigma, alpha, prec).log1p() / (alpha - 1)
+
+
+def _log_exact(x: Fraction) -> float:
+    """log x of a positive rational in float64, without the underflow of float(x) (q = 1 − 1e-300 has
+    log(1 − q) = −690.8, though float(1 − q) is fine and float(q) is 1.0)."""
+    return math.log(x.numerator) - math.log(x.denominator)
+
+
+def _exponent_guard(sigma: Fraction, alpha: int) -> int:
+    """Guard bits for the largest exponent of the sum, x = α(α − 1)/(2σ²): the ball of x carries an absolute error
+    of x·2^-prec, which e^x turns into a relative one of the same size, so a small σ (x up to 10^600 at σ = 1e-300)
+    needs log2(x) more bits or expm1 returns [±inf]."""
+    x = alpha * (alpha - 1) / (2 * sigma * sigma)
+    return max(0, math.ceil(x).bit_length() - 16)
 
 
 #: :func:`_a_minus_one_quad` uses the series of H(x) (and of expm1(y) − y) below 2^-_SERIES_BITS in absolute value.
@@ -322,7 +348,7 @@ def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) 
     # a float guide to the size of the normalised integral (effort only: the ends and abs_tol below), in log
     est = _log_value_guide(q, sigma, alpha)
     # left end: the low tail (normalised) is <= max(1, (1−q)^{α−2}) Φ(−L₁/σ); want it <= 2^-bits e^est
-    low_log = 0.0 if alpha >= 2 else -math.log1p(-float(q))
+    low_log = 0.0 if alpha >= 2 else -_log_exact(1 - q)
     t_lo = math.sqrt(max(2 * (bits * ln2 + low_log - est), 4.0))
     lo_end = min(-Fraction(sf * t_lo + 1).limit_denominator(2**20), Fraction(0))
     # right end: the smaller of the two high-tail exponents (see the docstring), at the candidate end
@@ -332,7 +358,7 @@ def _a_minus_one_quad(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) 
     if alpha >= 2 and log_q is not None:
         af = float(alpha)
         w2 = (2 * (af + 2 * sf) - 1) / (2 * sf * sf)  # the end will be at least α + 2σ + 1
-        v = math.log1p(-float(q)) - w2 - log_q  # log((1−q)e^{−w₂}/q), q < 1 here
+        v = _log_exact(1 - q) - w2 - log_q  # log((1−q)e^{−w₂}/q), q < 1 here
         kappa_log = v + math.log1p(math.exp(-v)) if v > 0 else math.log1p(math.exp(v))
         e_new = af * (log_q + kappa_log) + (af * af - af) / (2 * sf * sf) - 2 * log_q - math.log(af * (af - 1) / 2)
         t_new = math.sqrt(max(2 * (bits * ln2 + e_new - est), 4.0))
@@ -385,7 +411,7 @@ def _log_value_guide_floats(q: Fraction, sigma: Fraction, alpha: Fraction) -> fl
     log_q, m = _log_frac(q), math.floor(alpha)
     if m < 2 or log_q is None or q >= 1 or log_q < -700:
         return est
-    af, lq1 = float(alpha), math.log1p(-float(q))
+    af, lq1 = float(alpha), _log_exact(1 - q)
     lg = math.lgamma(m + 1.0)
     # the largest term of the sum is a lower bound on it (pure floats: no numpy/scipy import on this path)
     top = max(
@@ -438,7 +464,7 @@ def rdp_add_ball(q: Fraction, sigma: Fraction, alpha: Fraction, prec: int) -> ar
             r = one_q + bq * ((2 * z - 1) * inv2s2).exp()
             return norm * (-z * z * inv2s2).exp() * (beta * r.log(analytic=analytic)).exp()
 
-        span = 2 * (bits + 20) * math.log(2) + 2 * (af - 1) * -math.log1p(-qf)
+        span = 2 * (bits + 20) * math.log(2) + 2 * (af - 1) * -_log_exact(1 - q)
         end = Fraction(sf * math.sqrt(span) + 2).limit_denominator(2**20)
         value = acb.integral(
             f, acb(_fmpq(-end)), acb(_fmpq(end)), rel_tol=arb(2) ** (-bits), abs_tol=arb(2) ** (-bits - 10)
@@ -570,7 +596,8 @@ def rdp_float(q: Any, sigma: Any, alpha: Any) -> float:
     alpha = int(a)
     j = np.arange(2, alpha + 1, dtype=float)
     log_c = special.gammaln(alpha + 1.0) - special.gammaln(j + 1) - special.gammaln(alpha - j + 1)
-    terms = log_c + (alpha - j) * math.log1p(-qf) + j * math.log(qf) + _log_expm1(j * (j - 1) / (2 * s * s))
+    qe = as_fraction(q)
+    terms = log_c + (alpha - j) * _log_exact(1 - qe) + j * _log_exact(qe) + _log_expm1(j * (j - 1) / (2 * s * s))
     return float(np.logaddexp(0.0, special.logsumexp(terms)) / (alpha - 1))
 
 
@@ -720,6 +747,8 @@ def sgm_delta(q: Any, sigma: Any, eps: Any, *, rel_tol: float = 1e-15) -> Enclos
 
     Raises:
         InvalidParameter: for q outside (0, 1], sigma <= 0 or eps < 0.
-        PrecisionExhausted: if the requested accuracy is not reached at the maximum precision.
+        PrecisionExhausted: if the requested accuracy is not reached at the maximum precision (a δ below
+            e^{-10^6} is returned as the proved bound [0, 2^-1442695] instead).
     """
-    return SGM_DELTA.enclose(q=q, sigma=sigma, eps=eps, rel_tol=rel_tol)
+    # below e^{-10^6} the value is enclosed as [0, 2^-_FLOOR_BITS] (see delta_ball): accepted as it is
+    return SGM_DELTA.enclose(q=q, sigma=sigma, eps=eps, rel_tol=rel_tol, abs_tol=Fraction(1, 2 ** (_FLOOR_BITS - 1)))
