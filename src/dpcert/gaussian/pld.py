@@ -33,6 +33,7 @@ from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter
 from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss, directions
 from dpcert.pld.accountant import (
+    START_CELLS,
     PldResult,
     calibrate,
     compose_directions,
@@ -112,14 +113,14 @@ def start_resolution(q: Fraction, sigma: Fraction, steps: int) -> int:
     return max(64, min(int(2 ** math.ceil(math.log2(n))), 2**22))
 
 
-def fitting_start(q: Fraction, sigma: Fraction, steps: int, tail: float = TAIL0) -> int:
-    """:func:`start_resolution`, halved until one step's grid fits :data:`MAX_CELLS` in both directions.
+def fitting_start(q: Fraction, sigma: Fraction, steps: int, tail: float = TAIL0, max_cells: int = MAX_CELLS) -> int:
+    """:func:`start_resolution`, halved until one step's grid fits ``max_cells`` in both directions.
 
     Raises:
         InvalidParameter: (``sigma``) if not even n = 1 fits.
     """
     try:
-        return fitting_resolution(directions(q, sigma), start_resolution(q, sigma, steps), tail / steps)
+        return fitting_resolution(directions(q, sigma), start_resolution(q, sigma, steps), tail / steps, max_cells)
     except GridTooLarge as err:
         raise _too_long(q, sigma, err) from None
 
@@ -195,7 +196,9 @@ def dpsgd_delta(
     def solve(n: int, tail: float) -> Enclosure:
         return delta_enclosure(both_directions(qq, s, k, n, tail, progress), e)
 
-    return refining(solve, fitting_start(qq, s, k), rel_tol, seconds, progress, _tail_of(rel_tol), TAIL0)
+    return refining(
+        solve, fitting_start(qq, s, k, TAIL0, START_CELLS), rel_tol, seconds, progress, _tail_of(rel_tol), TAIL0
+    )
 
 
 def dpsgd_eps(
@@ -227,7 +230,7 @@ def dpsgd_eps(
     def tail(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)
 
-    return refining(solve, fitting_start(qq, s, k), rel_tol, seconds, progress, tail, TAIL0)
+    return refining(solve, fitting_start(qq, s, k, TAIL0, START_CELLS), rel_tol, seconds, progress, tail, TAIL0)
 
 
 def _sigma_guess(q: Fraction, steps: int, eps: Fraction, delta: Fraction) -> float:
@@ -267,8 +270,8 @@ def dpsgd_sigma(
         as_fraction(parsed["delta"]),
     )
     guess = _sigma_guess(qq, k, e, d)
-    n = start_resolution(qq, Fraction(guess).limit_denominator(1000), k)
     tail = float(d) * rel_tol / 1000
+    n = fitting_start(qq, Fraction(guess).limit_denominator(1000), k, tail, START_CELLS)
 
     def at(s: Fraction, n: int) -> list[Composed]:
         return both_directions(qq, s, k, n, tail)
@@ -322,8 +325,10 @@ def _delta_ball(ctx: Any, q: Exact, sigma: Exact, steps: int, eps: Exact) -> arb
         return enc.ball()
 
 
-def _delta_within(seconds: float, q: Exact, sigma: Exact, steps: int, eps: Exact) -> tuple[Enclosure, int]:
-    r = dpsgd_delta(q, sigma, steps, eps, rel_tol=1e-9, seconds=seconds)
+def _delta_within(
+    seconds: float, q: Exact, sigma: Exact, steps: int, eps: Exact, rel_tol: float = 1e-9
+) -> tuple[Enclosure, int]:
+    r = dpsgd_delta(q, sigma, steps, eps, rel_tol=rel_tol, seconds=seconds)
     return r.enclosure, r.resolution
 
 
@@ -335,8 +340,10 @@ def _eps_ball(ctx: Any, q: Exact, sigma: Exact, steps: int, delta: Exact) -> arb
         return enc.ball()
 
 
-def _eps_within(seconds: float, q: Exact, sigma: Exact, steps: int, delta: Exact) -> tuple[Enclosure, int]:
-    r = dpsgd_eps(q, sigma, steps, delta, rel_tol=1e-6, seconds=seconds)
+def _eps_within(
+    seconds: float, q: Exact, sigma: Exact, steps: int, delta: Exact, rel_tol: float = 1e-6
+) -> tuple[Enclosure, int]:
+    r = dpsgd_eps(q, sigma, steps, delta, rel_tol=rel_tol, seconds=seconds)
     return r.enclosure, r.resolution
 
 
@@ -346,8 +353,10 @@ def _sigma_ball(ctx: Any, q: Exact, steps: int, eps: Exact, delta: Exact) -> arb
         return enc.ball()
 
 
-def _sigma_within(seconds: float, q: Exact, steps: int, eps: Exact, delta: Exact) -> tuple[Enclosure, int]:
-    r = dpsgd_sigma(q, steps, eps, delta, rel_tol=1e-4, seconds=seconds)
+def _sigma_within(
+    seconds: float, q: Exact, steps: int, eps: Exact, delta: Exact, rel_tol: float = 1e-4
+) -> tuple[Enclosure, int]:
+    r = dpsgd_sigma(q, steps, eps, delta, rel_tol=rel_tol, seconds=seconds)
     return r.enclosure, r.resolution
 
 
@@ -360,6 +369,7 @@ DPSGD_DELTA = Quantity(
     "certified PLD bracket (narrows like 1/n^2 in the resolution n)",
     bracket=True,
     within=_delta_within,
+    within_rel_tol=True,
     narrow_hint="dpcert eval dpsgd.delta {inputs} --seconds {seconds}",
 )
 DPSGD_EPS = Quantity(
@@ -370,6 +380,7 @@ DPSGD_EPS = Quantity(
     "tight eps(delta) of DP-SGD (the least eps >= 0 with delta(eps) <= delta): the certified PLD bracket",
     bracket=True,
     within=_eps_within,
+    within_rel_tol=True,
     narrow_hint="dpcert dpsgd eps {inputs} --method pld --seconds {seconds}",
 )
 DPSGD_SIGMA = Quantity(
@@ -381,6 +392,7 @@ DPSGD_SIGMA = Quantity(
     "<= delta and delta(sigma_lo) > delta proved",
     bracket=True,
     within=_sigma_within,
+    within_rel_tol=True,
     narrow_hint="dpcert dpsgd sigma {inputs} --seconds {seconds}",
 )
 

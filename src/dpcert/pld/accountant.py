@@ -40,6 +40,7 @@ from dpcert.pld.discretise import MAX_CELLS, GridTooLarge, Measure, cells_needed
 from dpcert.pld.loss import PrivacyLoss
 
 __all__ = [
+    "START_CELLS",
     "PldResult",
     "EmptyIntersection",
     "compose_directions",
@@ -53,6 +54,10 @@ __all__ = [
 ]
 
 Progress = Callable[[str], None] | None
+
+#: The most cells of one step's grid a refinement starts with (it doubles from there while the budget allows): a
+#: tiny q with a small σ has a long loss range, and a first run of millions of cells would spend the whole budget.
+START_CELLS = 2**18
 
 
 class EmptyIntersection(ArithmeticError):
@@ -111,15 +116,16 @@ def resolution_for(variance: float, least: int = 64, most: int = 2**22) -> int:
     return max(least, min(int(2 ** math.ceil(math.log2(n))), most))
 
 
-def fitting_resolution(losses: list[PrivacyLoss], n: int, tail: float) -> int:
-    """The largest n / 2^j (j >= 0) at which every direction's one-step range fits the largest grid.
+def fitting_resolution(losses: list[PrivacyLoss], n: int, tail: float, max_cells: int = MAX_CELLS) -> int:
+    """The largest n / 2^j (j >= 0) at which every direction's one-step range fits ``max_cells`` cells (a coarser
+    grid is valid, only wider; the refinement narrows it again).
 
     Raises:
         GridTooLarge: if even n = 1 does not fit.
     """
     while True:
         worst = max(cells_needed(loss, n, max(tail, 1e-300)) for loss in losses)
-        if worst <= MAX_CELLS:
+        if worst <= max_cells:
             return n
         if n == 1:
             raise GridTooLarge(n, worst)
