@@ -19,6 +19,7 @@ References:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 
 from flint import arb
@@ -41,10 +42,10 @@ def _log_phibar(t: float) -> float:
 
 def _x_of(direction: str, qf: float, s: float, lv: float) -> float | None:
     """The x where the loss is lv (remove: L >= lv iff x >= it; add: L >= lv iff x <= it), None if no x."""
-    if direction == "remove":
-        t = math.exp(lv) - (1 - qf)
-    else:
-        t = math.exp(-lv) - (1 - qf)
+    u = lv if direction == "remove" else -lv  # t = e^u − (1 − q)
+    if u > 700:  # log t = u + log(1 − (1 − q)e^{−u}), without forming e^u (a float overflows past 709)
+        return s * s * (u + math.log1p(-(1 - qf) * math.exp(-u)) - math.log(qf)) + 0.5
+    t = math.exp(u) - (1 - qf)
     if t <= 0:
         return None
     return s * s * (math.log(t) - math.log(qf)) + 0.5
@@ -68,25 +69,37 @@ def _log_surv(direction: str, which: str, qf: float, s: float, lv: float) -> flo
     return float(log_add(l1 + first, lq + float(special.log_ndtr(b))))
 
 
+#: The loss range searched first, then (if the switch lies beyond it: a small σ) up to :data:`_FAR`.
+_NEAR, _FAR = 200.0, 1e6
+
+
+def _solve_far(f: Callable[[float], bool], lo: float) -> float:
+    """:func:`_solve` on [lo, _NEAR], or on [_NEAR, _FAR] when f is still false at _NEAR (the larger search only
+    where the first cannot answer, so that every range found before stays the same)."""
+    if f(_NEAR):
+        return _solve(f, lo, _NEAR)
+    return _solve(f, _NEAR, _FAR)
+
+
 def _range(direction: str, qf: float, s: float, n: int, tail: float) -> tuple[int, int]:
     """The grid index range [i_lo, i_hi] of one step: tails beyond it carry P-mass <= tail (float estimate)."""
     if direction == "remove":
-        i_hi = math.ceil(n * _solve(lambda lv: _log_surv("remove", "P", qf, s, lv) <= math.log(tail), -1, 200)) + 1
+        i_hi = math.ceil(n * _solve_far(lambda lv: _log_surv("remove", "P", qf, s, lv) <= math.log(tail), -1)) + 1
         if qf < 1:
             i_lo = math.floor(n * math.log1p(-qf)) - 1
         else:  # L = (2x − 1)/(2σ²): P(L < l) is Φ((l σ² − 1/2)/σ)
-            i_lo = math.floor(n * -_solve(lambda m: _log_phibar((m * s * s + 0.5) / s) <= math.log(tail), 0, 200)) - 1
+            i_lo = math.floor(n * -_solve_far(lambda m: _log_phibar((m * s * s + 0.5) / s) <= math.log(tail), 0)) - 1
     else:
         if qf < 1:
             i_hi = math.ceil(n * -math.log1p(-qf)) + 1
         else:
-            i_hi = math.ceil(n * _solve(lambda lv: _log_surv("add", "P", qf, s, lv) <= math.log(tail), -1, 200)) + 1
+            i_hi = math.ceil(n * _solve_far(lambda lv: _log_surv("add", "P", qf, s, lv) <= math.log(tail), -1)) + 1
 
         def below_small(m: float) -> bool:  # P(L < −m) e^{...} small; P(L < l) = 1 − P(L >= l) = Φ̄(x′/σ)
             x = _x_of("add", qf, s, -m)
             return x is not None and _log_phibar(x / s) <= math.log(tail)
 
-        i_lo = math.floor(n * -_solve(below_small, 0, 200)) - 1
+        i_lo = math.floor(n * -_solve_far(below_small, 0)) - 1
     return i_lo, i_hi
 
 

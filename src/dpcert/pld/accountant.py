@@ -57,7 +57,7 @@ Progress = Callable[[str], None] | None
 
 #: The most cells of one step's grid a refinement starts with (it doubles from there while the budget allows): a
 #: tiny q with a small σ has a long loss range, and a first run of millions of cells would spend the whole budget.
-START_CELLS = 2**18
+START_CELLS = 2**16
 
 
 class EmptyIntersection(ArithmeticError):
@@ -153,6 +153,12 @@ def delta_of(composed: Composed, eps: Fraction) -> Enclosure:
     return Enclosure(max(Fraction(0), fraction_of(lo.lower())), fraction_of(hi.upper()))
 
 
+def _fraction_tol(rel_tol: float, denominator: int) -> Fraction:
+    """``rel_tol`` as a short fraction, or exactly when it is below 1/denominator (never 0)."""
+    short = Fraction(rel_tol).limit_denominator(denominator)
+    return short if short > 0 else Fraction(rel_tol)
+
+
 def delta_enclosure(compositions: list[Composed], eps: Fraction) -> Enclosure:
     """max over directions of the certified δ_k(ε)."""
     encs = [delta_of(c, eps) for c in compositions]
@@ -187,7 +193,7 @@ def eps_enclosure(compositions: list[Composed], delta: Fraction, rel_tol: float)
     # coarse search gives the scale
     coarse = certified_root(lambda e, p: up_holds(e), zero, top, tol=Fraction(1, 64), what="delta_up(eps) <= delta")
     scale = max(coarse.lo, Fraction(1, 2**40))
-    tol = Fraction(rel_tol).limit_denominator(10**12) / 64 * scale  # probes are cheap (O(n) each)
+    tol = _fraction_tol(rel_tol, 10**12) / 64 * scale  # probes are cheap (O(n) each)
     hi = certified_root(
         lambda e, p: up_holds(e),
         coarse.lo,
@@ -307,7 +313,7 @@ def calibrate(
         while delta_at(lo).hi <= delta and lo > Fraction(1, 2**20):
             hi, lo = lo, lo / 2
         # relative to θ itself (certified_root's relative mode scales by max(1, |θ|))
-        tol = Fraction(rel_tol).limit_denominator(10**9) / 4 * lo
+        tol = _fraction_tol(rel_tol, 10**9) / 4 * lo
         up = certified_root(
             lambda s, p: delta_at(s).hi <= delta, lo, hi, tol=tol, relative=False, check_ends=True, what=f"{name}_hi"
         )
