@@ -56,6 +56,9 @@ def test_the_q_one_case_past_loss_709_is_certified_from_the_command_line(capsys:
     lo, hi = F(got["enclosure"]["lo"]), F(got["enclosure"]["hi"])
     exact = dpcert.enclose("gaussian.eps", delta="1e-5", sigma="1/16", k=4, rel_tol=1e-12)
     assert lo <= exact.lo and exact.hi <= hi
+    # the contract's keys: the relative width and the resolution
+    assert got["width"] == pytest.approx(float((hi - lo) / hi), rel=1e-6) and got["resolution"] >= 1
+    assert got["limited_by"] in ("width", "time", "grid")
 
 
 class _Toxic(PrivacyLoss):

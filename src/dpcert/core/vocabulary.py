@@ -143,7 +143,7 @@ TERMS: tuple[Term, ...] = (
         "Gaussian noise, L1 for Laplace noise",
         "real > 0",
     ),
-    Term("scale", "b", "the scale b of Laplace noise (density e^(−|x|/b)/(2b))", "real > 0"),
+    Term("scale", "b", "the scale b of Laplace noise (density exp(−abs(x)/b)/(2b))", "real > 0"),
     Term(
         "sensitivities",
         "Δ_1, …, Δ_k",
