@@ -294,9 +294,7 @@ def test_a_new_package_gets_its_command_and_its_tests(toy):
 
 def test_two_packages_cannot_file_a_prefix_under_two_topics(toy):
     text = (toy / "declaration.py").read_text(encoding="utf-8")
-    (toy / "declaration.py").write_text(
-        text.replace('{"toy": "toy"}', '{"toy": "toy", "rdp": "x"}')
-    )
+    (toy / "declaration.py").write_text(text.replace('{"toy": "toy"}', '{"toy": "toy", "rdp": "x"}'))
     importlib.invalidate_caches()
     with pytest.raises(RuntimeError, match="rdp"):
         cases.prefix_topics()

@@ -55,7 +55,7 @@ __all__ = [
 
 Progress = Callable[[str], None] | None
 
-#: The most cells of one step's grid a refinement starts with (it doubles from there while the budget allows): a
+#: The most cells of one step's grid a refinement starts with; it doubles from there while the budget allows. A
 #: tiny q with a small σ has a long loss range, and a first run of millions of cells would spend the whole budget.
 START_CELLS = 2**16
 

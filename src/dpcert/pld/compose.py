@@ -11,13 +11,13 @@ powering. The products are ``flint.arb_poly`` products (Arb: every coefficient a
 * upper bound: mass below is moved up to the window bottom (raises it) and mass above is dropped, its y-mass
   e = Σ w_j e^{j/n} (in balls) carried as an additive error.
 
-**The carried error.** Write X ≼ X′ + e_X when E_{X*ν} f_c <= E_{X′*ν} f_c + e_X·mean(ν) for every c >= 0 and every
+**The carried error.** Write X ≼ X′ + e_X when E_{X∗ν} f_c <= E_{X′∗ν} f_c + e_X·mean(ν) for every c >= 0 and every
 measure ν >= 0 (f_c(y) = (y − c)₊). Dropping mass above the window is such a relation, with e_X its y-mass, because
 (yz − c)₊ <= yz. It composes: if X ≼ X′ + e_X and Y ≼ Y′ + e_Y then
 
-    E_{X*Y*ν} f <= E_{X′*Y*ν} f + e_X·mean(Y)·mean(ν) <= E_{X′*Y′*ν} f + (e_X·mean(Y) + e_Y·mean(X′))·mean(ν),
+    E_{X∗Y∗ν} f <= E_{X′∗Y∗ν} f + e_X·mean(Y)·mean(ν) <= E_{X′∗Y′∗ν} f + (e_X·mean(Y) + e_Y·mean(X′))·mean(ν),
 
-so X*Y ≼ X′*Y′ + e_X·mean(Y) + e_Y·mean(X′). mean(X′) is evaluated from X′ in balls. mean(Y) is the exact
+so X∗Y ≼ X′∗Y′ + e_X·mean(Y) + e_Y·mean(X′). mean(X′) is evaluated from X′ in balls. mean(Y) is the exact
 measure's: inside a power (:func:`compose`) Y is s steps restricted to L < L_max, whose mean is at most m₁^s with
 m₁ the mean of one step's upper discretisation (the icx order raises means); the tails L >= L_max are added once at
 the end, k·P_ac(L >= L_max), which is itself a relation of this form (the tail part's y-mass is at most
