@@ -44,9 +44,26 @@ _TAIL0 = 1e-22
 Progress = Callable[[str], None] | None
 
 
+#: The largest denominator of Δ/b whose multiples are used as resolutions (atoms on grid points).
+_ATOM_DENOMINATOR = 2**12
+
+
+def _on_atoms(loss: LaplaceLoss, n: int) -> int:
+    """n raised to a multiple of the denominator of r = Δ/b (times a power of two), so that the atoms at ±r are grid
+    points: an atom inside a cell can only be rounded down by the lower construction (a first-order loss), one on
+    a grid point is kept exactly. Left as it is for a denominator above :data:`_ATOM_DENOMINATOR`."""
+    den = loss.r.denominator
+    if den == 1 or den > _ATOM_DENOMINATOR:
+        return n
+    m = den
+    while m < n:
+        m *= 2
+    return m
+
+
 def _start(loss: LaplaceLoss, k: int, tail: float) -> int:
     try:
-        return fitting_resolution([loss], resolution_for(loss.loss_variance()), tail / k)
+        return fitting_resolution([loss], _on_atoms(loss, resolution_for(loss.loss_variance())), tail / k)
     except GridTooLarge as err:
         raise InvalidParameter(
             "scale",

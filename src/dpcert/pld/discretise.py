@@ -33,6 +33,11 @@ supplies (:meth:`~dpcert.pld.loss.PrivacyLoss.survivals`). Let c_i = μ_i − g_
   except where a recursion had to clip and at the meeting group, whose slack is rounded down. The top tail L >=
   L_max is one more cell that only receives; mass below the bottom grid point is dropped (a smaller measure).
 
+**Atoms.** An atom of L inside a cell is split by the upper construction like any mass (second order), but the
+lower one can only keep it in a group whose mean is balanced by mass on the other side of a grid point; with none
+there (an atom at the end of the range) its slack is rounded down, a first-order loss. A mechanism with atoms at
+rational losses should therefore be run at resolutions that put them on grid points (``dpcert.laplace.pld`` does).
+
 Every number above is a ball containing the exact value of the construction at the working precision
 :func:`working_precision`, so the lower measure's and the upper measure's exact values are what the composition
 (:mod:`dpcert.pld.compose`) and the evaluation (:mod:`dpcert.pld.accountant`) use.
