@@ -7,8 +7,9 @@ whose modules carry the proofs. This module holds DP-SGD's drivers and quantitie
 ``dpsgd.sigma``) and keeps the names it always had (``step_measures``, ``compose``, ``both_directions``,
 ``delta_enclosure``, …) as thin forms of the engine's.
 
-The enclosure narrows like Δ² (both ends are second order); ``n = 1/Δ`` is the resolution reported. When the
-starting grid would not fit :data:`MAX_CELLS` (a tiny q with a small σ: a long loss range), coarser grids are tried.
+The upper end converges like Δ², the lower one mostly so (its meeting group's slack is a first-order loss,
+:mod:`dpcert.pld.discretise`); ``n = 1/Δ`` is the resolution reported. When the starting grid would not fit
+:data:`MAX_CELLS` (a tiny q with a small σ: a long loss range), coarser grids are tried.
 
 References:
     Convex order: M. Shaked, J. G. Shanthikumar, "Stochastic Orders", Springer 2007, Thm 4.A.15 [SS07]. Connect the
