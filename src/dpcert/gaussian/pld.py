@@ -161,6 +161,9 @@ _REF = (
 
 Progress = Callable[[str], None] | None
 
+#: The relative tolerance of the ε search at most (:func:`dpcert.pld.accountant.eps_enclosure`).
+EPS_SEARCH_TOL = 1e-4
+
 
 def _tail_of(rel_tol: float) -> Callable[[Enclosure, float], float]:
     def tail(enc: Enclosure, prev: float) -> float:
@@ -226,7 +229,8 @@ def dpsgd_eps(
     )
 
     def solve(n: int, tail: float) -> Enclosure:
-        return eps_enclosure(both_directions(qq, s, k, n, tail, progress), d, rel_tol)
+        # the ε search is cheap (probes reuse the compositions): never let it, rather than the grid, set the width
+        return eps_enclosure(both_directions(qq, s, k, n, tail, progress), d, min(rel_tol, EPS_SEARCH_TOL))
 
     def tail(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)

@@ -43,6 +43,9 @@ _TAIL0 = 1e-22
 
 Progress = Callable[[str], None] | None
 
+#: The relative tolerance of the ε search at most (:func:`dpcert.pld.accountant.eps_enclosure`).
+EPS_SEARCH_TOL = 1e-4
+
 
 #: The largest denominator of Δ/b whose multiples are used as resolutions (atoms on grid points).
 _ATOM_DENOMINATOR = 2**12
@@ -126,7 +129,8 @@ def laplace_eps(
     loss, kk, d = _parse(LAPLACE_EPS, {"delta": delta, "scale": scale, "sensitivity": sensitivity, "k": k})
 
     def solve(n: int, tail: float) -> Enclosure:
-        return eps_enclosure(compose_directions([loss], kk, n, tail, progress), d, rel_tol)
+        # the ε search is cheap (probes reuse the compositions): never let it, rather than the grid, set the width
+        return eps_enclosure(compose_directions([loss], kk, n, tail, progress), d, min(rel_tol, EPS_SEARCH_TOL))
 
     def tail_of(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)
