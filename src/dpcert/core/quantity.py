@@ -81,7 +81,7 @@ class Quantity:
             cross-check at 1e-12 (its ends are tested against independent bounds instead).
         within: bracket quantities only: ``within(seconds, **parsed) -> (Enclosure, resolution)``, the narrowest
             certified bracket in about ``seconds`` (:meth:`bracket_within`).
-        within_rel_tol: ``within`` also takes ``rel_tol=`` (a relative width at which it may stop early).
+        within_takes_width: ``within`` also takes ``rel_tol=`` (a relative width at which it may stop early).
         narrow_hint: bracket quantities only: the command that narrows the bracket further, a format string with
             ``{inputs}`` (the ``name=value`` inputs) and ``{seconds}``.
     """
@@ -98,7 +98,7 @@ class Quantity:
     bracket: bool = False
     within: Callable[..., tuple[Enclosure, int]] | None = None
     narrow_hint: str = ""
-    within_rel_tol: bool = False
+    within_takes_width: bool = False
 
     def parse(self, inputs: Mapping[str, Any]) -> dict[str, Value]:
         """Validate and parse raw inputs (strings, ints, Fractions, floats)."""
@@ -218,7 +218,7 @@ class Quantity:
             raise InvalidParameter("quantity", self.name, "a bracket quantity (one with a time-budgeted bracket)")
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < math.inf:
             raise InvalidParameter("seconds", seconds, "a positive finite time budget in seconds")
-        extra = {"rel_tol": kw.pop("rel_tol")} if self.within_rel_tol and "rel_tol" in kw else {}
+        extra = {"rel_tol": kw.pop("rel_tol")} if self.within_takes_width and "rel_tol" in kw else {}
         given = {**(inputs or {}), **kw}
         parsed = self.parse(given)
         t0 = time.perf_counter()
@@ -249,7 +249,7 @@ class Quantity:
         """
         if isinstance(rel_tol, bool) or not isinstance(rel_tol, (int, float)) or not 0 < rel_tol < math.inf:
             raise InvalidParameter("rel_tol", rel_tol, "a positive finite relative width")
-        extra = {"rel_tol": rel_tol} if self.within_rel_tol else {}
+        extra = {"rel_tol": rel_tol} if self.within_takes_width else {}
         br = self.bracket_within(inputs, seconds=seconds, **kw, **extra)
         enc = br.enclosure
         if enc.is_exact or (enc.width is not None and (enc.width == 0 or enc.rel_width() <= rel_tol)):

@@ -374,7 +374,7 @@ DPSGD_DELTA = Quantity(
     "certified PLD bracket (narrows like 1/n^2 in the resolution n)",
     bracket=True,
     within=_delta_within,
-    within_rel_tol=True,
+    within_takes_width=True,
     narrow_hint="dpcert eval dpsgd.delta {inputs} --seconds {seconds}",
 )
 DPSGD_EPS = Quantity(
@@ -385,7 +385,7 @@ DPSGD_EPS = Quantity(
     "tight eps(delta) of DP-SGD (the least eps >= 0 with delta(eps) <= delta): the certified PLD bracket",
     bracket=True,
     within=_eps_within,
-    within_rel_tol=True,
+    within_takes_width=True,
     narrow_hint="dpcert dpsgd eps {inputs} --method pld --seconds {seconds}",
 )
 DPSGD_SIGMA = Quantity(
@@ -397,7 +397,7 @@ DPSGD_SIGMA = Quantity(
     "<= delta and delta(sigma_lo) > delta proved",
     bracket=True,
     within=_sigma_within,
-    within_rel_tol=True,
+    within_takes_width=True,
     narrow_hint="dpcert dpsgd sigma {inputs} --seconds {seconds}",
 )
 

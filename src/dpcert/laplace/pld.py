@@ -211,7 +211,7 @@ LAPLACE_DELTA = Quantity(
     "bracket (narrows like 1/n^2 in the resolution n)",
     bracket=True,
     within=_delta_within,
-    within_rel_tol=True,
+    within_takes_width=True,
     narrow_hint="dpcert eval laplace.delta {inputs} --seconds {seconds}",
 )
 LAPLACE_EPS = Quantity(
@@ -222,7 +222,7 @@ LAPLACE_EPS = Quantity(
     "tight eps(delta) of k Laplace mechanisms (the least eps >= 0 with delta(eps) <= delta): the certified PLD bracket",
     bracket=True,
     within=_eps_within,
-    within_rel_tol=True,
+    within_takes_width=True,
     narrow_hint="dpcert eval laplace.eps {inputs} --seconds {seconds}",
 )
 
