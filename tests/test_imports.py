@@ -40,6 +40,7 @@ _BY_TOP = {
     "_text": "foundation",
     "arith": "arith",
     "core": "core",
+    "pld": "mathematics",
     "engine": "engine",
     "tables": "user",
     "vectors": "user",

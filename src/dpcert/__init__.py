@@ -62,6 +62,7 @@ _LAZY: dict[str, str] = {
     "InvalidParameter": "dpcert.errors",
     "ManifestError": "dpcert.errors",
     "PrecisionExhausted": "dpcert.errors",
+    "BudgetExhausted": "dpcert.errors",
     "UnknownClaim": "dpcert.errors",
 }
 
@@ -87,6 +88,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from dpcert.engine.registry import claims, quantities, quantity, select
     from dpcert.engine.verify import VerifyReport, verify
     from dpcert.errors import (
+        BudgetExhausted,
         CertificateError,
         DpcertError,
         InvalidParameter,
@@ -154,16 +156,36 @@ __all__ = [
     "ManifestError",
     "CertificateError",
     "PrecisionExhausted",
+    "BudgetExhausted",
 ]
 
 
-def enclose(name: str, /, rel_tol: float = 1e-15, **inputs: Any) -> Enclosure:
+def enclose(name: str, /, rel_tol: float | None = None, seconds: float | None = None, **inputs: Any) -> Enclosure:
     """Certified enclosure of the named quantity at exact inputs (strings such as ``"0.1"`` mean decimals).
 
-    Raises:
-        InvalidParameter: unknown quantity, missing/unknown/out-of-domain input.
-        PrecisionExhausted: if the requested accuracy is not reached at the maximum precision.
-    """
-    from dpcert.engine.registry import quantity
+    ``rel_tol`` is the relative width asked for: by default 1e-15, reached by raising the precision. A *bracket*
+    quantity (a grid or lattice construction, such as ``dpsgd.eps``) narrows with its grid, which costs time, not
+    with the precision: by default it is asked for 1e-2 (as ``dpcert dpsgd eps``) within ``seconds`` = 10 (as
+    ``dpcert eval``).
 
-    return quantity(name).enclose(inputs, rel_tol=rel_tol)
+    Raises:
+        InvalidParameter: unknown quantity, missing/unknown/out-of-domain input, ``seconds`` for a quantity that is
+            not a bracket.
+        PrecisionExhausted: if the requested accuracy is not reached at the maximum precision.
+        BudgetExhausted: (a PrecisionExhausted) if a bracket quantity does not reach the width within ``seconds``;
+            it names the grid resolution reached and carries the narrowest certified bracket.
+    """
+    from dpcert.core.quantity import BRACKET_REL_TOL, BRACKET_SECONDS
+    from dpcert.engine.registry import quantity
+    from dpcert.errors import InvalidParameter
+
+    q = quantity(name)
+    if q.bracket and q.within is not None:
+        return q.enclose_bracket(
+            inputs,
+            rel_tol=BRACKET_REL_TOL if rel_tol is None else rel_tol,
+            seconds=BRACKET_SECONDS if seconds is None else seconds,
+        )
+    if seconds is not None:
+        raise InvalidParameter("seconds", seconds, f"no time budget: {name} is not a bracket quantity")
+    return q.enclose(inputs, rel_tol=1e-15 if rel_tol is None else rel_tol)

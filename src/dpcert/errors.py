@@ -20,6 +20,7 @@ __all__ = [
     "SchedulerLost",
     "CertificateError",
     "PrecisionExhausted",
+    "BudgetExhausted",
     "WorkerDied",
 ]
 
@@ -151,6 +152,23 @@ class PrecisionExhausted(DpcertError):
         self.max_prec = max_prec
         self.enclosure = enclosure
         super().__init__(f"undecided at the maximum precision of {max_prec} bits: {what}")
+
+
+class BudgetExhausted(PrecisionExhausted):
+    """A bracket quantity (a grid or lattice construction) did not reach the width asked for within its time budget.
+
+    The limit is the grid, not the precision: a bracket narrows with the resolution, which costs time. A
+    :class:`PrecisionExhausted` (callers catching that still catch this); ``enclosure`` is the narrowest certified
+    bracket found, ``resolution`` the grid it was found on and ``seconds`` the time spent.
+    """
+
+    def __init__(self, what: str, enclosure: Any = None, resolution: int = 0, seconds: float = 0.0) -> None:
+        self.what = what
+        self.max_prec = 0
+        self.enclosure = enclosure
+        self.resolution = resolution
+        self.seconds = seconds
+        DpcertError.__init__(self, f"not reached within the time budget (the grid limited it): {what}")
 
 
 class WorkerDied(DpcertError):

@@ -45,6 +45,7 @@ IRRATIONAL = {
     "dpsgd.rdp.eps": "a minimum over orders of ln A_alpha/(alpha - 1) plus logs of delta and alpha (the first inputs)",
     "dpsgd.delta": "a PLD bracket: sums of normal-tail cell masses times e^{j/n} (never an exact point)",
     "dpsgd.sigma": "a bracket [sigma_lo, sigma_hi] of two proofs around the least sigma (never an exact point)",
+    "laplace.delta": "a PLD bracket: 1 - e^{(eps - sensitivity/scale)/2} at one step, sums of e^{j/n} terms beyond",
 }
 
 

@@ -100,6 +100,7 @@ def test_the_default_run_is_the_declared_manifests_in_order(tmp_path):
         "composition.toml", "darrm.toml", "darrm_privacy.toml", "darrm_optimize.toml", "sml.toml", "shuffle.toml",
         "shuffle_figures.toml", "br.toml", "br_adaptive.toml", "gaussian.toml",
     ]  # fmt: skip
+    old_includes += ["laplace.toml"]  # packages declared since (rank after gaussian's)
     assert [p.name for p in manifest.default_manifests()] == old_includes
     one = tmp_path / "default.toml"
     paths = [str(manifest.bundled_dir() / name) for name in old_includes]
@@ -114,23 +115,23 @@ def test_the_default_run_is_the_declared_manifests_in_order(tmp_path):
 
 def test_a_bad_declaration_is_refused_naming_the_field():
     good = dict(
-        package="dpcert.laplace",
+        package="dpcert.toy",
         rank=70,
-        prefixes={"laplace": "laplace"},
-        manifests=("laplace.toml",),
-        docs="topics/laplace",
+        prefixes={"toy": "toy"},
+        manifests=("toy.toml",),
+        docs="topics/toy",
         quantities=("mechanism",),
         claims=("claims",),
     )
-    assert PackageDeclaration(**good).name == "laplace"
+    assert PackageDeclaration(**good).name == "toy"
     for key, value in [
-        ("package", "laplace"),
+        ("package", "toy"),
         ("package", None),
-        ("prefixes", {"lap": "laplace"}),
-        ("prefixes", {"laplace": "Laplace"}),
+        ("prefixes", {"lap": "toy"}),
+        ("prefixes", {"toy": "Toy"}),
         ("manifests", ()),
-        ("manifests", ("verify/laplace.toml",)),
-        ("docs", "laplace"),
+        ("manifests", ("verify/toy.toml",)),
+        ("docs", "toy"),
     ]:
         with pytest.raises(InvalidParameter, match=f"invalid {key}="):
             PackageDeclaration(**{**good, key: value})
@@ -139,13 +140,13 @@ def test_a_bad_declaration_is_refused_naming_the_field():
 # ------------------------------------------------------------------------------------ a package of our own
 
 _INIT = '''
-"""A Laplace package of this test's own."""
+"""A Toy package of this test's own."""
 
-from dpcert.laplace.declaration import DECLARATION
+from dpcert.toy.declaration import DECLARATION
 
-__all__ = ["QUANTITIES", "CLAIMS", "laplace_eps"]
+__all__ = ["QUANTITIES", "CLAIMS", "toy_eps"]
 
-__getattr__ = DECLARATION.lazy_tables({"laplace_eps": "mechanism"})
+__getattr__ = DECLARATION.lazy_tables({"toy_eps": "mechanism"})
 '''
 
 _DECLARATION = """
@@ -154,9 +155,9 @@ from dpcert.core.packages import PackageDeclaration
 DECLARATION = PackageDeclaration(
     package=__package__,
     rank=15,
-    prefixes={"laplace": "laplace"},
-    manifests=("laplace.toml",),
-    docs="topics/laplace",
+    prefixes={"toy": "toy"},
+    manifests=("toy.toml",),
+    docs="topics/toy",
     quantities=("mechanism",),
     claims=("claims",),
 )
@@ -169,42 +170,42 @@ from dpcert.core.params import real
 from dpcert.core.quantity import Quantity
 
 
-def laplace_eps(sensitivity, b):
-    """The eps of the Laplace mechanism: sensitivity / b."""
+def toy_eps(sensitivity, b):
+    """The eps of the Toy mechanism: sensitivity / b."""
     return Fraction(sensitivity) / Fraction(b)
 
 
-LAPLACE_EPS = Quantity(
-    "laplace.eps",
+TOY_EPS = Quantity(
+    "toy.eps",
     (real("sensitivity", 0, lo_open=True, doc="L1 sensitivity"), real("b", 0, lo_open=True, doc="noise scale")),
     lambda ctx, sensitivity, b: sensitivity.value / b.value,
     "Dwork-Roth Thm 3.6",
-    "eps = sensitivity / b of the Laplace mechanism (exact)",
+    "eps = sensitivity / b of the Toy mechanism (exact)",
     exact=True,
 )
-QUANTITIES = [LAPLACE_EPS]
+QUANTITIES = [TOY_EPS]
 '''
 
 _CLAIMS = """
 from dpcert.core.claim import QuantityClaim, Rounds, Verdict
-from dpcert.laplace.mechanism import LAPLACE_EPS
+from dpcert.toy.mechanism import TOY_EPS
 
 CLAIMS = [
     QuantityClaim(
-        "laplace.eps_half",
+        "toy.eps_half",
         "Dwork-Roth Thm 3.6",
         "sensitivity 1 and b = 2 give eps = 0.5",
         expected=Verdict.CERTIFIED,
-        quantity=LAPLACE_EPS,
+        quantity=TOY_EPS,
         inputs={"sensitivity": "1", "b": "2"},
         comparison=Rounds("0.5"),
     ),
     QuantityClaim(
-        "laplace.eps_typo",
+        "toy.eps_typo",
         "a misprint",
         "sensitivity 1 and b = 4 give eps = 0.5",
         expected=Verdict.REFUTED,
-        quantity=LAPLACE_EPS,
+        quantity=TOY_EPS,
         inputs={"sensitivity": "1", "b": "4"},
         comparison=Rounds("0.5"),
     ),
@@ -213,24 +214,24 @@ CLAIMS = [
 
 _CLI = """
 def add_commands(sub):
-    p = sub.add_parser("laplace", help="the Laplace mechanism")
-    p.set_defaults(fn=lambda a: print("laplace here") or 0)
+    p = sub.add_parser("toy", help="the Toy mechanism")
+    p.set_defaults(fn=lambda a: print("toy here") or 0)
 """
 
 _MANIFEST = """
 format = 1
-description = "the Laplace package of the declaration test"
+description = "the Toy package of the declaration test"
 
 [[claims]]
-select = "laplace.*"
+select = "toy.*"
 """
 
 
 @pytest.fixture
-def laplace(tmp_path, monkeypatch):
-    """``dpcert.laplace``: a package in a temporary folder added to dpcert's path, and a copy of the bundled
+def toy(tmp_path, monkeypatch):
+    """``dpcert.toy``: a package in a temporary folder added to dpcert's path, and a copy of the bundled
     manifests with its own beside them; nothing else in the repository names it."""
-    pkg = tmp_path / "src" / "laplace"
+    pkg = tmp_path / "src" / "toy"
     pkg.mkdir(parents=True)
     for name, text in [
         ("__init__.py", _INIT),
@@ -244,69 +245,67 @@ def laplace(tmp_path, monkeypatch):
     bundled.mkdir()
     for p in (ROOT / "verify").glob("*.toml"):
         shutil.copy(p, bundled / p.name)
-    (bundled / "laplace.toml").write_text(_MANIFEST, encoding="utf-8")
+    (bundled / "toy.toml").write_text(_MANIFEST, encoding="utf-8")
     monkeypatch.setattr(dpcert, "__path__", [*dpcert.__path__, str(pkg.parent)])
     monkeypatch.setattr(manifest, "bundled_dir", lambda: bundled)
     importlib.invalidate_caches()
     _clear_caches()
     yield pkg
     _clear_caches()
-    for name in [m for m in sys.modules if m == "dpcert.laplace" or m.startswith("dpcert.laplace.")]:
+    for name in [m for m in sys.modules if m == "dpcert.toy" or m.startswith("dpcert.toy.")]:
         del sys.modules[name]
 
 
-def test_a_new_package_is_one_declaration(laplace):
+def test_a_new_package_is_one_declaration(toy):
     # the registry: in the order of its rank (15: after composition, before darrm)
-    assert registry.packages()[:3] == ("dpcert.composition", "dpcert.laplace", "dpcert.darrm")
+    assert registry.packages()[:3] == ("dpcert.composition", "dpcert.toy", "dpcert.darrm")
     assert (
-        registry.quantity("laplace.eps").enclose(sensitivity="1", b="3").lo
-        == registry.quantity("laplace.eps").enclose(sensitivity="1", b="3").hi
+        registry.quantity("toy.eps").enclose(sensitivity="1", b="3").lo
+        == registry.quantity("toy.eps").enclose(sensitivity="1", b="3").hi
     )
-    assert [c.id for c in registry.select("laplace.*")] == ["laplace.eps_half", "laplace.eps_typo"]
-    from dpcert import laplace as pkg  # type: ignore[attr-defined]
+    assert [c.id for c in registry.select("toy.*")] == ["toy.eps_half", "toy.eps_typo"]
+    from dpcert import toy as pkg  # type: ignore[attr-defined]
 
-    assert pkg.laplace_eps(1, 4) == 0.25  # its public function, imported on first use
+    assert pkg.toy_eps(1, 4) == 0.25  # its public function, imported on first use
     # the golden vectors' topics
-    assert "laplace" in cases.topics() and cases.topic_of("laplace.eps") == "laplace"
+    assert "toy" in cases.topics() and cases.topic_of("toy.eps") == "toy"
     # the documentation's toctree of topic pages
-    assert "\ntopics/laplace\n" in dpcert_docs.expand("```{toctree}\n% dpcert: topic-pages\n```\n")
-    assert dpcert_docs.topic_pages()[:2] == ["topics/composition", "topics/laplace"]
+    assert "\ntopics/toy\n" in dpcert_docs.expand("```{toctree}\n% dpcert: topic-pages\n```\n")
+    assert dpcert_docs.topic_pages()[:2] == ["topics/composition", "topics/toy"]
     # the default `dpcert verify`: its manifest read after composition's, its claims with their expectations
-    assert [p.name for p in manifest.default_manifests()][:2] == ["composition.toml", "laplace.toml"]
-    expected = {e.claim.id: e.expected for e in manifest.default_entries() if e.claim.id.startswith("laplace.")}
-    assert expected == {"laplace.eps_half": Verdict.CERTIFIED, "laplace.eps_typo": Verdict.REFUTED}
-    report = verify(selectors=["laplace.*"], progress=None)
+    assert [p.name for p in manifest.default_manifests()][:2] == ["composition.toml", "toy.toml"]
+    expected = {e.claim.id: e.expected for e in manifest.default_entries() if e.claim.id.startswith("toy.")}
+    assert expected == {"toy.eps_half": Verdict.CERTIFIED, "toy.eps_typo": Verdict.REFUTED}
+    report = verify(selectors=["toy.*"], progress=None)
     assert [r.verdict for r in report.results] == [Verdict.CERTIFIED, Verdict.REFUTED] and report.exit_code == 0
 
 
-def test_a_new_package_gets_its_command_and_its_tests(laplace):
-    """In a fresh process: ``dpcert laplace`` exists (the parser adds each declared package's cli) and the
+def test_a_new_package_gets_its_command_and_its_tests(toy):
+    """In a fresh process: ``dpcert toy`` exists (the parser adds each declared package's cli) and the
     public-API tests, which run over the declared packages, would run over it."""
     code = (
-        f"import dpcert; dpcert.__path__.append({str(laplace.parent)!r}); "
+        f"import dpcert; dpcert.__path__.append({str(toy.parent)!r}); "
         "from dpcert.cli import main; from dpcert.engine.registry import PACKAGES; "
-        "print(PACKAGES); raise SystemExit(main(['laplace']))"
+        "print(PACKAGES); raise SystemExit(main(['toy']))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "'dpcert.laplace'" in out and "laplace here" in out
+    assert "'dpcert.toy'" in out and "toy here" in out
 
 
-def test_two_packages_cannot_file_a_prefix_under_two_topics(laplace):
-    text = (laplace / "declaration.py").read_text(encoding="utf-8")
-    (laplace / "declaration.py").write_text(
-        text.replace('{"laplace": "laplace"}', '{"laplace": "laplace", "rdp": "x"}')
-    )
+def test_two_packages_cannot_file_a_prefix_under_two_topics(toy):
+    text = (toy / "declaration.py").read_text(encoding="utf-8")
+    (toy / "declaration.py").write_text(text.replace('{"toy": "toy"}', '{"toy": "toy", "rdp": "x"}'))
     importlib.invalidate_caches()
     with pytest.raises(RuntimeError, match="rdp"):
         cases.prefix_topics()
 
 
-def test_an_undeclared_package_is_caught(laplace):
+def test_an_undeclared_package_is_caught(toy):
     """The check above fails for a package that keeps its tables but drops its declaration."""
-    (laplace / "declaration.py").unlink()
-    (laplace / "__init__.py").write_text(
+    (toy / "declaration.py").unlink()
+    (toy / "__init__.py").write_text(
         "from dpcert.core.tables import lazy_tables\n"
         "__getattr__ = lazy_tables(__name__, quantities=('mechanism',), claims=('claims',))\n"
     )
     importlib.invalidate_caches()
-    assert "dpcert.laplace" in _tabled() and "dpcert.laplace" not in registry.packages()
+    assert "dpcert.toy" in _tabled() and "dpcert.toy" not in registry.packages()

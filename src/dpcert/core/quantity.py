@@ -27,9 +27,13 @@ from dpcert.arith.ball import MAX_PREC, START_PREC, Enclosure, refine
 from dpcert.arith.context import BallContext, exact_value
 from dpcert.core.params import Param, Value, validate
 from dpcert.core.vocabulary import aliases_for
-from dpcert.errors import InvalidParameter, PrecisionExhausted
+from dpcert.errors import BudgetExhausted, InvalidParameter, PrecisionExhausted
 
-__all__ = ["Quantity", "Bracket", "enclosure_of"]
+__all__ = ["Quantity", "Bracket", "enclosure_of", "BRACKET_REL_TOL", "BRACKET_SECONDS"]
+
+#: A bracket quantity's default relative width and time budget (:meth:`Quantity.enclose_bracket`, ``dpcert.enclose``).
+BRACKET_REL_TOL = 1e-2
+BRACKET_SECONDS = 10.0
 
 
 def enclosure_of(value: arb | Fraction | int) -> Enclosure:
@@ -77,6 +81,7 @@ class Quantity:
             cross-check at 1e-12 (its ends are tested against independent bounds instead).
         within: bracket quantities only: ``within(seconds, **parsed) -> (Enclosure, resolution)``, the narrowest
             certified bracket in about ``seconds`` (:meth:`bracket_within`).
+        within_takes_width: ``within`` also takes ``rel_tol=`` (a relative width at which it may stop early).
         narrow_hint: bracket quantities only: the command that narrows the bracket further, a format string with
             ``{inputs}`` (the ``name=value`` inputs) and ``{seconds}``.
     """
@@ -93,6 +98,7 @@ class Quantity:
     bracket: bool = False
     within: Callable[..., tuple[Enclosure, int]] | None = None
     narrow_hint: str = ""
+    within_takes_width: bool = False
 
     def parse(self, inputs: Mapping[str, Any]) -> dict[str, Value]:
         """Validate and parse raw inputs (strings, ints, Fractions, floats)."""
@@ -212,14 +218,51 @@ class Quantity:
             raise InvalidParameter("quantity", self.name, "a bracket quantity (one with a time-budgeted bracket)")
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < math.inf:
             raise InvalidParameter("seconds", seconds, "a positive finite time budget in seconds")
+        extra = {"rel_tol": kw.pop("rel_tol")} if self.within_takes_width and "rel_tol" in kw else {}
         given = {**(inputs or {}), **kw}
         parsed = self.parse(given)
         t0 = time.perf_counter()
-        enc, resolution = self.within(seconds, **parsed)
+        enc, resolution = self.within(seconds, **parsed, **extra)
         took = time.perf_counter() - t0
         shown = " ".join(f"{k}={given[k]}" for k in (p.name for p in self.params) if k in given)
         hint = self.narrow_hint.format(inputs=shown, seconds=f"{4 * seconds:g}") if self.narrow_hint else ""
         return Bracket(enc, resolution, took, hint)
+
+    def enclose_bracket(
+        self,
+        inputs: Mapping[str, Any] | None = None,
+        *,
+        rel_tol: float = BRACKET_REL_TOL,
+        seconds: float = BRACKET_SECONDS,
+        **kw: Any,
+    ) -> Enclosure:
+        """A bracket quantity's certified enclosure at most ``rel_tol`` wide (relative), within about ``seconds``.
+
+        A bracket narrows with its grid's resolution, which costs time, not with the precision: the width and the
+        time budget are what limit it (as ``dpcert eval`` does), and a bracket not narrow enough in time is
+        reported as such, with the narrowest one found.
+
+        Raises:
+            InvalidParameter: for a quantity that is not a bracket, a bad budget or a bad width.
+            BudgetExhausted: if the width is not reached within the budget (its ``enclosure`` is the narrowest
+                bracket found, ``resolution`` its grid).
+        """
+        if isinstance(rel_tol, bool) or not isinstance(rel_tol, (int, float)) or not 0 < rel_tol < math.inf:
+            raise InvalidParameter("rel_tol", rel_tol, "a positive finite relative width")
+        extra = {"rel_tol": rel_tol} if self.within_takes_width else {}
+        br = self.bracket_within(inputs, seconds=seconds, **kw, **extra)
+        enc = br.enclosure
+        if enc.is_exact or (enc.width is not None and (enc.width == 0 or enc.rel_width() <= rel_tol)):
+            return enc
+        width = "unbounded" if enc.width is None else f"{enc.rel_width():.3g}"
+        hint = f"; narrow it with a larger seconds= (or: {br.hint})" if br.hint else "; give a larger seconds="
+        raise BudgetExhausted(
+            f"{self.name}: the certified bracket {enc.short()} has relative width {width} > rel_tol = {rel_tol:g} "
+            f"after {br.seconds:.1f} s (grid resolution {br.resolution}){hint}",
+            enc,
+            br.resolution,
+            br.seconds,
+        )
 
     def evaluate_float(self, inputs: Mapping[str, Any] | None = None, **kw: Any) -> float:
         """The float64 value (evidence, not a certificate)."""

@@ -136,7 +136,14 @@ TERMS: tuple[Term, ...] = (
     Term(
         "sigmas", "σ_1, …, σ_k", "the noise standard deviation of each composed Gaussian mechanism", "list of reals > 0"
     ),
-    Term("sensitivity", "Δ", "the L2 sensitivity of the query the Gaussian noise is added to", "real > 0"),
+    Term(
+        "sensitivity",
+        "Δ",
+        "the sensitivity of the query the noise is added to, in the norm the noise is calibrated to: L2 for "
+        "Gaussian noise, L1 for Laplace noise",
+        "real > 0",
+    ),
+    Term("scale", "b", "the scale b of Laplace noise (density exp(−abs(x)/b)/(2b))", "real > 0"),
     Term(
         "sensitivities",
         "Δ_1, …, Δ_k",

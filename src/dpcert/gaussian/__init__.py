@@ -11,8 +11,10 @@
   ``orders=real`` a certified search over real orders near the best);
 * :mod:`dpcert.gaussian.claims`: the public cases (autodp#39, tensorflow/privacy#166, the TF Privacy MNIST
   tutorial);
+* :mod:`dpcert.gaussian.sgm_loss`: the Gaussian and the Poisson-subsampled Gaussian as mechanisms of the PLD engine
+  (:mod:`dpcert.pld`): the survival masses of their privacy loss in both neighbouring directions;
 * :mod:`dpcert.gaussian.pld`: the tight DP-SGD accounting, certified both ends (``dpsgd.delta``, ``dpsgd.eps``,
-  ``dpsgd.sigma``) from the privacy loss distribution of both neighbouring directions.
+  ``dpsgd.sigma``) from the privacy loss distribution of both neighbouring directions, on the PLD engine.
 
 Public functions (imported on first use): the Gaussian mechanism's :func:`gaussian_delta` (δ(ε), certified),
 :func:`gaussian_eps` (ε(δ)) and :func:`gaussian_sigma` (the calibration of σ to (ε, δ)); heterogeneous Gaussians

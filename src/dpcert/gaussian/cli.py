@@ -78,8 +78,10 @@ def _eps_pld(a: argparse.Namespace, kv: dict[str, str]) -> int:
                 "inputs": inputs_to_json(parsed),
                 "enclosure": enc.to_json(20),
                 "rel_width": 0.0 if enc.is_exact else enc.rel_width(),
+                "width": 0.0 if enc.is_exact else float(enc.rel_width()),
                 "rel_tol": a.rel_tol,
                 "reached": res.reached,
+                "limited_by": res.limited_by,
                 "resolution": res.resolution,
                 "resolutions_tried": list(res.runs),
                 "seconds": res.seconds,
@@ -97,8 +99,14 @@ def _eps_pld(a: argparse.Namespace, kv: dict[str, str]) -> int:
     width = "exact" if enc.is_exact else f"relative width {enc.rel_width():.2e}"
     print(f"{width} at resolution {res.resolution} cells per unit loss, {res.seconds:.1f} s")
     if not res.reached:
-        print(f"the time budget ran out before relative width {a.rel_tol:g}: give more --seconds")
+        print(_not_reached(res.limited_by, a.rel_tol))
     return 0
+
+
+def _not_reached(limited_by: str, rel_tol: float) -> str:
+    if limited_by == "grid":
+        return f"the largest grid was reached before relative width {rel_tol:g}: the grid limited it"
+    return f"the time budget ran out before relative width {rel_tol:g}: give more --seconds"
 
 
 def _eps_rdp(a: argparse.Namespace, kv: dict[str, str]) -> int:
@@ -168,8 +176,10 @@ def _cmd_sigma(a: argparse.Namespace) -> int:
                 "enclosure": enc.to_json(20),
                 "safe_sigma": enc.to_json(20)["hi"],
                 "rel_width": enc.rel_width(),
+                "width": float(enc.rel_width()),
                 "rel_tol": a.rel_tol,
                 "reached": res.reached,
+                "limited_by": res.limited_by,
                 "resolution": res.resolution,
                 "seconds": res.seconds,
                 "neighbours": _NEIGHBOURS,
@@ -185,7 +195,7 @@ def _cmd_sigma(a: argparse.Namespace) -> int:
     print(f"sigma = {hi} is (eps, delta)-DP (certified); the least such sigma lies in [{lo}, {hi}]")
     print(f"relative width {enc.rel_width():.2e} at resolution {res.resolution}, {res.seconds:.1f} s")
     if not res.reached:
-        print(f"the time budget ran out before relative width {a.rel_tol:g}: give more --seconds")
+        print(_not_reached(res.limited_by, a.rel_tol))
     return 0
 
 

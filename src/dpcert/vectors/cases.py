@@ -53,11 +53,17 @@ TOPICS: tuple[str, ...] = topics()
 #: ``br.adaptive.delta`` is a lattice bracket that cannot reach 20 digits in general; its vectors sit where it has
 #: a closed form (k = 1, eps_g = +-k eps).
 _PLD = (
-    "a PLD bracket (dpcert.gaussian.pld): its certified enclosure narrows like the square of the grid step and "
+    "a PLD bracket (dpcert.pld): its certified enclosure narrows like the square of the grid step and "
     "stops near 1e-4..1e-8 relative width, far from the 20 digits a vector records; check a value against it with "
     "`dpcert eval` or a `dpcert table check` row instead"
 )
-NOT_COVERED: dict[str, str] = {"dpsgd.delta": _PLD, "dpsgd.eps": _PLD, "dpsgd.sigma": _PLD}
+NOT_COVERED: dict[str, str] = {
+    "dpsgd.delta": _PLD,
+    "dpsgd.eps": _PLD,
+    "dpsgd.sigma": _PLD,
+    "laplace.delta": _PLD,
+    "laplace.eps": _PLD,
+}
 
 
 def topic_of(quantity: str) -> str:

@@ -1,0 +1,166 @@
+"""The Gaussian and the Poisson-subsampled Gaussian as mechanisms of the PLD engine (:mod:`dpcert.pld`).
+
+DP-SGD with Poisson rate q and noise multiplier σ (sensitivity 1, add/remove neighbours) has two directions,
+*remove*: P = (1−q)N(0,σ²) + qN(1,σ²), Q = N(0,σ²), and *add*: the same two swapped
+(docs/derivations/gaussian.md#sgm-directions: that remove dominates is not proved, so both are computed). At q = 1
+remove is the Gaussian mechanism's pair N(1,σ²) against N(0,σ²).
+
+**The loss and its survival masses.** Remove: Y = dP/dQ(x) = 1 − q + q·e^{(2x−1)/(2σ²)} is increasing in x, so L >= l
+iff x >= x_l with x_l = σ²·log((e^l − (1 − q))/q) + 1/2 when e^l > 1 − q (and everywhere otherwise): Q(L >= l) =
+Φ̄(x_l/σ), P(L >= l) = (1 − q)Φ̄(x_l/σ) + qΦ̄((x_l − 1)/σ). Add: Y = 1/(1 − q + q·e^{(2x−1)/(2σ²)}) is decreasing in x,
+L >= l iff x <= x_{−l} (when e^{−l} > 1 − q, else never): P(L >= l) = Φ(x/σ), Q(L >= l) = (1 − q)Φ(x/σ) + qΦ((x −
+1)/σ). Each Φ is taken as erfc/2 in Arb's balls; the sign of e^{±l} − (1 − q) is decided in balls (an undecided
+grid point is an error, never a guess). Neither direction has an infinite loss.
+
+References:
+    docs/derivations/gaussian.md#sgm-directions; the Gaussian mechanism's loss: Balle and Wang, ICML 2018.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+
+from flint import arb
+
+from dpcert.arith.ball import ball
+from dpcert.pld.loss import PrivacyLoss, log_add
+from dpcert.pld.loss import solve_switch as _solve
+
+__all__ = ["SubsampledGaussianLoss", "DIRECTIONS", "directions"]
+
+#: DP-SGD's two neighbouring directions.
+DIRECTIONS = ("remove", "add")
+
+
+def _log_phibar(t: float) -> float:
+    from scipy import special
+
+    return float(special.log_ndtr(-t))
+
+
+def _x_of(direction: str, qf: float, s: float, lv: float) -> float | None:
+    """The x where the loss is lv (remove: L >= lv iff x >= it; add: L >= lv iff x <= it), None if no x."""
+    u = lv if direction == "remove" else -lv  # t = e^u − (1 − q)
+    if u > 700:  # log t = u + log(1 − (1 − q)e^{−u}), without forming e^u (a float overflows past 709)
+        return s * s * (u + math.log1p(-(1 - qf) * math.exp(-u)) - math.log(qf)) + 0.5
+    t = math.exp(u) - (1 - qf)
+    if t <= 0:
+        return None
+    return s * s * (math.log(t) - math.log(qf)) + 0.5
+
+
+def _log_surv(direction: str, which: str, qf: float, s: float, lv: float) -> float:
+    """log P(L >= lv) (which = 'P') or log Q(L >= lv) (which = 'Q'), float64."""
+    x = _x_of(direction, qf, s, lv)
+    if x is None:
+        return 0.0 if direction == "remove" else -math.inf
+    a, b = (-x / s, -(x - 1) / s) if direction == "remove" else (x / s, (x - 1) / s)
+    # remove: Φ̄(x/σ) = Φ(−x/σ); add: Φ(x/σ)
+    mix = which == ("P" if direction == "remove" else "Q")
+    from scipy import special
+
+    first = float(special.log_ndtr(a))
+    if not mix:
+        return first
+    lq = math.log(qf)
+    l1 = math.log1p(-qf) if qf < 1 else -math.inf
+    return float(log_add(l1 + first, lq + float(special.log_ndtr(b))))
+
+
+#: The loss range searched first, then (if the switch lies beyond it: a small σ) up to :data:`_FAR`.
+_NEAR, _FAR = 200.0, 1e6
+
+
+def _solve_far(f: Callable[[float], bool], lo: float) -> float:
+    """:func:`_solve` on [lo, _NEAR], or on [_NEAR, _FAR] when f is still false at _NEAR (the larger search only
+    where the first cannot answer, so that every range found before stays the same)."""
+    if f(_NEAR):
+        return _solve(f, lo, _NEAR)
+    return _solve(f, _NEAR, _FAR)
+
+
+def _range(direction: str, qf: float, s: float, n: int, tail: float) -> tuple[int, int]:
+    """The grid index range [i_lo, i_hi] of one step: tails beyond it carry P-mass <= tail (float estimate)."""
+    if direction == "remove":
+        i_hi = math.ceil(n * _solve_far(lambda lv: _log_surv("remove", "P", qf, s, lv) <= math.log(tail), -1)) + 1
+        if qf < 1:
+            i_lo = math.floor(n * math.log1p(-qf)) - 1
+        else:  # L = (2x − 1)/(2σ²): P(L < l) is Φ((l σ² − 1/2)/σ)
+            i_lo = math.floor(n * -_solve_far(lambda m: _log_phibar((m * s * s + 0.5) / s) <= math.log(tail), 0)) - 1
+    else:
+        if qf < 1:
+            i_hi = math.ceil(n * -math.log1p(-qf)) + 1
+        else:
+            i_hi = math.ceil(n * _solve_far(lambda lv: _log_surv("add", "P", qf, s, lv) <= math.log(tail), -1)) + 1
+
+        def below_small(m: float) -> bool:  # P(L < −m) e^{...} small; P(L < l) = 1 − P(L >= l) = Φ̄(x′/σ)
+            x = _x_of("add", qf, s, -m)
+            return x is not None and _log_phibar(x / s) <= math.log(tail)
+
+        i_lo = math.floor(n * -_solve_far(below_small, 0)) - 1
+    return i_lo, i_hi
+
+
+def _survivals(direction: str, q: Fraction, sigma: Fraction, n: int, i_lo: int, i_hi: int) -> tuple[list, list]:
+    """Balls of Q(L >= i/n) and P(L >= i/n) for i = i_lo..i_hi (the current working precision)."""
+    sg, bq, one_q = ball(sigma), ball(q), ball(1 - q)
+    s2 = arb(2).sqrt()
+    sq, sp = [], []
+    sign = 1 if direction == "remove" else -1
+    step = ball(Fraction(1, n))
+    for i in range(i_lo, i_hi + 1):
+        t = (sign * i * step).exp() - one_q
+        if t <= 0:
+            # remove: e^l <= 1 − q < Y everywhere, so L >= l surely; add: L < −log(1 − q) <= l surely
+            full = arb(1) if direction == "remove" else arb(0)
+            sq.append(full)
+            sp.append(full)
+            continue
+        if not t > 0:
+            raise ArithmeticError(f"grid point {i}/{n} undecided against the loss bound at the working precision")
+        x = sg * sg * (t / bq).log() + arb(1) / 2
+        if direction == "remove":
+            a = (x / (sg * s2)).erfc() / 2  # Φ̄(x/σ)
+            b = ((x - 1) / (sg * s2)).erfc() / 2
+            sq.append(a)
+            sp.append(one_q * a + bq * b)
+        else:
+            a = (-x / (sg * s2)).erfc() / 2  # Φ(x/σ)
+            b = (-(x - 1) / (sg * s2)).erfc() / 2
+            sp.append(a)
+            sq.append(one_q * a + bq * b)
+    return sq, sp
+
+
+class SubsampledGaussianLoss(PrivacyLoss):
+    """One direction of the Poisson-subsampled Gaussian (rate q in (0, 1], noise multiplier σ, sensitivity 1).
+
+    >>> loss = SubsampledGaussianLoss("remove", Fraction(1, 100), Fraction(1))
+    >>> loss.name, loss.infinite_mass()
+    ('remove', Fraction(0, 1))
+    """
+
+    def __init__(self, direction: str, q: Fraction, sigma: Fraction) -> None:
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {DIRECTIONS}, not {direction!r}")
+        self.name = direction
+        self.q = Fraction(q)
+        self.sigma = Fraction(sigma)
+
+    def survivals(self, n: int, i_lo: int, i_hi: int) -> tuple[list[arb], list[arb]]:
+        return _survivals(self.name, self.q, self.sigma, n, i_lo, i_hi)
+
+    def grid_range(self, n: int, tail: float) -> tuple[int, int]:
+        return _range(self.name, float(self.q), float(self.sigma), n, tail)
+
+    def loss_variance(self) -> float:
+        """Var_Q(Y) of the remove direction, q²(e^{1/σ²} − 1) (the exponent capped at 700: a guess only)."""
+        s = float(self.sigma)
+        return float(self.q) ** 2 * math.expm1(min(1 / (s * s), 700))
+
+
+def directions(q: Fraction, sigma: Fraction) -> list[SubsampledGaussianLoss]:
+    """Both directions (remove, then add)."""
+    return [SubsampledGaussianLoss(d, q, sigma) for d in DIRECTIONS]

@@ -1,0 +1,54 @@
+"""Certified privacy-loss distributions for any mechanism: the engine.
+
+A mechanism describes each neighbouring direction by a :class:`PrivacyLoss` (its privacy loss's certified survival
+masses at grid points, a float choice of range, an atom at +∞); the engine does the rest, each end proved beside
+its code:
+
+* :mod:`dpcert.pld.loss`: the seam (the abstract class a mechanism implements);
+* :mod:`dpcert.pld.discretise`: one step on a grid, a lower measure <=_icx and an upper one >=_icx the exact law;
+* :mod:`dpcert.pld.compose`: composition of identical and of different steps, windows with every dropped tail
+  accounted;
+* :mod:`dpcert.pld.accountant`: δ(ε), ε(δ), the refinement driver and calibration by monotonicity.
+
+Mechanisms on it: :mod:`dpcert.gaussian.sgm_loss` (the Gaussian and the Poisson-subsampled Gaussian, DP-SGD's
+``dpsgd.*`` in :mod:`dpcert.gaussian.pld`) and :mod:`dpcert.laplace` (``laplace.*``).
+"""
+
+from dpcert.pld.accountant import (
+    EmptyIntersection,
+    PldResult,
+    calibrate,
+    compose_directions,
+    delta_enclosure,
+    delta_of,
+    eps_enclosure,
+    fitting_resolution,
+    refining,
+    resolution_for,
+)
+from dpcert.pld.compose import Composed, combine, compose
+from dpcert.pld.discretise import MAX_CELLS, PREC, GridTooLarge, Measure, StepMeasures, discretise
+from dpcert.pld.loss import PrivacyLoss
+
+__all__ = [
+    "PrivacyLoss",
+    "Measure",
+    "StepMeasures",
+    "Composed",
+    "PldResult",
+    "GridTooLarge",
+    "EmptyIntersection",
+    "discretise",
+    "compose",
+    "combine",
+    "compose_directions",
+    "delta_of",
+    "delta_enclosure",
+    "eps_enclosure",
+    "refining",
+    "calibrate",
+    "resolution_for",
+    "fitting_resolution",
+    "MAX_CELLS",
+    "PREC",
+]

@@ -1,0 +1,91 @@
+"""The mechanism seam: what a mechanism tells the PLD engine about one neighbouring direction.
+
+A *direction* is a dominating pair (P, Q) of distributions on one output space. Write P = P_ac + P_s with P_ac ≪ Q
+and P_s ⟂ Q; the privacy loss is L = log dP_ac/dQ (Q-almost everywhere), Y = e^L, and the loss is +∞ on P_s. The
+hockey-stick divergence the engine encloses is
+
+    δ(ε) = sup_S P(S) − e^ε Q(S) = P_s(Ω) + E_Q[(Y − e^ε)₊].
+
+A mechanism knows its laws; the engine knows none. So a mechanism supplies, per direction, only:
+
+* :meth:`PrivacyLoss.survivals`: certified balls of Q(L >= i/n) and P_ac(L >= i/n) at the grid points i/n, i = i_lo
+  … i_hi (inclusive): the cell masses m = Q(cell), μ = P_ac(cell) = E_Q[Y·1_cell] are their differences. An atom
+  of L at a finite value (Laplace has two) needs nothing special: it is a jump of both survival functions, and a
+  survival function "L >= l" includes the atom at l;
+* :meth:`PrivacyLoss.grid_range`: a float choice of (i_lo, i_hi) leaving out at most about ``tail`` of P_ac-mass on
+  each side (tightness only: the engine proves whatever range it is given);
+* :meth:`PrivacyLoss.infinite_mass`: P_s(Ω), the atom at L = +∞ (0 by default), exact;
+* :meth:`PrivacyLoss.loss_variance`: a float guess of Var_Q(Y), for the starting resolution only.
+
+Everything else (the two discretisations with their proofs, composition, windows, δ(ε), ε(δ), calibration) is in
+:mod:`dpcert.pld.discretise`, :mod:`dpcert.pld.compose` and :mod:`dpcert.pld.accountant`, written once.
+
+References:
+    The seam mirrors dp_accounting's ``MonotonePrivacyLoss`` (one abstract class, one subclass per mechanism), with
+    certified tail masses in place of float ones.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from fractions import Fraction
+
+from flint import arb
+
+__all__ = ["PrivacyLoss", "solve_switch"]
+
+
+class PrivacyLoss(ABC):
+    """One neighbouring direction (P, Q) of a mechanism, seen through its privacy loss L = log dP_ac/dQ."""
+
+    #: a short name for progress messages (``"remove"``, ``"add"``)
+    name: str = "direction"
+
+    @abstractmethod
+    def survivals(self, n: int, i_lo: int, i_hi: int) -> tuple[list[arb], list[arb]]:
+        """Balls of Q(L >= i/n) and of P_ac(L >= i/n) for i = i_lo … i_hi, at the current working precision.
+
+        Every ball must contain the exact value; both lists are non-increasing in i (in exact arithmetic).
+        """
+
+    @abstractmethod
+    def grid_range(self, n: int, tail: float) -> tuple[int, int]:
+        """A float choice of the grid index range [i_lo, i_hi]: P_ac(L >= i_hi/n) and P_ac(L < i_lo/n) each about
+        ``tail`` or less (tightness only; a wrong choice costs width, never validity)."""
+
+    def infinite_mass(self) -> Fraction:
+        """P_s(Ω): the probability of an infinite privacy loss (exact); 0 unless overridden."""
+        return Fraction(0)
+
+    def loss_variance(self) -> float:
+        """A float guess of Var_Q(Y) of one step (the starting resolution only); 1 unless overridden."""
+        return 1.0
+
+
+def solve_switch(f: Callable[[float], bool], lo: float, hi: float) -> float:
+    """The switching point of a monotone condition f (false at lo, true at hi), by float bisection (tightness only).
+
+    >>> round(solve_switch(lambda x: x * x >= 2, 0, 2), 6)
+    1.414214
+    """
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if f(mid):
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo < 1e-9:
+            break
+    return hi
+
+
+def log_add(a: float, b: float) -> float:
+    """log(e^a + e^b) in floats, without overflow."""
+    if a == -math.inf:
+        return b
+    if b == -math.inf:
+        return a
+    m = max(a, b)
+    return m + math.log1p(math.exp(-abs(a - b)))
