@@ -15,6 +15,9 @@ LIMITS = {
     "darrm.gnmax.grid_sigma": {"eps_target": ("1/5", 1), "delta": ("1/10000", "1/1000"), "j": (1, 900)},
     "darrm.gnmax.grid_lambda": {"eps_target": ("1/10", 2), "delta": ("1/10000", "1/2"), "j": (1, 1000)},
     "darrm.gnmax.lambda_min": {"eps_target": ("1/10", 2), "delta": ("1/10000", "1/2")},
+    # a non-integer order is integrated by certified quadrature only up to (alpha^2 - alpha)/(2 sigma^2) <= a cap
+    # (refused beyond it, before any work): the range the generic default "alpha" had before the vocabulary named it
+    "sgm.rdp": {"alpha": ("11/10", 10)},
     # QM is defined only for bin lengths I meeting the validity rule (which depends on tau); I = 1 always does
     "sml.qm.distortion": {"I": (1, 1)},
     "sml.qm.sml": {"I": (1, 1)},
