@@ -275,7 +275,6 @@ def _answered_or_refused(argv: tuple[str, ...]) -> None:
         assert len(lines) == 1 and lines[0].startswith("dpcert: error: invalid "), lines
 
 
-@pytest.mark.xfail(strict=True, reason=_ISSUE_30)
 @pytest.mark.parametrize(
     "argv",
     [
@@ -357,3 +356,17 @@ def test_dpsgd_rdp_an_infinite_ball_means_more_precision(monkeypatch):
     r = dpsgd_rdp.dpsgd_rdp_eps("0.01", "1", 1000, "1e-5")
     assert min(seen) < 128 <= max(seen)
     assert r.enclosure.lo <= Fraction("2.1077531") and r.enclosure.hi >= Fraction("2.107753")  # the doctest's value
+
+
+def test_pld_eps_without_a_grid_agrees_with_rdp_and_with_the_grid():
+    """steps·q <= delta: the PLD path answers [0, 0] with no grid, as the RDP path does from its own argument (total
+    variation through KL), and a grid run just outside the shortcut (steps·q slightly above delta, the composition's
+    true distance far below it) also finds 0."""
+    from dpcert.gaussian.pld import dpsgd_eps
+
+    short = dpsgd_eps("0.001", "1", 10, "0.01")
+    assert (short.enclosure.lo, short.enclosure.hi, short.runs) == (0, 0, ())
+    lo, hi = answer(("dpsgd", "eps", "q=0.001", "sigma=1", "steps=10", "delta=0.01", "--method", "rdp"))
+    assert lo == hi == 0
+    grid = dpsgd_eps("0.001", "1", 10, "0.0099")
+    assert grid.runs and grid.enclosure.lo == 0 and grid.enclosure.hi <= Fraction(1, 100)

@@ -97,7 +97,10 @@ def _eps_pld(a: argparse.Namespace, kv: dict[str, str]) -> int:
     )
     print(f"eps <= {hi}   (certified enclosure [{lo}, {hi}])")
     width = "exact" if enc.is_exact else f"relative width {enc.rel_width():.2e}"
-    print(f"{width} at resolution {res.resolution} cells per unit loss, {res.seconds:.1f} s")
+    if not res.runs:  # no grid was needed (steps·q <= delta)
+        print("exact with no grid: steps*q <= delta bounds delta(0), the total variation of the composition")
+    else:
+        print(f"{width} at resolution {res.resolution} cells per unit loss, {res.seconds:.1f} s")
     if not res.reached:
         print(_not_reached(res.limited_by, a.rel_tol))
     return 0

@@ -228,6 +228,12 @@ def dpsgd_eps(
         as_fraction(parsed["delta"]),
     )
 
+    if k * qq <= d:
+        # ε = 0 exactly, with no grid: one step's pair in either direction is (1 − q)Q + qR against Q, so its total
+        # variation is at most q; k steps (a product) are at most 1 − (1 − q)^k <= k·q apart in total variation, and
+        # δ_k(0) is that distance, so δ_k(0) <= k·q <= δ and the least ε >= 0 with δ_k(ε) <= δ is 0
+        return PldResult(Enclosure(Fraction(0), Fraction(0)), 0, 0.0, True, ())
+
     def solve(n: int, tail: float) -> Enclosure:
         # the ε search is cheap (probes reuse the compositions): never let it, rather than the grid, set the width
         return eps_enclosure(both_directions(qq, s, k, n, tail, progress), d, min(rel_tol, EPS_SEARCH_TOL))
