@@ -75,13 +75,52 @@ __all__ = [
 TAIL0 = 1e-22
 
 
-def _too_long(q: Fraction, sigma: Fraction, err: GridTooLarge) -> InvalidParameter:
+def _short(x: Fraction) -> str:
+    """x with 4 significant digits, for a message (an exact input may have thousands of digits)."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 6
+        return format(Decimal(x.numerator) / Decimal(x.denominator), ".4g")
+
+
+def _too_long(q: Fraction, sigma: Fraction, err: GridTooLarge, max_cells: int = MAX_CELLS) -> InvalidParameter:
     return InvalidParameter(
         "sigma",
-        str(sigma),
-        f"a noise multiplier whose one-step loss range fits {MAX_CELLS} grid cells at resolution {err.n} "
-        f"(q = {q}, sigma = {sigma} needs {err.cells})",
+        _short(sigma),
+        f"a noise multiplier whose one-step loss range fits {max_cells} grid cells at resolution {err.n} "
+        f"(q = {_short(q)}, sigma = {_short(sigma)} needs {err.cells})",
     )
+
+
+#: The least noise multiplier the PLD grid takes (a smaller one's loss range fits no grid).
+MIN_SIGMA = Fraction(1, 10**150)
+#: The least sampling rate the PLD calibration takes (its first σ guess squares q in float64).
+MIN_CALIBRATION_Q = Fraction(1, 10**150)
+#: The least sampling rate the PLD grid takes: its range is chosen in float64, where a smaller q is 0.
+MIN_Q = Fraction(1, 2**1000)
+
+
+def _check_sigma(q: Fraction, sigma: Fraction) -> None:
+    """Refuse, before any work, a noise multiplier whose one-step loss range (about 1/(2σ²) wide) fits no grid."""
+    if sigma < MIN_SIGMA:
+        raise InvalidParameter(
+            "sigma",
+            _short(sigma),
+            f"a noise multiplier >= 1e-150 for the PLD accountant (one step's loss range, about 1/(2 sigma^2), fits "
+            f"no grid of {MAX_CELLS} cells; q = {_short(q)}); --method rdp answers it",
+        )
+
+
+def _check_q(q: Fraction) -> None:
+    """Refuse, before any work, a rate the float64 range choice cannot represent (one line naming q)."""
+    if 0 < q < MIN_Q:
+        raise InvalidParameter(
+            "q",
+            _short(q),
+            "a sampling rate >= 2^-1000 for the PLD accountant (its grid range is chosen in float64); below it "
+            "steps*q <= delta already proves eps = 0, and --method rdp answers any q",
+        )
 
 
 def step_measures(direction: str, q: Fraction, sigma: Fraction, n: int, tail: float, steps: int) -> StepMeasures:
@@ -108,7 +147,7 @@ def start_resolution(q: Fraction, sigma: Fraction, steps: int) -> int:
     k·Var_Q(L); n is chosen so that the ratio is about 10^-3, and at least 2^6.
     """
     qf, s = float(q), float(sigma)
-    var1 = qf * qf * math.expm1(min(1 / (s * s), 700))  # Var_Q(Y) of one remove step
+    var1 = qf * qf * math.expm1(min(1 / (s * s), 700) if s > 1e-150 else 700)  # Var_Q(Y) of one remove step
     ratio = 1e-3
     n = math.sqrt(steps / (6 * ratio * steps * max(var1, 1e-300)))
     return max(64, min(int(2 ** math.ceil(math.log2(n))), 2**22))
@@ -123,7 +162,7 @@ def fitting_start(q: Fraction, sigma: Fraction, steps: int, tail: float = TAIL0,
     try:
         return fitting_resolution(directions(q, sigma), start_resolution(q, sigma, steps), tail / steps, max_cells)
     except GridTooLarge as err:
-        raise _too_long(q, sigma, err) from None
+        raise _too_long(q, sigma, err, max_cells) from None
 
 
 def both_directions(
@@ -196,6 +235,8 @@ def dpsgd_delta(
         int(parsed["steps"]),
         as_fraction(parsed["eps"]),
     )
+    _check_q(qq)
+    _check_sigma(qq, s)
 
     def solve(n: int, tail: float) -> Enclosure:
         return delta_enclosure(both_directions(qq, s, k, n, tail, progress), e)
@@ -233,6 +274,8 @@ def dpsgd_eps(
         # variation is at most q; k steps (a product) are at most 1 − (1 − q)^k <= k·q apart in total variation, and
         # δ_k(0) is that distance, so δ_k(0) <= k·q <= δ and the least ε >= 0 with δ_k(ε) <= δ is 0
         return PldResult(Enclosure(Fraction(0), Fraction(0)), 0, 0.0, True, ())
+    _check_q(qq)
+    _check_sigma(qq, s)
 
     def solve(n: int, tail: float) -> Enclosure:
         # the ε search is cheap (probes reuse the compositions): never let it, rather than the grid, set the width
@@ -280,6 +323,11 @@ def dpsgd_sigma(
         as_fraction(parsed["eps"]),
         as_fraction(parsed["delta"]),
     )
+    _check_q(qq)
+    if qq < MIN_CALIBRATION_Q:  # its first guess squares q in float64
+        raise InvalidParameter(
+            "q", _short(qq), "a sampling rate >= 1e-150 for the PLD calibration (its first sigma guess is float64)"
+        )
     guess = _sigma_guess(qq, k, e, d)
     tail = float(d) * rel_tol / 1000
     n = fitting_start(qq, Fraction(guess).limit_denominator(1000), k, tail, START_CELLS)

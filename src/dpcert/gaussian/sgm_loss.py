@@ -118,6 +118,8 @@ def _survivals(direction: str, q: Fraction, sigma: Fraction, n: int, i_lo: int, 
             sq.append(full)
             sp.append(full)
             continue
+        if not t > 0:  # tiny q: 1 − q rounds at this precision; e^l − (1 − q) = (e^l − 1) + q keeps q's digits
+            t = (sign * i * step).expm1() + bq
         if not t > 0:
             raise ArithmeticError(f"grid point {i}/{n} undecided against the loss bound at the working precision")
         x = sg * sg * (t / bq).log() + arb(1) / 2
