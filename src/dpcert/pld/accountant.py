@@ -171,6 +171,7 @@ def eps_enclosure(compositions: list[Composed], delta: Fraction, rel_tol: float)
     δ_k is non-increasing in ε, so δ_up(b) <= δ proves ε <= b, and δ_lo(a) > δ proves ε > a. Each end is found
     by :func:`dpcert.arith.search.certified_root` on its own condition (decided from the ball's end points).
     """
+    from dpcert.arith.exact import fraction_to_decimal
     from dpcert.arith.search import certified_root
 
     def up_holds(e: Fraction) -> bool:
@@ -186,8 +187,14 @@ def eps_enclosure(compositions: list[Composed], delta: Fraction, rel_tol: float)
     while not up_holds(top):
         top *= 2
         if top > 2**20:
+            floor = delta_enclosure(compositions, top).hi
             raise InvalidParameter(
-                "delta", str(delta), "a target that some eps <= 2^20 meets (the certified delta(2^20) is above it)"
+                "delta",
+                fraction_to_decimal(delta, 3, "nearest"),
+                f"a target above {fraction_to_decimal(floor, 3, 'up')}, the least delta this grid certifies (its "
+                "dropped tails and round-off bound every certified delta from below; no eps <= 2^20 meets the "
+                "target here); "
+                "--method rdp certifies smaller ones",
             )
     # the tolerance is relative to ε itself (certified_root's relative mode scales by max(1, |ε|)): a first
     # coarse search gives the scale
