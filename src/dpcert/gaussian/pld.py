@@ -27,19 +27,24 @@ from typing import Any
 
 from flint import arb
 
-from dpcert.arith.ball import Enclosure, workprec
+from dpcert.arith.ball import Enclosure
 from dpcert.arith.exact import Exact, as_fraction
 from dpcert.core.params import integer, probability, real
 from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter
 from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss, directions
 from dpcert.pld.accountant import (
+    EPS_SEARCH_TOL,
     START_CELLS,
+    TAIL0,
     PldResult,
+    Progress,
+    ball_level,
     calibrate,
     compose_directions,
     delta_enclosure,
     delta_of,
+    enclosure_ball,
     eps_enclosure,
     fitting_resolution,
     refining,
@@ -70,9 +75,6 @@ __all__ = [
     "MAX_CELLS",
     "PREC",
 ]
-
-#: The tail (P-mass each side of one step's grid, all steps together) of the first run of a refinement.
-TAIL0 = 1e-22
 
 
 def _short(x: Fraction) -> str:
@@ -197,11 +199,6 @@ _REF = (
     "arb_poly powers; upper: connect-the-dots chord split (Doroshenko et al. PETS 2022), lower: mean-balanced "
     "contraction onto the grid; convex order (Shaked–Shanthikumar 2007 Thm 4.A.15)"
 )
-
-Progress = Callable[[str], None] | None
-
-#: The relative tolerance of the ε search at most (:func:`dpcert.pld.accountant.eps_enclosure`).
-EPS_SEARCH_TOL = 1e-4
 
 
 def _tail_of(rel_tol: float) -> Callable[[Enclosure, float], float]:
@@ -342,16 +339,6 @@ def _parsed(q: Any, sigma: Any, steps: Any) -> tuple[Fraction, Fraction, int]:
     return as_fraction(q), as_fraction(sigma), int(steps)
 
 
-#: The ball path's largest effort: 2^LEVEL_CAP times the starting resolution.
-LEVEL_CAP = 2
-
-
-def _level(prec: int) -> int:
-    """The ball path's effort: the resolution doubles with every doubling of the precision past 64 bits, up to
-    :data:`LEVEL_CAP` doublings (a re-check asking for a 1000 times narrower enclosure stops there)."""
-    return min(LEVEL_CAP, max(0, (prec // 64).bit_length() - 1))
-
-
 def _level_resolution(q: Fraction, s: Fraction, k: int, level: int, tail: float) -> int:
     """The starting resolution times 2^level, halved back while one step's grid does not fit."""
     try:
@@ -379,9 +366,8 @@ def _sigma_at_level(q: Fraction, k: int, eps: Fraction, delta: Fraction, level: 
 
 
 def _delta_ball(ctx: Any, q: Exact, sigma: Exact, steps: int, eps: Exact) -> arb:
-    enc = _delta_at_level(*_parsed(q, sigma, steps), as_fraction(eps), _level(ctx.prec))
-    with workprec(ctx.prec):
-        return enc.ball()
+    enc = _delta_at_level(*_parsed(q, sigma, steps), as_fraction(eps), ball_level(ctx.prec))
+    return enclosure_ball(enc, ctx.prec)
 
 
 def _delta_within(
@@ -392,11 +378,8 @@ def _delta_within(
 
 
 def _eps_ball(ctx: Any, q: Exact, sigma: Exact, steps: int, delta: Exact) -> arb | Fraction:
-    enc = _eps_at_level(*_parsed(q, sigma, steps), as_fraction(delta), _level(ctx.prec))
-    if enc.is_exact:
-        return enc.lo
-    with workprec(ctx.prec):
-        return enc.ball()
+    enc = _eps_at_level(*_parsed(q, sigma, steps), as_fraction(delta), ball_level(ctx.prec))
+    return enclosure_ball(enc, ctx.prec, exact_point=True)
 
 
 def _eps_within(
@@ -407,9 +390,8 @@ def _eps_within(
 
 
 def _sigma_ball(ctx: Any, q: Exact, steps: int, eps: Exact, delta: Exact) -> arb:
-    enc = _sigma_at_level(as_fraction(q), int(steps), as_fraction(eps), as_fraction(delta), _level(ctx.prec))
-    with workprec(ctx.prec):
-        return enc.ball()
+    enc = _sigma_at_level(as_fraction(q), int(steps), as_fraction(eps), as_fraction(delta), ball_level(ctx.prec))
+    return enclosure_ball(enc, ctx.prec)
 
 
 def _sigma_within(

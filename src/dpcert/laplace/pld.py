@@ -12,22 +12,26 @@ References:
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 from flint import arb
 
-from dpcert.arith.ball import Enclosure, workprec
+from dpcert.arith.ball import Enclosure
 from dpcert.arith.exact import Exact, as_fraction
 from dpcert.core.params import integer, probability, real
 from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter
 from dpcert.laplace.loss import LaplaceLoss
 from dpcert.pld.accountant import (
+    EPS_SEARCH_TOL,
+    TAIL0,
     PldResult,
+    Progress,
+    ball_level,
     compose_directions,
     delta_enclosure,
+    enclosure_ball,
     eps_enclosure,
     fitting_resolution,
     refining,
@@ -39,12 +43,6 @@ __all__ = ["laplace_delta", "laplace_eps", "LAPLACE_DELTA", "LAPLACE_EPS", "QUAN
 
 #: The largest number of compositions accepted.
 MAX_K = 10**6
-_TAIL0 = 1e-22
-
-Progress = Callable[[str], None] | None
-
-#: The relative tolerance of the ε search at most (:func:`dpcert.pld.accountant.eps_enclosure`).
-EPS_SEARCH_TOL = 1e-4
 
 
 #: The largest denominator of Δ/b whose multiples are used as resolutions (atoms on grid points).
@@ -108,7 +106,7 @@ def laplace_delta(
         lo = float(enc.lo) if enc.lo is not None else 0.0
         return min(prev, lo * rel_tol / 1000) if lo > 0 else prev
 
-    return refining(solve, _start(loss, kk, _TAIL0), rel_tol, seconds, progress, tail_of, _TAIL0)
+    return refining(solve, _start(loss, kk, TAIL0), rel_tol, seconds, progress, tail_of, TAIL0)
 
 
 def laplace_eps(
@@ -135,7 +133,7 @@ def laplace_eps(
     def tail_of(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)
 
-    return refining(solve, _start(loss, kk, _TAIL0), rel_tol, seconds, progress, tail_of, _TAIL0)
+    return refining(solve, _start(loss, kk, TAIL0), rel_tol, seconds, progress, tail_of, TAIL0)
 
 
 # ----------------------------------------------------------------------------------------------- quantities
@@ -151,19 +149,12 @@ _REF = (
     "grid; convex order (Shaked–Shanthikumar 2007 Thm 4.A.15)"
 )
 
-#: The ball path's largest effort: 2^LEVEL_CAP times the starting resolution.
-LEVEL_CAP = 2
-
-
-def _level(prec: int) -> int:
-    return min(LEVEL_CAP, max(0, (prec // 64).bit_length() - 1))
-
 
 @functools.lru_cache(maxsize=32)
 def _delta_at_level(b: Fraction, sens: Fraction, k: int, eps: Fraction, level: int) -> Enclosure:
     loss = LaplaceLoss(b, sens)
-    n = fitting_resolution([loss], _start(loss, k, _TAIL0) * 2**level, _TAIL0 / k)
-    return delta_enclosure(compose_directions([loss], k, n, _TAIL0), eps)
+    n = fitting_resolution([loss], _start(loss, k, TAIL0) * 2**level, TAIL0 / k)
+    return delta_enclosure(compose_directions([loss], k, n, TAIL0), eps)
 
 
 @functools.lru_cache(maxsize=32)
@@ -175,17 +166,13 @@ def _eps_at_level(b: Fraction, sens: Fraction, k: int, delta: Fraction, level: i
 
 
 def _delta_ball(ctx: Any, eps: Exact, scale: Exact, sensitivity: Exact, k: int) -> arb:
-    enc = _delta_at_level(as_fraction(scale), as_fraction(sensitivity), int(k), as_fraction(eps), _level(ctx.prec))
-    with workprec(ctx.prec):
-        return enc.ball()
+    enc = _delta_at_level(as_fraction(scale), as_fraction(sensitivity), int(k), as_fraction(eps), ball_level(ctx.prec))
+    return enclosure_ball(enc, ctx.prec)
 
 
 def _eps_ball(ctx: Any, delta: Exact, scale: Exact, sensitivity: Exact, k: int) -> arb | Fraction:
-    enc = _eps_at_level(as_fraction(scale), as_fraction(sensitivity), int(k), as_fraction(delta), _level(ctx.prec))
-    if enc.is_exact:
-        return enc.lo
-    with workprec(ctx.prec):
-        return enc.ball()
+    enc = _eps_at_level(as_fraction(scale), as_fraction(sensitivity), int(k), as_fraction(delta), ball_level(ctx.prec))
+    return enclosure_ball(enc, ctx.prec, exact_point=True)
 
 
 def _delta_within(

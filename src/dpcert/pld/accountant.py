@@ -41,6 +41,11 @@ from dpcert.pld.loss import PrivacyLoss
 
 __all__ = [
     "START_CELLS",
+    "TAIL0",
+    "EPS_SEARCH_TOL",
+    "LEVEL_CAP",
+    "ball_level",
+    "enclosure_ball",
     "PldResult",
     "EmptyIntersection",
     "compose_directions",
@@ -54,6 +59,32 @@ __all__ = [
 ]
 
 Progress = Callable[[str], None] | None
+
+#: The tail (P-mass each side of one step's grid, all steps together) of the first run of a refinement.
+TAIL0 = 1e-22
+
+#: The relative tolerance of the ε search at most (:func:`eps_enclosure`): the search is cheap (its probes reuse
+#: the compositions), so the grid, never the search, sets a driver's width.
+EPS_SEARCH_TOL = 1e-4
+
+#: The ball path's largest effort: 2^LEVEL_CAP times the starting resolution.
+LEVEL_CAP = 2
+
+
+def ball_level(prec: int) -> int:
+    """The ball path's effort: the resolution doubles with every doubling of the precision past 64 bits, up to
+    :data:`LEVEL_CAP` doublings (a re-check asking for a 1000 times narrower enclosure stops there)."""
+    return min(LEVEL_CAP, max(0, (prec // 64).bit_length() - 1))
+
+
+def enclosure_ball(enc: Enclosure, prec: int, *, exact_point: bool = False) -> arb | Fraction:
+    """A quantity's ball evaluator's value from a PLD enclosure: the enclosure as a ball at ``prec`` bits, or, with
+    ``exact_point``, its exact value when it is a point (ε(δ) = 0 proved)."""
+    if exact_point and enc.is_exact:
+        return enc.lo
+    with workprec(prec):
+        return enc.ball()
+
 
 #: The most cells of one step's grid a refinement starts with; it doubles from there while the budget allows. A
 #: tiny q with a small σ has a long loss range, and a first run of millions of cells would spend the whole budget.
