@@ -28,7 +28,7 @@ from typing import Any
 from flint import arb
 
 from dpcert.arith.ball import Enclosure
-from dpcert.arith.exact import Exact, as_fraction
+from dpcert.arith.exact import Exact, as_fraction, fraction_to_decimal
 from dpcert.core.params import integer, probability, real
 from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter
@@ -79,11 +79,7 @@ __all__ = [
 
 def _short(x: Fraction) -> str:
     """x with 4 significant digits, for a message (an exact input may have thousands of digits)."""
-    from decimal import Decimal, localcontext
-
-    with localcontext() as ctx:
-        ctx.prec = 6
-        return format(Decimal(x.numerator) / Decimal(x.denominator), ".4g")
+    return fraction_to_decimal(x, 4, "nearest")
 
 
 def _too_long(q: Fraction, sigma: Fraction, err: GridTooLarge, max_cells: int = MAX_CELLS) -> InvalidParameter:
