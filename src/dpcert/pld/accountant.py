@@ -67,7 +67,7 @@ TAIL0 = 1e-22
 #: the compositions), so the grid, never the search, sets a driver's width.
 EPS_SEARCH_TOL = 1e-4
 
-#: The ball path's largest effort: 2^LEVEL_CAP times the starting resolution.
+#: The largest effort of the ball path, 2^LEVEL_CAP times the starting resolution.
 LEVEL_CAP = 2
 
 
