@@ -52,12 +52,9 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from dpcert.errors import RunOptionError, SchedulerLost, WorkerDied
-
-if TYPE_CHECKING:  # the pool machinery is imported when a pool runs: `dpcert --help` and `eval` stay quick
-    from concurrent.futures import ProcessPoolExecutor
 
 __all__ = [
     "Summary",
@@ -99,11 +96,12 @@ WAIT_FOR_WORKERS = 30.0
 #: The longest ``--wait-for-workers`` (seconds).
 MAX_WAIT_FOR_WORKERS = 86400.0
 
-#: how often the watchdog of a worker checks that its parent is alive (seconds)
-_WATCHDOG_PERIOD = 0.5
+#: how often a worker's watchdog looks whether the run still wants it (seconds)
+_WATCH_PERIOD = 0.1
 
-#: shared flags, one per chunk, set by a worker when it starts the chunk (to know what a dead worker was running)
-_STARTED: Any = None
+#: in a worker of a local pool: the run's shared bytes, one per chunk (set by the worker that starts the chunk, so
+#: that the parent knows what a dead worker was running) and a last one, set by the parent to stop every worker
+_SHARED: Any = None
 
 
 def _one_blas_thread() -> None:
@@ -115,65 +113,46 @@ def _one_blas_thread() -> None:
     threadpool_limits(limits=1)  # applies at once, for the life of the worker
 
 
-def _die_with_parent(parent: int, started: Any = None) -> None:
-    """Pool initializer: make this worker end when ``parent`` (the process running the pool) ends, and leave SIGINT
-    to the parent. ``parent`` is watched by its pid, not as ``os.getppid()``: under the ``forkserver`` start method
-    a worker's parent is the fork server, not the process that runs the pool."""
-    global _STARTED, _IN_WORKER
-    _STARTED, _IN_WORKER = started, True
+def _worker_init(parent: int, shared: Any) -> None:
+    """Pool initializer: SIGINT left to the parent, one BLAS thread, and a watchdog thread (:func:`_watch`) that
+    ends this worker when ``parent``, the process running the pool, ends or sets the stop byte."""
+    global _SHARED, _IN_WORKER
+    _SHARED, _IN_WORKER = shared, True
     _one_blas_thread()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):  # blocked by the parent while it started us (see _run_pool)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STARTUP_BLOCKED)
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            pr_set_pdeathsig = 1  # the direct parent: the pool's process, or the fork server (which ends with it)
-            ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
-        except (OSError, AttributeError):  # pragma: no cover - no libc prctl: the watchdog still works
-            pass
-    watch = _parent_watch(parent)
-    if watch is None:  # the parent died before we could watch it
-        os._exit(1)
-    threading.Thread(target=watch, name="dpcert-parent-watchdog", daemon=True).start()
+    threading.Thread(target=_watch, args=(parent, shared), name="dpcert-watchdog", daemon=True).start()
 
 
-def _parent_watch(parent: int) -> Callable[[], None] | None:
-    """A function that returns never and ends this process when process ``parent`` ends (``None``: it has ended).
-    Linux: a pidfd of the parent, readable when it exits (no polling, and a reused pid cannot fool it); elsewhere,
-    a poll of the pid every :data:`_WATCHDOG_PERIOD` seconds."""
+def _watch(parent: int, shared: Any) -> None:
+    """End this process once process ``parent`` has ended or has set ``shared[-1]``. ``parent`` is watched by its
+    pid, not as ``os.getppid()`` (under ``forkserver`` the direct parent is the fork server): on Linux through a
+    pidfd, which becomes readable when it exits and which a reused pid cannot fool; elsewhere by polling the pid."""
+    import select
+
     try:
         fd = os.pidfd_open(parent)  # type: ignore[attr-defined,unused-ignore]
     except ProcessLookupError:
-        return None
-    except (AttributeError, OSError):  # pragma: no cover - no pidfd (not Linux, or before 5.3): poll
-        if not _pid_alive(parent):
-            return None
-
-        def poll() -> None:
-            while _pid_alive(parent):
-                threading.Event().wait(_WATCHDOG_PERIOD)
-            os._exit(1)
-
-        return poll
-
-    def wait() -> None:
-        import select
-
-        select.select([fd], [], [])
         os._exit(1)
+    except (AttributeError, OSError):  # pragma: no cover - no pidfd (not Linux, or before 5.3): poll
+        fd = None
+    while not shared[-1]:
+        if fd is not None:
+            if select.select([fd], [], [], _WATCH_PERIOD)[0]:
+                break
+        elif _pid_alive(parent):  # pragma: no cover - the fallback
+            time.sleep(_WATCH_PERIOD)
+        else:  # pragma: no cover - the fallback
+            break
+    os._exit(1)
 
-    return wait
 
-
-def _pid_alive(pid: int) -> bool:  # pragma: no cover - the fallback of _parent_watch
+def _pid_alive(pid: int) -> bool:  # pragma: no cover - the fallback of _watch
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # the pid now belongs to another user's process: ours is gone
+    except (ProcessLookupError, PermissionError):  # gone (or the pid now belongs to another user's process)
         return False
     return True
 
@@ -217,8 +196,8 @@ def code_fingerprint() -> str:
 
 def _run_one(fn: Callable[[Any], Summary], i: int, chunk: Any) -> tuple[str, Summary]:
     """In a worker: mark chunk ``i`` started, run it, and return the result with the code's fingerprint."""
-    if _STARTED is not None:
-        _STARTED[i] = 1
+    if _SHARED is not None:
+        _SHARED[i] = 1
     value = fn(chunk)
     return code_fingerprint(), value
 
@@ -243,10 +222,6 @@ class _Foreign:
             )
             sys.stderr.flush()
         return fn(chunk)
-
-
-#: signals the parent blocks while it starts workers, so that none reaches a worker before its handlers are set
-_STARTUP_BLOCKED = {signal.SIGINT, signal.SIGTERM}
 
 
 class _Terminated(BaseException):
@@ -800,8 +775,6 @@ def map_chunks(
         run = RunOptions(workers=workers)
     elif run.workers is None and workers is not None:
         run = replace(run, workers=workers)
-    if in_worker():  # already a worker of a run: inline, never a pool in each worker
-        run = replace(run, executor="serial", scheduler=None, wait_for_workers=None)
     ckpt: Checkpoint | None = None
     section = ""
     parts: dict[int, Summary] = {}
@@ -809,35 +782,11 @@ def map_chunks(
         section = _section(fn, chunks)
         ckpt = Checkpoint(run.checkpoint, run.checkpoint_key if run.checkpoint_key is not None else section)
         parts = ckpt.finished(section)
-    reporters = [r for r in (progress, Progress(run.progress) if run.progress else None) if r is not None]
-    for r in reporters:
-        r(len(parts), len(chunks))
-
-    def finished(i: int, s: Summary) -> None:
-        parts[i] = s
-        if ckpt is not None:
-            ckpt.record(section, i, s)
-        for r in reporters:
-            r(len(parts), len(chunks))
-
-    todo = [i for i in range(len(chunks)) if i not in parts]
-    n = run.n_workers
-    failed: dict[int, str] = {}
+    record = None if ckpt is None else partial(ckpt.record, section)
     with sigterm_unwinds(), _flushed(ckpt):  # what finished is on disk, also after Ctrl-C, SIGTERM or an error
-        if not todo:
-            pass
-        elif run.executor == "dask":
-            failed = _run_dask(fn, chunks, todo, n, run, finished)
-        elif run.executor == "serial" or n <= 1 or len(todo) <= 1:
-            from threadpoolctl import threadpool_limits
-
-            # one worker, one core, like each pool worker (_one_blas_thread): OpenBLAS's own threads would spin on
-            # the other cores (measured at DaRRM K = 41, Δ > 0: 5.5 CPU seconds for 3 s of wall time, no faster)
-            with threadpool_limits(limits=1):
-                for i in todo:
-                    finished(i, fn(chunks[i]))
-        else:
-            failed = _run_pool(fn, chunks, todo, min(n, len(todo)), finished)
+        # one worker, one core, like each pool worker (_one_blas_thread): OpenBLAS's own threads would spin on the
+        # other cores (measured at DaRRM K = 41, Δ > 0: 5.5 CPU seconds for 3 s of wall time, no faster)
+        failed = _execute(fn, chunks, run, parts, record, progress, one_blas_thread=True)
     total = Summary()
     for i in range(len(chunks)):
         if i in parts:
@@ -871,11 +820,28 @@ def map_each(
     item whose worker died on every attempt. ``fn``: module-level and picklable, as for :func:`map_chunks`
     (no checkpoint: results need not be summaries)."""
     items = list(items)
-    run = run or RunOptions()
-    if in_worker():  # already a worker of a run: inline
-        run = replace(run, executor="serial", scheduler=None, wait_for_workers=None)
     out: dict[int, Any] = {}
-    reporters = [Progress(run.progress)] if run.progress else []
+    with sigterm_unwinds():
+        failed = _execute(fn, items, run or RunOptions(), out, on_result, None, one_blas_thread=False)
+    return [(out[i], None) if i in out else (None, failed.get(i, "not run")) for i in range(len(items))]
+
+
+def _execute(
+    fn: Callable[[Any], Any],
+    items: list[Any],
+    run: RunOptions,
+    out: dict[int, Any],
+    on_result: Callable[[int, Any], None] | None,
+    progress: Callable[[int, int], None] | None,
+    *,
+    one_blas_thread: bool,
+) -> dict[int, str]:
+    """``fn`` over the ``items`` not yet in ``out`` (index -> result) on ``run``'s executor (inline in a worker of
+    another run), each result put in ``out`` and handed to ``on_result(index, result)`` as it arrives, progress
+    reported. Returns the items that failed (index -> reason)."""
+    if in_worker():  # already a worker of a run: inline, never a pool in each worker
+        run = replace(run, executor="serial", scheduler=None, wait_for_workers=None)
+    reporters = [r for r in (progress, Progress(run.progress) if run.progress else None) if r is not None]
 
     def finished(i: int, value: Any) -> None:
         out[i] = value
@@ -885,21 +851,19 @@ def map_each(
             r(len(out), len(items))
 
     for r in reporters:
-        r(0, len(items))
-    todo = list(range(len(items)))
+        r(len(out), len(items))
+    todo = [i for i in range(len(items)) if i not in out]
     n = run.n_workers
-    failed: dict[int, str] = {}
-    with sigterm_unwinds():
-        if not todo:
-            pass
-        elif run.executor == "dask":
-            failed = _run_dask(fn, items, todo, n, run, finished)
-        elif run.executor == "serial" or n <= 1 or len(todo) <= 1:
-            for i in todo:
-                finished(i, fn(items[i]))
-        else:
-            failed = _run_pool(fn, items, todo, min(n, len(todo)), finished)
-    return [(out[i], None) if i in out else (None, failed.get(i, "not run")) for i in range(len(items))]
+    if todo and run.executor == "dask":
+        return _run_dask(fn, items, todo, n, run, finished)
+    if run.executor != "serial" and n > 1 and len(todo) > 1:
+        return _run_pool(fn, items, todo, min(n, len(todo)), finished)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1) if one_blas_thread else nullcontext():
+        for i in todo:
+            finished(i, fn(items[i]))
+    return {}
 
 
 class _FirstError:
@@ -917,90 +881,83 @@ class _FirstError:
         return self.index is not None and all(settled(j) for j in range(self.index))
 
 
-def _run_pool(
-    fn: Callable[[Any], Summary], chunks: list[Any], todo: list[int], n: int, finished: Callable[[int, Summary], None]
-) -> dict[int, str]:
-    """``fn`` over ``chunks[todo]`` in ``n`` worker processes, which are terminated on any way out but success.
+# --------------------------------------------------------------------------------------------- local processes
 
-    A pool broken by a worker's death keeps what finished; the chunks that were running are run again, each alone in
-    a fresh process (so a second death is the chunk's own), the others in a fresh pool. Returns the chunks that
-    failed (index -> reason).
+
+def _run_pool(
+    fn: Callable[[Any], Any], chunks: list[Any], todo: list[int], n: int, finished: Callable[[int, Any], None]
+) -> dict[int, str]:
+    """``fn`` over ``chunks[todo]`` in ``n`` processes of the standard library's ``ProcessPoolExecutor`` (its
+    public API only), whose workers stop on any way out but success.
+
+    A pool broken by a worker's death (``BrokenProcessPool``; the executor terminates its other workers) keeps what
+    finished. The chunks its workers had started run again, each alone in a fresh process, so that a second death
+    is the chunk's own (:data:`MAX_ATTEMPTS`); those not started go back to the queue of a fresh pool, at most
+    :data:`MAX_REQUEUES` times each (workers that die at start end the run). Returns the chunks that failed
+    (index -> reason).
     """
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    main = threading.current_thread() is threading.main_thread()
     context = multiprocessing.get_context()  # the default start method: fork, spawn and forkserver all work
-    started = context.Array("b", len(chunks), lock=False)
-    live: list[tuple[ProcessPoolExecutor, list[Any]]] = []
-    attempts = dict.fromkeys(todo, 0)
-    requeued = dict.fromkeys(todo, 0)  # times a chunk was sent back unstarted because its pool broke
-    foreign = _Foreign("the local pool")
+    shared = context.Array("b", len(chunks) + 1, lock=False)  # [i]: chunk i started; [-1]: every worker stops
+    attempts, requeued = dict.fromkeys(todo, 0), dict.fromkeys(todo, 0)
+    foreign, first = _Foreign("the local pool"), _FirstError()
     failed: dict[int, str] = {}
-    first = _FirstError()
-    done_: set[int] = set()
-    queue, alone = list(todo), []  # alone: chunks that were running when a worker died
+    settled: set[int] = set()
+    queue, alone = list(todo), []
+    pools: list[tuple[Any, list[Any]]] = []  # this round's executors, each with the processes it started
+
+    def due() -> bool:
+        return first.due(lambda j: j not in attempts or j in settled)
+
     try:
-        while queue or alone:
-            if alone:  # each suspect in its own process, n at a time
-                lanes = [[i] for i in alone[:n]]
-                alone = alone[n:]
+        while (queue or alone) and not due():
+            if alone:  # the chunks that were running when a worker died: each in a fresh process, n at a time
+                lanes, alone = [[i] for i in alone[:n]], alone[n:]
             else:
                 lanes, queue = [queue], []
             futures: dict[Any, tuple[int, int]] = {}
+            lost: dict[int, list[int]] = {}  # lane -> its chunks lost with a worker
             pools = []
-            broken: dict[int, list[int]] = {}  # lane -> its chunks lost with a worker
-            for lane_no, lane in enumerate(lanes):
+            for k, lane in enumerate(lanes):
+                before = set(multiprocessing.active_children())
                 pool = ProcessPoolExecutor(
-                    max_workers=min(n, len(lane)),
-                    mp_context=context,
-                    initializer=_die_with_parent,
-                    initargs=(os.getpid(), started),
+                    min(n, len(lane)), mp_context=context, initializer=_worker_init, initargs=(os.getpid(), shared)
                 )
-                procs: list[Any] = []
-                live.append((pool, procs))
-                pools.append((pool, procs))
-                # workers inherit the blocked mask and unblock once their handlers are set; a Ctrl-C meanwhile waits
-                block = main and hasattr(signal, "pthread_sigmask")
-                mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STARTUP_BLOCKED) if block else None
-                try:
+                pools.append((pool, []))
+                with _startup_signals_blocked():
                     for i in lane:
-                        started[i] = 0
-                        attempts[i] += 1
-                        if lane_no in broken:  # a worker died while chunks were sent: the rest never start
-                            broken[lane_no].append(i)
-                            continue
+                        shared[i], attempts[i] = 0, attempts[i] + 1
                         try:
-                            futures[pool.submit(_run_one, fn, i, chunks[i])] = (i, lane_no)
-                        except BrokenProcessPool:
-                            broken[lane_no] = [i]
-                    procs += list(getattr(pool, "_processes", {}).values())  # started by submit
-                finally:
-                    if mask is not None:
-                        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+                            if k not in lost:
+                                futures[pool.submit(_run_one, fn, i, chunks[i])] = (i, k)
+                                continue
+                        except BrokenProcessPool:  # a worker died while chunks were sent: the rest never start
+                            pass
+                        lost.setdefault(k, []).append(i)
+                # the processes submit started (their exit codes name a death)
+                pools[k][1].extend(p for p in multiprocessing.active_children() if p not in before)
             pending = set(futures)
-            while pending and not first.due(lambda j: j not in attempts or j in done_ or j in failed):
+            while pending and not due():
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for f in sorted(done, key=lambda f: futures[f][0]):
-                    i, lane_no = futures[f]
-                    exc = f.exception()
+                    (i, k), exc = futures[f], f.exception()
                     if exc is None:
-                        done_.add(i)
+                        settled.add(i)
                         finished(i, foreign.accept(fn, chunks[i], f.result()))
                     elif isinstance(exc, BrokenProcessPool):
-                        broken.setdefault(lane_no, []).append(i)
+                        lost.setdefault(k, []).append(i)
                     else:
                         first.note(i, exc)
-            if first.due(lambda j: j not in attempts or j in done_ or j in failed):
-                assert first.exc is not None
-                raise first.exc
-            for lane_no, lost in broken.items():
-                pool, procs = pools[lane_no]
-                sig = _death_signal(procs)
+            if due():
+                break
+            for k, lane_lost in lost.items():
+                sig = _death_signal(pools[k][1])
                 reason = "its worker died" + (f" (signal {sig}, {signal.Signals(sig).name})" if sig else "")
-                for i in sorted(lost):
-                    if started[i] or len(lanes[lane_no]) == 1:  # it was running when the worker died
+                for i in sorted(lane_lost):
+                    if shared[i] or len(lanes[k]) == 1:  # it was running when the worker died
                         if attempts[i] >= MAX_ATTEMPTS:
                             failed[i] = f"{reason} on each of {attempts[i]} attempts"
                         else:
@@ -1011,36 +968,36 @@ def _run_pool(
                         if requeued[i] > MAX_REQUEUES:
                             raise WorkerDied(sig)
                         queue.append(i)
-            for lane_no, (pool, procs) in enumerate(pools):
-                if lane_no in broken:
-                    _stop(pool, procs)
-                else:
-                    pool.shutdown(wait=True)
-                live.remove((pool, procs))
+            for pool, _ in pools:
+                pool.shutdown(wait=True)
             queue.sort()
             alone.sort()
         if first.index is not None:  # a chunk raised, and every chunk before it is done
             assert first.exc is not None
             raise first.exc
     except BaseException:  # Ctrl-C, SIGTERM (see sigterm_unwinds), a worker's exception: no worker keeps running
-        for pool, procs in live:
-            _stop(pool, procs)
+        shared[-1] = 1  # each worker's watchdog ends it within _WATCH_PERIOD
+        for pool, _ in pools:
+            pool.shutdown(wait=True, cancel_futures=True)
         raise
     return failed
 
 
-def _stop(pool: ProcessPoolExecutor, procs: list[Any]) -> None:
-    pool.shutdown(wait=False, cancel_futures=True)
-    for p in procs:
-        if p.is_alive():
-            p.terminate()
-    for p in procs:
-        p.join(5)
-    # let the pool's manager thread finish its own cleanup now: at interpreter exit CPython 3.11 otherwise races
-    # it on the wake-up pipe ("Exception ignored ... Bad file descriptor" on stderr)
-    manager = getattr(pool, "_executor_manager_thread", None)
-    if manager is not None:
-        manager.join(5)
+#: signals the parent blocks while it starts workers, so that none reaches a worker before its handlers are set
+_STARTUP_BLOCKED = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def _startup_signals_blocked() -> Iterator[None]:
+    """In the main thread, :data:`_STARTUP_BLOCKED` blocked while workers start: they inherit the mask and unblock
+    it once their handlers are set (:func:`_worker_init`); a Ctrl-C meanwhile waits for the parent."""
+    block = threading.current_thread() is threading.main_thread() and hasattr(signal, "pthread_sigmask")
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STARTUP_BLOCKED) if block else None
+    try:
+        yield
+    finally:
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _death_signal(procs: list[Any]) -> int | None:
