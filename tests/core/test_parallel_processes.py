@@ -65,10 +65,10 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-def _start(code: str, tmp_path: Path) -> tuple[subprocess.Popen, list[int]]:
-    env = {**os.environ, "PYTHONPATH": SRC}
+def _start(code: str, tmp_path: Path, *args: str, path: str = SRC) -> tuple[subprocess.Popen, list[int]]:
+    env = {**os.environ, "PYTHONPATH": path}
     proc = subprocess.Popen(
-        [sys.executable, "-c", code, str(tmp_path)],
+        [sys.executable, "-c", code, str(tmp_path), *args],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -224,3 +224,83 @@ def test_ctrl_c_to_the_process_group_prints_one_line(tmp_path):
         assert _gone_within(workers, 3)
     finally:
         _cleanup(workers)
+
+
+# ------------------------------------------------------------------------------ every start method
+
+#: the slow chunks, in a module that spawned and forkserver workers can import (a function of `-c` they cannot)
+SLOW_MODULE = textwrap.dedent(
+    """
+    import os, sys, time
+    from dpcert.core.parallel import Summary
+
+    def slow(chunk):
+        if chunk < 2:
+            with open(os.path.join(os.environ["PID_DIR"], str(os.getpid())), "w") as f:
+                f.write(str(chunk))
+            time.sleep(60)
+        return Summary({"ok": 1})
+    """
+)
+
+#: chunks 0 and 1 sleep in the two workers (each writes DIR/<pid> holding its chunk), under the start method argv[2]
+METHOD_RUN = textwrap.dedent(
+    """
+    import json, multiprocessing, sys
+    from dpcert.core.parallel import map_chunks
+    from slowchunks import slow
+
+    multiprocessing.set_start_method(sys.argv[2], force=True)
+    s = map_chunks(slow, range(4), workers=2)
+    print(json.dumps({"counts": s.counts, "failed": s.failed}))
+    """
+)
+
+
+def _start_method(tmp_path: Path, method: str) -> tuple[subprocess.Popen, list[int], Path]:
+    mod, pids = tmp_path / "mod", tmp_path / "pids"
+    mod.mkdir()
+    pids.mkdir()
+    (mod / "slowchunks.py").write_text(SLOW_MODULE)
+    os.environ["PID_DIR"] = str(pids)  # inherited by the run (_start copies the environment)
+    try:
+        proc, workers = _start(METHOD_RUN, pids, method, path=os.pathsep.join([SRC, str(mod)]))
+    finally:
+        del os.environ["PID_DIR"]
+    return proc, workers, pids
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+def test_no_worker_outlives_its_parent_under_every_start_method(tmp_path, method, how):
+    # each worker watches the process that runs the pool by its pid (a pidfd on Linux), not its direct parent:
+    # under forkserver that is the fork server. SIGTERM unwinds the run, which stops its workers, then kills it.
+    proc, workers, _ = _start_method(tmp_path, method)
+    try:
+        proc.send_signal(how)
+        assert proc.wait(10) == -how
+        assert _gone_within(workers, 3), f"workers orphaned after {how.name} of the parent ({method})"
+    finally:
+        _cleanup(workers)
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_a_chunk_that_kills_its_worker_is_reported_under_every_start_method(tmp_path, method):
+    # the worker's exit code (which names the signal) comes from the executor's processes under every start method,
+    # also when they are children of the fork server
+    proc, workers, pids = _start_method(tmp_path, method)
+    seen = set(workers)
+    try:
+        os.kill(workers[0], signal.SIGKILL)
+        retried = _new_pids(pids, seen, 2, proc)
+        seen |= set(retried)
+        for p in retried:
+            os.kill(p, signal.SIGKILL)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+        res = json.loads(out)
+        assert res["counts"] == {"ok": 2, "failed_chunks": 2}
+        assert all(f["reason"] == "its worker died (signal 9, SIGKILL) on each of 2 attempts" for f in res["failed"])
+        assert _gone_within(list(seen), 3)
+    finally:
+        _cleanup(list(seen))
