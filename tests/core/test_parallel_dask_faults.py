@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from timeguard import time_limit
 
+import dpcert.core.dask_cluster as dask_cluster
 import dpcert.core.parallel as parallel
 from dpcert.cli import main
 from dpcert.core.parallel import RunOptions, Summary, map_chunks, map_each
@@ -98,7 +99,7 @@ def test_a_refused_port_is_said_at_once(capsys):
 @pytest.mark.parametrize("kind", ["silent", "http"])
 def test_a_service_that_is_no_dask_scheduler_is_refused_within_the_deadline(kind, capsys, monkeypatch):
     # on f3737cd: Client(address, timeout=10) bounded the connection, not the handshake, and waited forever
-    monkeypatch.setattr(parallel, "SCHEDULER_TIMEOUT", 1.5)
+    monkeypatch.setattr(dask_cluster, "SCHEDULER_TIMEOUT", 1.5)
     if kind == "silent":
         service = _Service()
         address, close = service.address, service.close

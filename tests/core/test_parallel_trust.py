@@ -20,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
+import dpcert.core.dask_cluster as dask_cluster
 import dpcert.core.parallel as parallel
+import dpcert.core.workers as workers
 from dpcert.cli import main
 from dpcert.core.parallel import Checkpoint, RunOptions, Summary, map_chunks, map_each
 
@@ -208,7 +210,7 @@ def _forging(c: tuple[int, int]) -> Summary:
     main_pid, i = c
     s = Summary()
     if os.getpid() != main_pid:
-        parallel._FINGERPRINT = "0" * 64
+        workers._FINGERPRINT = "0" * 64
         s.add("forged")
     else:
         s.add("here")
@@ -230,9 +232,17 @@ def _forged_off_the_main_thread(real):
     return lambda: real() if threading.current_thread() is threading.main_thread() else "0" * 64
 
 
+def _forge_fingerprint(monkeypatch) -> None:
+    """Every use of ``code_fingerprint`` (judging results, in Dask tasks, asking a cluster's workers) forged off the
+    main thread."""
+    forged = _forged_off_the_main_thread(workers.code_fingerprint)
+    for module in (workers, dask_cluster):
+        monkeypatch.setattr(module, "code_fingerprint", forged)
+
+
 @needs_dask
 def test_a_dask_result_of_other_code_is_computed_again_here(monkeypatch, capsys):
-    monkeypatch.setattr(parallel, "code_fingerprint", _forged_off_the_main_thread(parallel.code_fingerprint))
+    _forge_fingerprint(monkeypatch)
     total = map_chunks(_pid_chunk, range(3), run=RunOptions("dask", 1))  # dpcert's LocalCluster forks its worker
     assert total.counts == {str(os.getpid()): 3}
     err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("dpcert:")]
@@ -241,7 +251,7 @@ def test_a_dask_result_of_other_code_is_computed_again_here(monkeypatch, capsys)
 
 @needs_dask
 def test_a_cluster_whose_workers_run_other_code_of_the_same_version_is_refused(monkeypatch):
-    monkeypatch.setattr(parallel, "code_fingerprint", _forged_off_the_main_thread(parallel.code_fingerprint))
+    _forge_fingerprint(monkeypatch)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as lc:
         with pytest.raises(parallel.RunOptionError, match=r"workers running this dpcert's code .*found 000000000000"):
             map_chunks(_pid_chunk, range(3), run=RunOptions("dask", scheduler=lc.scheduler_address))
@@ -255,7 +265,7 @@ def test_the_fingerprint_is_of_the_package_sources():
     for p in sorted(root.rglob("*.py")):
         h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
     assert parallel.code_fingerprint() == h.hexdigest()
-    foreign = parallel._Foreign("a test")
+    foreign = workers._Foreign("a test")
     assert foreign.accept(_pid_chunk, 0, (h.hexdigest(), "kept")) == "kept"
     assert foreign.accept(lambda c: "recomputed", 0, ("1" * 64, "kept")) == "recomputed"
     assert foreign.accept(lambda c: "recomputed", 0, "a bare value (a worker of f3737cd)") == "recomputed"
@@ -326,7 +336,7 @@ def _opened(ck: Path, tmp_path: Path) -> tuple[Checkpoint, str]:
 
 def test_a_checkpoint_written_by_other_code_is_recomputed_with_one_line(tmp_path, capsys, monkeypatch):
     ck = tmp_path / "c.json"
-    monkeypatch.setattr(parallel, "_FINGERPRINT", "1" * 64)  # "other code" writes the file
+    monkeypatch.setattr(workers, "_FINGERPRINT", "1" * 64)  # "other code" writes the file
     rc, genuine, _ = _certify(capsys, ck)
     assert rc == 1
     # it recorded clean summaries for the refuting chunks, each proved under this user's key and its own code
@@ -336,7 +346,7 @@ def test_a_checkpoint_written_by_other_code_is_recomputed_with_one_line(tmp_path
         if s.refuted:
             ckpt.record(name, i, clean)
     ckpt.flush()
-    monkeypatch.setattr(parallel, "_FINGERPRINT", None)  # this code resumes it
+    monkeypatch.setattr(workers, "_FINGERPRINT", None)  # this code resumes it
     rc, out, err = _certify(capsys, ck)
     assert rc == 1 and _untimed(out) == _untimed(genuine) and out["verdict"] == "REFUTED"
     assert len(err) == 1 and "written by other dpcert code" in err[0] and "computed again" in err[0]

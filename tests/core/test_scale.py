@@ -98,7 +98,7 @@ def test_a_chunk_that_raises_on_dask_raises_here_and_the_others_merge():
 #: while a 1 MiB array is alive, outside a dpcert task, inside one, and outside again
 MALLOC_PROBE = """
 import ctypes, numpy as np
-from dpcert.core.parallel import _dask_task
+from dpcert.core.dask_cluster import _dask_task
 
 class Info(ctypes.Structure):
     _fields_ = [(n, ctypes.c_size_t) for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
@@ -153,7 +153,7 @@ def test_dask_missing_or_unreachable_is_one_line(capsys, monkeypatch):
     assert main(["darrm", "certify", *ARGS, "--scheduler", "tcp://127.0.0.1:1"]) == 2  # not --executor dask
     assert "--scheduler" in capsys.readouterr().err
     if distributed is not None:
-        monkeypatch.setattr("dpcert.core.parallel.SCHEDULER_TIMEOUT", 0.5)
+        monkeypatch.setattr("dpcert.core.dask_cluster.SCHEDULER_TIMEOUT", 0.5)
         rc = main(["darrm", "certify", *ARGS, "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9", "-q"])
         err = capsys.readouterr().err.strip().splitlines()
         assert rc == 2 and len(err) == 1 and "invalid --scheduler='tcp://127.0.0.1:9'" in err[0]
@@ -364,9 +364,9 @@ def test_the_first_progress_line_after_a_resume_does_not_extrapolate_from_one_ch
 
 @needs_dask
 def test_a_cluster_whose_workers_run_another_dpcert_is_refused(monkeypatch):
-    import dpcert.core.parallel as parallel
+    import dpcert.core.dask_cluster as dask_cluster
 
-    monkeypatch.setattr(parallel, "_dpcert_version", lambda: "0.0.0")  # what each worker reports
+    monkeypatch.setattr(dask_cluster, "_dpcert_version", lambda: "0.0.0")  # what each worker reports
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as lc:
         with pytest.raises(InvalidParameter, match=r"workers running dpcert .* \(found 0\.0\.0\)"):
             privacy.certify(_problem(), run=RunOptions("dask", scheduler=lc.scheduler_address))
