@@ -77,13 +77,13 @@ _REPORTED: set[str] = set()
 class Checkpoint:
     """A file of finished chunks: ``{"format", "dpcert", "key", "code", "sections": {call: {chunk index: entry}}}``.
 
-    ``key`` hashes what the run computes; ``code`` is the :func:`code_fingerprint` of the code that wrote it; each
-    :func:`map_chunks` call of the run is a section keyed by its function and chunks. Each entry is ``{"v": value,
-    "mac": ...}``, the value authenticated by an HMAC-SHA256 under this user's checkpoint key
-    (:func:`checkpoint_key_path`, a key the file does not carry) over the inputs' key, the code fingerprint, the
-    section, the index and the value. A file written by other code (another :func:`code_fingerprint`) is not used:
-    its chunks are computed again, and one line on stderr says so; a file of this code with an entry that does not
-    prove itself (damaged, edited, or written by another user) is refused.
+    ``key`` hashes what the run computes; ``code`` is the :func:`~dpcert.core.workers.code_fingerprint` of the
+    code that wrote it; each :func:`~dpcert.core.parallel.map_chunks` call of the run is a section keyed by its
+    function and chunks. Each entry is ``{"v": value, "mac": ...}``, the value authenticated by an HMAC-SHA256 under
+    this user's checkpoint key (:func:`checkpoint_key_path`, a key the file does not carry) over the inputs' key, the
+    code fingerprint, the section, the index and the value. A file written by other code (another code fingerprint)
+    is not used: its chunks are computed again, and one line on stderr says so; a file of this code with an entry
+    that does not prove itself (damaged, edited, or written by another user) is refused.
 
     Written atomically (a temporary file renamed over it), so a kill at any moment leaves the previous or the next
     state, never a torn file: at the first finished chunk, then at most once every :attr:`WRITE_EVERY` seconds, and

@@ -1,6 +1,6 @@
 """Chunks of a parallel run on a Dask cluster: a scheduler given by address, or a ``LocalCluster`` started here.
 
-:func:`dpcert.core.parallel.map_chunks` with ``executor="dask"`` calls :func:`_run_dask`. ``dask.distributed`` is
+:func:`dpcert.core.parallel.map_chunks` with ``executor="dask"`` calls ``_run_dask``. ``dask.distributed`` is
 imported only then. A scheduler that is not there, does not answer as one within :data:`SCHEDULER_TIMEOUT`, has no
 worker within ``--wait-for-workers`` or goes away during the run ends it in one line
 (:class:`~dpcert.errors.RunOptionError`, :class:`~dpcert.errors.SchedulerLost`); workers of another version or of

@@ -1,23 +1,13 @@
 """Searches and enumerations as pure functions over deterministic chunks, run on every local core.
 
 A long check is split into chunks (a list fixed before anything runs); a pure function maps one chunk to a small
-:class:`Summary` (counts by path, the worst case, the undecided items); summaries merge associatively, in chunk
-order, so the result is identical whatever the executor and the number of workers. Three executors run the same
-functions (:class:`RunOptions`): ``serial`` (in this process), ``processes`` (the default: the standard library's
-``ProcessPoolExecutor`` on every local core) and ``dask`` (``dask.distributed``, imported only when asked: a running
-scheduler given by address or ``DPCERT_SCHEDULER``, else a ``LocalCluster``).
-
-Faults: a chunk whose worker dies is run again in a fresh process of its own (Dask: rescheduled on another worker);
-a chunk that dies there too is not dropped but reported in :attr:`Summary.failed` (its caller says UNDECIDED for
-its range). A Dask scheduler that is not there, does not answer as one within :data:`SCHEDULER_TIMEOUT`, has no
-worker within ``--wait-for-workers`` or goes away during the run ends it in one line
-(:class:`~dpcert.errors.RunOptionError`, :class:`~dpcert.errors.SchedulerLost`). A checkpoint (:class:`Checkpoint`,
-``--checkpoint FILE``) records each finished chunk's summary atomically, keyed by a hash of the inputs and the dpcert
-version, so a resumed run merges the same summaries in the same order as an uninterrupted one.
-
-Trust: a worker's result carries the :func:`code_fingerprint` of the code that computed it, and one of other code is
-computed again here, never merged; a checkpoint entry is authenticated under the user's key (never in the file) and
-bound to the fingerprint. A :func:`map_chunks` started inside a worker runs inline there (:func:`in_worker`).
+:class:`~dpcert.core.summary.Summary`; summaries merge associatively, in chunk order, so the result is identical
+whatever the executor and the number of workers. Three executors run the same functions (:class:`RunOptions`):
+``serial`` (in this process), ``processes`` (the default: the standard library's ``ProcessPoolExecutor`` on every
+local core, used through its public API only) and ``dask`` (:mod:`dpcert.core.dask_cluster`). A checkpoint
+(:class:`~dpcert.core.checkpoint.Checkpoint`, ``--checkpoint FILE``) records each finished chunk, so a resumed run
+merges the same summaries in the same order as an uninterrupted one. What a worker does and which of its results
+are used (the code fingerprint, inline work inside a worker) is in :mod:`dpcert.core.workers`.
 
 A command offers the options ``--workers``, ``--executor``, ``--scheduler``, ``--wait-for-workers`` and
 ``--checkpoint`` (the command line's part, in :mod:`dpcert.cli_support`) and passes ``make_run_options(...,
@@ -25,14 +15,14 @@ key=<its inputs as text>, progress=<label or None>)`` down to ``map_chunks(fn, c
 :func:`map_each` for results that are not summaries); a command making several ``map_chunks`` calls shares one
 checkpoint file, one section per call.
 
-Workers never outlive the run. Each worker dies with its parent (Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``;
-everywhere: a watchdog thread that exits when the process that started the pool is gone, watched by its pid), so
-killing the main process (SIGKILL, a timeout, a CI cancellation) leaves no orphan. SIGTERM to the main process,
-Ctrl-C, or any exception while the pool runs terminates the workers before the exception propagates; on every
-executor SIGTERM unwinds the stack (:func:`sigterm_unwinds`: the checkpoint is flushed) before the process dies of
-it. Workers ignore SIGINT: a Ctrl-C to the process group is handled once, by the parent. A Dask ``LocalCluster``'s
-worker processes end with their parent (``distributed`` watches a pipe from it); a remote cluster's workers are the
-cluster's and only lose the tasks.
+Faults in a local pool: a chunk whose worker dies (``BrokenProcessPool``) is run again alone in a fresh process; a
+chunk that dies there too is not dropped but reported in ``Summary.failed`` (its caller says UNDECIDED for its
+range). Workers never outlive the run: each has a watchdog thread that ends it when the process running the pool
+ends (watched by its pid, through a pidfd on Linux, so also under ``forkserver``, whose workers are the fork
+server's children) or asks it to stop, which that process does on Ctrl-C, SIGTERM or any exception before the
+exception propagates. So killing the main process (SIGKILL, a timeout, a CI cancellation) leaves no orphan. On
+every executor SIGTERM unwinds the stack (:func:`sigterm_unwinds`: the checkpoint is flushed) before the process
+dies of it. Workers ignore SIGINT: a Ctrl-C to the process group is handled once, by the parent.
 """
 
 from __future__ import annotations
@@ -222,7 +212,8 @@ class RunOptions:
             ``None``: the chunks themselves.
         progress: a label for progress lines on stderr, or ``None`` for silence.
         wait_for_workers: with ``"dask"``, seconds to wait for the scheduler to have a worker (at the start, or when
-            all left during the run) before the run ends in one line; ``None``: :data:`WAIT_FOR_WORKERS`.
+            all left during the run) before the run ends in one line; ``None``:
+            :data:`~dpcert.core.dask_cluster.WAIT_FOR_WORKERS`.
     """
 
     executor: str = "processes"
@@ -253,7 +244,8 @@ class RunOptions:
 
     @property
     def wait_seconds(self) -> float:
-        """Seconds a Dask run waits for a worker (:attr:`wait_for_workers`, else :data:`WAIT_FOR_WORKERS`)."""
+        """Seconds a Dask run waits for a worker (:attr:`wait_for_workers`, else
+        :data:`~dpcert.core.dask_cluster.WAIT_FOR_WORKERS`)."""
         return WAIT_FOR_WORKERS if self.wait_for_workers is None else float(self.wait_for_workers)
 
     @property
@@ -284,7 +276,8 @@ def make_run_options(
     Args:
         key: what the command computes (its inputs as text); keys the checkpoint with the dpcert version.
         progress: the label of progress lines on stderr (``None``: silent).
-        wait_for_workers: seconds a Dask run waits for a worker (``None``: :data:`WAIT_FOR_WORKERS`).
+        wait_for_workers: seconds a Dask run waits for a worker (``None``:
+            :data:`~dpcert.core.dask_cluster.WAIT_FOR_WORKERS`).
 
     Raises:
         RunOptionError: ``--scheduler`` or ``--wait-for-workers`` without ``--executor dask``; ``--checkpoint``
@@ -380,7 +373,8 @@ def map_chunks(
         describe: what a chunk covers, recorded for a failed chunk (default: its index only).
 
     Returns:
-        The merged :class:`Summary`; chunks whose worker died on every attempt are in its ``failed``.
+        The merged :class:`~dpcert.core.summary.Summary`; chunks whose worker died on every attempt are in its
+        ``failed``.
     """
     chunks = list(chunks)
     if run is None:

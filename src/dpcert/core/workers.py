@@ -1,9 +1,9 @@
 """What runs in a worker of a parallel run, and which of its results are used.
 
 A worker (a process of a local pool, a dpcert task on a Dask worker) runs with one BLAS thread
-(:func:`_one_blas_thread`), runs any chunks it maps itself inline (:func:`in_worker`), and returns each value with
+(``_one_blas_thread``), runs any chunks it maps itself inline (:func:`in_worker`), and returns each value with
 the :func:`code_fingerprint` of the code that computed it; a value of other code is computed again in the process
-that runs the run (:class:`_Foreign`), never merged. :class:`_FirstError` keeps a serial run's exception order.
+that runs the run (``_Foreign``), never merged. ``_FirstError`` keeps a serial run's exception order.
 Used by :mod:`dpcert.core.parallel` and :mod:`dpcert.core.dask_cluster`.
 """
 
@@ -37,8 +37,9 @@ _IN_DASK_TASK: ContextVar[bool] = ContextVar("dpcert_in_dask_task", default=Fals
 
 def in_worker() -> bool:
     """Whether this runs in a worker of a parallel run (a local pool's worker, a dpcert task on a Dask worker, any
-    daemonic process): there a :func:`map_chunks` or :func:`map_each` runs its chunks inline, never in a pool of its
-    own (a Dask worker may not have children, and a pool per worker would oversubscribe the cores)."""
+    daemonic process): there a :func:`~dpcert.core.parallel.map_chunks` or :func:`~dpcert.core.parallel.map_each`
+    runs its chunks inline, never in a pool of its own (a Dask worker may not have children, and a pool per worker
+    would oversubscribe the cores)."""
     if _IN_WORKER or _IN_DASK_TASK.get():
         return True
     import multiprocessing

@@ -27,7 +27,7 @@ largest lower end: the maximiser, up to the enclosure's width.
 
 Chunks are the values a = number of corners from the first half of the corners (meet in the middle; a level of
 more than 2^24 multisets split by rows, :func:`dpcert.darrm.kernel.level_chunks`), run by
-:func:`dpcert.core.parallel.map_chunks`; the merged :class:`~dpcert.core.parallel.Summary` is the same on any
+:func:`dpcert.core.parallel.map_chunks`; the merged :class:`~dpcert.core.summary.Summary` is the same on any
 executor and number of workers. A chunk that cannot be run (its worker died on every attempt) leaves its
 multisets undecided: the verdict is then UNDECIDED (or REFUTED by a counterexample found elsewhere) and the
 maximum has no upper end.
