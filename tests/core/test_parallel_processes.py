@@ -304,3 +304,44 @@ def test_a_chunk_that_kills_its_worker_is_reported_under_every_start_method(tmp_
         assert _gone_within(list(seen), 3)
     finally:
         _cleanup(list(seen))
+
+
+def _private_uses(source: str) -> list[str]:
+    """The private attributes ``source`` reads of objects other than its own (``self``, its ``_workers`` module):
+    ``x._name`` and ``getattr(x, "_name", ...)``; ``os._exit`` is public API."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            base, name = node.value, node.attr
+        elif (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")
+            and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and str(node.args[1].value)[:1] == "_"
+        ):  # fmt: skip
+            base, name = node.args[0], node.args[1].value
+        else:
+            continue
+        own = isinstance(base, ast.Name) and (
+            base.id in ("self", "cls", "_workers") or (base.id, name) == ("os", "_exit")
+        )
+        if not own:
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return sorted(found)
+
+
+def test_the_executors_use_no_private_attribute_of_another_library():
+    # bed5ed8 read ProcessPoolExecutor._processes and ._executor_manager_thread: a rename in any Python release would
+    # have silently switched off the termination of the workers on an error
+    import dpcert.core
+
+    core = Path(dpcert.core.__file__).parent
+    for name in ("parallel", "workers", "summary", "checkpoint", "dask_cluster"):
+        assert _private_uses((core / f"{name}.py").read_text()) == [], name
+    # the check finds what bed5ed8 did
+    assert _private_uses(
+        'procs += list(getattr(pool, "_processes", {}).values())\nm = pool._executor_manager_thread'
+    ) == [
+        "1: getattr(pool, '_processes', {})",
+        "2: pool._executor_manager_thread",
+    ]
