@@ -387,13 +387,14 @@ SIGTERM_RUN = textwrap.dedent(
     from chunkfns import slow
 
     parallel.Checkpoint.WRITE_EVERY = 1000.0  # only the first chunk is written while the run goes on
-    run = parallel.RunOptions(sys.argv[1], workers=1, checkpoint=sys.argv[2], checkpoint_key="k")
+    workers = 2 if sys.argv[1] == "processes" else 1  # (one process worker would run the chunks here)
+    run = parallel.RunOptions(sys.argv[1], workers=workers, checkpoint=sys.argv[2], checkpoint_key="k")
     parallel.map_chunks(slow, range(200), run=run)
     """
 )
 
 
-@pytest.mark.parametrize("executor", ["serial", pytest.param("dask", marks=needs_dask)])
+@pytest.mark.parametrize("executor", ["serial", "processes", pytest.param("dask", marks=needs_dask)])
 def test_sigterm_flushes_the_checkpoint(tmp_path, executor):
     # on f3737cd the serial and Dask paths died of SIGTERM at once: the file held the first chunk only
     log, ck = tmp_path / "log", tmp_path / "c.json"
