@@ -276,12 +276,30 @@ def test_no_worker_outlives_its_parent_under_every_start_method(tmp_path, method
     # each worker watches the process that runs the pool by its pid (a pidfd on Linux), not its direct parent:
     # under forkserver that is the fork server. SIGTERM unwinds the run, which stops its workers, then kills it.
     proc, workers, _ = _start_method(tmp_path, method)
+    family = _descendants(proc.pid)  # the workers, and under forkserver the fork server
+    assert set(workers) <= set(family)
     try:
         proc.send_signal(how)
         assert proc.wait(10) == -how
-        assert _gone_within(workers, 3), f"workers orphaned after {how.name} of the parent ({method})"
+        assert _gone_within(family, 3), f"processes orphaned after {how.name} of the parent ({method})"
     finally:
-        _cleanup(workers)
+        _cleanup(family)
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (from /proc)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found, frontier = [], [pid]
+    while frontier:
+        kids = [c for c, p in parents.items() if p in frontier]
+        found += kids
+        frontier = kids
+    return found
 
 
 @pytest.mark.parametrize("method", ["spawn", "forkserver"])
