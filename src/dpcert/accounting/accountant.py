@@ -540,6 +540,25 @@ class Accountant:
             **common,
         )
 
+    def enclosure_at_level(self, quantity: str, target: Fraction, level: int) -> Enclosure:
+        """The certified enclosure of ``quantity`` (``"epsilon"`` or ``"delta"``) at ``target`` on one fixed grid:
+        the starting resolution times 2^level (no time budget; the same answer on every run, which a quantity's
+        ball evaluator needs)."""
+        kind, plan = self._plan(flatten(self._ledger))
+        if kind in ("exact", "nonprivate", "rdp"):
+            return self._answer(quantity, target, None, None).enclosure
+        tail = TAIL0 if quantity == "delta" else float(target) * 1e-6
+        total = sum(k for _, k in plan)
+        losses = [d for ds, _ in plan for d in ds]
+        try:
+            n = fitting_resolution(losses, _start(plan, tail) * 2**level, tail / total)
+        except GridTooLarge as err:  # pragma: no cover - _start fitted a coarser grid already
+            raise InvalidParameter("event", "<ledger>", f"events whose loss ranges fit a grid ({err})") from None
+        comps = _compositions(plan, n, tail)
+        if quantity == "delta":
+            return delta_enclosure(comps, target)
+        return eps_enclosure(comps, target, EPS_SEARCH_TOL)
+
     def epsilon(self, delta: Any, *, rel_tol: float | None = None, seconds: float | None = None) -> AccountingResult:
         """The certified ε(δ) = min{ε >= 0 : δ(ε) <= δ} of everything composed, δ in (0, 1).
 
