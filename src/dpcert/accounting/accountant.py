@@ -350,7 +350,7 @@ class AccountingResult:
             "quantity": self.quantity,
             given: number_text(self.target),
             "enclosure": self.enclosure.to_json(digits),
-            "safe": repr(self.safe),
+            "safe": self.safe,  # a JSON number: read back, it is the double >= hi
             "neighboring": self.neighboring,
             "method": self.method,
             "resolution": self.resolution,
@@ -387,12 +387,41 @@ def _compositions(
     return acc
 
 
+#: The largest common denominator of the atoms' losses that the resolution is raised to a multiple of.
+_ATOM_DENOMINATOR = 2**12
+
+
+def _atom_denominator(loss: PrivacyLoss) -> int:
+    """d such that the loss's atoms lie at multiples of 1/d (1: none known). A loss may say so by an attribute
+    ``grid_denominator``; Laplace's atoms are at ±Δ/b."""
+    from dpcert.laplace.loss import LaplaceLoss
+
+    if isinstance(loss, LaplaceLoss):
+        return loss.r.denominator
+    return int(getattr(loss, "grid_denominator", 1))
+
+
+def _on_atoms(losses: list[PrivacyLoss], n: int) -> int:
+    """n raised to a multiple of the atoms' common denominator (times a power of two), so that atoms fall on grid
+    points: the lower discretisation keeps an atom on a grid point exactly but loses to first order one inside a
+    cell (:mod:`dpcert.pld.discretise`). Tightness only; left as it is past :data:`_ATOM_DENOMINATOR`."""
+    den = 1
+    for loss in losses:
+        den = math.lcm(den, _atom_denominator(loss))
+    if den == 1 or den > _ATOM_DENOMINATOR:
+        return n
+    m = den
+    while m < n:
+        m *= 2
+    return m
+
+
 def _start(leaves: list[tuple[Directions, int]], tail: float) -> int:
     total = sum(k for _, k in leaves)
     var = sum(k * max(d.loss_variance() for d in ds) for ds, k in leaves) / total
     losses = [d for ds, _ in leaves for d in ds]
     try:
-        return fitting_resolution(losses, resolution_for(var), tail / total, START_CELLS)
+        return fitting_resolution(losses, _on_atoms(losses, resolution_for(var)), tail / total, START_CELLS)
     except GridTooLarge as err:
         raise InvalidParameter(
             "event", "<ledger>", f"events whose one-step loss ranges fit a grid ({err.cells} cells needed)"
@@ -512,7 +541,9 @@ class Accountant:
             curves.append((c, k))
         return "rdp", curves
 
-    def _answer(self, quantity: str, target: Fraction, rel_tol: float | None, seconds: float | None) -> AccountingResult:
+    def _answer(
+        self, quantity: str, target: Fraction, rel_tol: float | None, seconds: float | None
+    ) -> AccountingResult:
         rt = self.rel_tol if rel_tol is None else _check_rel_tol(rel_tol)
         sec = self.seconds if seconds is None else _check_seconds(seconds)
         t0 = time.perf_counter()

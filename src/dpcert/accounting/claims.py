@@ -44,7 +44,8 @@ CLAIMS = [
     ),
     QuantityClaim(
         id="accounting.replace_one.rdp_sensitivity_one_is_below",
-        reference=_REF + "; dp-accounting 0.6 RdpAccountant(REPLACE_ONE) answers 2.166 (google/differential-privacy#378)",
+        reference=_REF
+        + "; dp-accounting 0.6 RdpAccountant(REPLACE_ONE) answers 2.166 (google/differential-privacy#378)",
         statement="dp-accounting's RDP answer 2.166 for GaussianDpEvent(2) under replace-one is not an upper bound: "
         "eps(1e-5) <= 2.166 is refuted",
         quantity=ACCOUNTING_EPS,

@@ -46,7 +46,7 @@ def _where(path: str, name: str) -> str:
 def _scalar(path: str, value: Any) -> Any:
     """A number field's value as the reader hands it on: text (a JSON number arrives as its text)."""
     if not isinstance(value, str):
-        raise InvalidParameter(path, value, "a number (a JSON number or a string such as \"0.1\" or \"1/3\")")
+        raise InvalidParameter(path, value, 'a number (a JSON number or a string such as "0.1" or "1/3")')
     return value
 
 

@@ -24,12 +24,12 @@ from flint import arb
 from dpcert.accounting.accountant import Accountant
 from dpcert.accounting.eventfile import event_of_json, read_events
 from dpcert.accounting.events import (
+    ComposedDpEvent,
     DpEvent,
     GaussianDpEvent,
     LaplaceDpEvent,
     PoissonSampledDpEvent,
     SelfComposedDpEvent,
-    ComposedDpEvent,
 )
 from dpcert.arith.ball import Enclosure
 from dpcert.arith.exact import Exact, as_fraction
