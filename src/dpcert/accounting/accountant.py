@@ -473,7 +473,7 @@ class Accountant:
     >>> acc = Accountant().compose(GaussianDpEvent(2), count=4)
     >>> r = acc.delta(1, rel_tol=1e-3)
     >>> r.enclosure.short(4), r.neighboring, r.method
-    ('[0.1269, 0.127]', 'add_remove', 'pld')
+    ('[0.1268, 0.127]', 'add_remove', 'pld')
     """
 
     def __init__(
