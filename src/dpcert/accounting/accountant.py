@@ -340,7 +340,7 @@ class AccountingResult:
 
     @property
     def safe(self) -> float:
-        """The safe end as a float: the least double >= the enclosure's upper end (an ε or δ one may report)."""
+        """The least double >= the enclosure's upper end, the safe ε or δ to report (a float)."""
         return self.enclosure.float_up()
 
     def to_json(self, digits: int = 20) -> dict[str, Any]:

@@ -41,12 +41,12 @@ from dpcert.pld.accountant import ball_level, enclosure_ball
 
 __all__ = ["EXAMPLE", "ACCOUNTING_EPS", "ACCOUNTING_DELTA", "QUANTITIES", "events_table", "ledger_of"]
 
-#: The docs' example ledger (``events=example``): 1000 steps of DP-SGD (Poisson rate 0.01, noise multiplier 1.1),
-#: then 10 Gaussian releases (noise multiplier 5) and 5 Laplace releases (noise multiplier 20).
+#: The docs' example ledger (``events=example``): 100 steps of DP-SGD (Poisson rate 0.01, noise multiplier 1.1),
+#: 100 more at noise multiplier 0.9, then 5 Laplace releases (noise multiplier 20).
 EXAMPLE = ComposedDpEvent(
     [
-        SelfComposedDpEvent(PoissonSampledDpEvent("0.01", GaussianDpEvent("1.1")), 1000),
-        SelfComposedDpEvent(GaussianDpEvent("5"), 10),
+        SelfComposedDpEvent(PoissonSampledDpEvent("0.01", GaussianDpEvent("1.1")), 100),
+        SelfComposedDpEvent(PoissonSampledDpEvent("0.01", GaussianDpEvent("0.9")), 100),
         SelfComposedDpEvent(LaplaceDpEvent("20"), 5),
     ]
 )
