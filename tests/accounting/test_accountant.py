@@ -250,3 +250,70 @@ def test_float_habits():
     assert isinstance(r.safe, float) and F(r.safe) >= r.hi
     assert "add_remove neighbours, pld" in str(r)
     assert r.to_json()["enclosure"]["hi"] >= r.to_json()["enclosure"]["lo"]
+
+
+# ------------------------------------------------------------------------------------ the plug-in contract
+
+
+class _FakeMechanisms:
+    """A stand-in for the mechanism module: DiscreteLaplace answered by a Laplace loss (a contract test only)."""
+
+    @staticmethod
+    def directions(event, neighboring):
+        from dpcert.laplace.loss import LaplaceLoss
+
+        if isinstance(event, ev.DiscreteLaplaceDpEvent):
+            return [LaplaceLoss(F(1), F(1))]
+        return None
+
+
+class _FakeRdp:
+    """A stand-in for the RDP module: ZCDp's curve as (rho, xi), composed by adding, ε at one fixed order."""
+
+    calls: list = []
+
+    @staticmethod
+    def rdp_curve(event, neighboring):
+        if isinstance(event, ev.ZCDpEvent):
+            return (event.rho, event.xi)
+        if isinstance(event, ev.GaussianDpEvent):
+            return (1 / (2 * event.noise_multiplier**2), F(0))
+        return None
+
+    @classmethod
+    def rdp_epsilon(cls, curves_with_counts, delta):
+        cls.calls.append(("epsilon", list(curves_with_counts), delta))
+        return Enclosure(F(1), F(2))
+
+    @classmethod
+    def rdp_delta(cls, curves_with_counts, eps):
+        cls.calls.append(("delta", list(curves_with_counts), eps))
+        return Enclosure(F(0), F(1, 10))
+
+
+def test_the_mechanism_module_is_consulted_after_the_registry(monkeypatch):
+    from dpcert.accounting import accountant
+
+    monkeypatch.setattr(accountant, "_mechanism_module", lambda: _FakeMechanisms)
+    monkeypatch.setattr(accountant, "_rdp_module", lambda: None)
+    got = Accountant().compose(ev.DiscreteLaplaceDpEvent(1, 1)).delta("0.5").enclosure
+    assert got == Accountant().compose(ev.LaplaceDpEvent(1)).delta("0.5").enclosure
+    with pytest.raises(UnsupportedEventError, match="ZCDpEvent"):
+        Accountant().compose(ev.ZCDpEvent(1)).delta(1)
+
+
+def test_the_rdp_module_takes_every_leaf_when_one_has_no_pld(monkeypatch):
+    from dpcert.accounting import accountant
+
+    monkeypatch.setattr(accountant, "_mechanism_module", lambda: _FakeMechanisms)
+    monkeypatch.setattr(accountant, "_rdp_module", lambda: _FakeRdp)
+    _FakeRdp.calls.clear()
+    acc = Accountant("replace_one").compose(ev.ZCDpEvent("0.5"), 3).compose(ev.GaussianDpEvent(2), 2)
+    r = acc.epsilon("1e-5")
+    assert (r.method, r.neighboring, r.enclosure) == ("rdp", "replace_one", Enclosure(F(1), F(2)))
+    assert _FakeRdp.calls == [("epsilon", [((F(1, 2), F(0)), 3), ((F(1, 8), F(0)), 2)], F(1, 10**5))]
+    assert acc.delta(1).enclosure == Enclosure(F(0), F(1, 10))
+    # a leaf with a PLD certificate only, beside one with RDP only: refused naming both
+    mixed = Accountant().compose(ev.ZCDpEvent("0.5")).compose(ev.DiscreteLaplaceDpEvent(1, 1))
+    with pytest.raises(UnsupportedEventError, match="DiscreteLaplaceDpEvent.*PLD certificate only.*ZCDpEvent"):
+        mixed.epsilon("1e-5")

@@ -289,17 +289,23 @@ def leaf_directions(event: DpEvent, neighboring: str) -> Directions | None:
     return out
 
 
+#: Why an event is refused, by class name and relation (None: under either), where the reason is known.
 _WHY = {
-    "SampledWithReplacementDpEvent": "no dominating pair is proved for sampling with replacement and no certified "
-    "RDP bound is known (dp-accounting refuses it too)",
-    "NonPrivateDpEvent": "it is not private: eps is infinite at every delta < 1",
+    ("SampledWithReplacementDpEvent", None): "no dominating pair is proved for sampling with replacement and no "
+    "certified RDP bound is known (dp-accounting refuses it too)",
+    ("NonPrivateDpEvent", None): "it is not private: eps is infinite at every delta < 1",
+    ("RandomizedResponseDpEvent", "add_remove"): "randomized response has no add/remove form (a removed record has "
+    "no output to randomize; dp-accounting refuses it too); use replace_one",
+    ("SampledWithoutReplacementDpEvent", "add_remove"): "a fixed sample size is no add/remove relation (adding a "
+    "record changes the dataset or the sample size the event fixes); use replace_one",
 }
 
 
 def _refusal(event: DpEvent, neighboring: str) -> UnsupportedEventError:
-    why = _WHY.get(type(event).__name__) or (
-        "no dominating pair (PLD) and no certified RDP bound is implemented for it under this relation"
-    )
+    name = type(event).__name__
+    why = _WHY.get((name, neighboring)) or _WHY.get((name, None))
+    if why is None:
+        why = "no dominating pair (PLD) and no certified RDP bound is implemented for it under this relation"
     return UnsupportedEventError(event, neighboring, why)
 
 
@@ -520,24 +526,24 @@ class Accountant:
         for ev, _ in leaves:
             if isinstance(ev, NonPrivateDpEvent):
                 return "nonprivate", ev
-        pld = []
-        missing: DpEvent | None = None
-        for ev, k in leaves:
-            d = leaf_directions(ev, self.neighboring)
-            if d is None:
-                missing = ev
-                break
-            pld.append((d, k))
-        if missing is None:
+        pld = [(leaf_directions(ev, self.neighboring), k) for ev, k in leaves]
+        no_pld = [ev for (d, _), (ev, _) in zip(pld, leaves, strict=True) if d is None]
+        if not no_pld:
             return "pld", pld
         rdp = _rdp_module()
         if rdp is None:
-            raise _refusal(missing, self.neighboring)
+            raise _refusal(no_pld[0], self.neighboring)
         curves = []
         for ev, k in leaves:
             c = rdp.rdp_curve(ev, self.neighboring)
             if c is None:
-                raise _refusal(ev, self.neighboring)
+                if ev in no_pld:
+                    raise _refusal(ev, self.neighboring)
+                why = (
+                    f"it has a PLD certificate only and {_describe(no_pld[0], 80)} has none (RDP only), and no "
+                    "certified method composes the two"
+                )
+                raise UnsupportedEventError(ev, self.neighboring, why)
             curves.append((c, k))
         return "rdp", curves
 
