@@ -228,6 +228,13 @@ def test_bad_inputs_are_refused_naming_them():
         acc.compose(ev.GaussianDpEvent(1), count=-1)
     with pytest.raises(InvalidParameter, match="rel_tol"):
         acc.delta(1, rel_tol=0)
+    # what no grid can hold is refused before any work, naming the field (not a crash in the float range choice)
+    with pytest.raises(InvalidParameter, match="noise_multiplier='1e-200'"):
+        Accountant().compose(ev.GaussianDpEvent("1e-200")).epsilon("1e-5")
+    with pytest.raises(InvalidParameter, match="sampling_probability"):
+        Accountant().compose(ev.PoissonSampledDpEvent("1e-302", ev.GaussianDpEvent(1))).epsilon("1e-5")
+    with pytest.raises(InvalidParameter, match="fit a grid"):
+        Accountant().compose(ev.LaplaceDpEvent("1e-6")).delta(1)
 
 
 def test_flatten_merges_equal_leaves_and_drops_no_ops():

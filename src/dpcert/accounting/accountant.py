@@ -225,12 +225,31 @@ def _shift(neighboring: str) -> int:
     return 1 if neighboring == "add_remove" else 2
 
 
+def _check_grid_inputs(q: Fraction, sigma: Fraction) -> None:
+    """Refuse, before any work, what the Gaussian losses' float64 range choice cannot represent (one line naming
+    it): the same limits as ``dpsgd.*`` (:data:`dpcert.gaussian.pld.MIN_SIGMA`, :data:`dpcert.gaussian.pld.MIN_Q`)."""
+    from dpcert.gaussian.pld import MIN_Q, MIN_SIGMA
+
+    if sigma < MIN_SIGMA:
+        shown = fraction_to_decimal(sigma, 4, "nearest")
+        raise InvalidParameter(
+            "noise_multiplier", shown, "a noise multiplier >= 1e-150 (divided by 2 under replace_one): one step's "
+            "loss range, about 1/(2 sigma^2), fits no grid"
+        )  # fmt: skip
+    if 0 < q < MIN_Q:
+        shown = fraction_to_decimal(q, 4, "nearest")
+        raise InvalidParameter(
+            "sampling_probability", shown, "a rate >= 2^-1000 (the grid's range is chosen in float64)"
+        )
+
+
 @register_pld("GaussianDpEvent")
 def _gaussian(event: DpEvent, neighboring: str) -> Directions | None:
     """N(Δ, σ²) against N(0, σ²), Δ = 1 or 2: the shift-1 pair at σ/Δ (one direction: x ↦ Δ − x swaps it)."""
     from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss
 
     assert isinstance(event, GaussianDpEvent)
+    _check_grid_inputs(Fraction(1), event.noise_multiplier / _shift(neighboring))
     loss = SubsampledGaussianLoss("remove", Fraction(1), event.noise_multiplier / _shift(neighboring))
     loss.name = "gaussian"
     return [loss]
@@ -254,6 +273,7 @@ def _poisson(event: DpEvent, neighboring: str) -> Directions | None:
     inner = event.event
     if neighboring != "add_remove" or not isinstance(inner, GaussianDpEvent):
         return None
+    _check_grid_inputs(event.sampling_probability, inner.noise_multiplier)
     return list(directions(event.sampling_probability, inner.noise_multiplier))
 
 
