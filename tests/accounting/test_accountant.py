@@ -167,6 +167,25 @@ def test_three_kinds_heterogeneous_against_dp_accounting():
     assert r.lo <= F(pess) and F(opt) <= r.hi
 
 
+@pytest.mark.peers
+def test_dp_accountings_two_accountants_disagree_under_replace_one_and_the_pld_one_is_right():
+    """dp-accounting 0.6 on one GaussianDpEvent(2) at δ = 1e-5: its PLD accountant's REPLACE_ONE ε lies in the
+    certified enclosure; its RDP accountant answers the add/remove value there, below the certified lower end
+    (sensitivity 1 where a replaced record moves a sum by 2)."""
+    pytest.importorskip("dp_accounting")
+    import dp_accounting as dpa
+    from dp_accounting.pld import PLDAccountant
+    from dp_accounting.rdp import RdpAccountant
+
+    rel = dpa.NeighboringRelation.REPLACE_ONE
+    rdp, pld = RdpAccountant(neighboring_relation=rel), PLDAccountant(neighboring_relation=rel)
+    rdp.compose(dpa.GaussianDpEvent(2.0))
+    pld.compose(dpa.GaussianDpEvent(2.0))
+    ours = Accountant("replace_one").compose(dpa.GaussianDpEvent(2.0)).epsilon(1e-5, rel_tol=1e-5)
+    assert F(rdp.get_epsilon(1e-5)) < ours.lo  # 2.1657 < 4.3771
+    assert abs(F(pld.get_epsilon(1e-5)) - ours.hi) < F(1, 10**4)  # dp-accounting's own grid, a float estimate
+
+
 def test_dp_accounting_objects_are_accepted_as_they_are():
     pytest.importorskip("dp_accounting")
     import dp_accounting as dpa
