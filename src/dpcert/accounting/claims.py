@@ -11,7 +11,7 @@ upper bound under dp-accounting's own convention. The claims state the certified
 from __future__ import annotations
 
 from dpcert.accounting.quantities import ACCOUNTING_EPS
-from dpcert.core.claim import AtLeast, AtMost, QuantityClaim
+from dpcert.core.claim import AtLeast, AtMost, QuantityClaim, Verdict
 
 __all__ = ["CLAIMS"]
 
@@ -51,5 +51,6 @@ CLAIMS = [
         quantity=ACCOUNTING_EPS,
         inputs=_AT,
         comparison=AtMost.of("2.166"),
+        expected=Verdict.REFUTED,
     ),
 ]
