@@ -210,6 +210,17 @@ def bad_files(tmp_path_factory):
         _write(d, "v_exponent.json", vdoc(lo="1e-999999999")),
         _write(d, "v_sha.json", vdoc(certificate={"file": "/etc/passwd", "sha256": "0"})),
     ]
+    events = [
+        _write(d, "e_type.json", '{"type": "GaussianDpEvent2", "noise_multiplier": 1}'),
+        _write(d, "e_field.json", '{"type": "GaussianDpEvent", "sigma": 1}'),
+        _write(d, "e_range.json", '[{"type": "PoissonSampledDpEvent", "sampling_probability": 2, "event": {}}]'),
+        _write(d, "e_digits.json", '{"type": "GaussianDpEvent", "noise_multiplier": "١"}'),
+        _write(d, "e_huge.json", '{"type": "GaussianDpEvent", "noise_multiplier": 1e999999999}'),
+        _write(d, "e_deep.json", '{"type": "SelfComposedDpEvent", "count": 1, "event": ' * 70 + "{}" + "}" * 70),
+        _write(d, "e_uncovered.json", '{"type": "SampledWithReplacementDpEvent", "source_dataset_size": 9, '
+               '"sample_size": 2, "event": {"type": "GaussianDpEvent", "noise_multiplier": 1}}'),  # fmt: skip
+        _write(d, "e_nonprivate.json", '{"type": "GaussianDpEvent", "noise_multiplier": 0}'),
+    ]
     out = [str(d), str(d / "missing" / "v.json"), str(d / "binary.json" / "v.json")]
     certdir = [str(d / "binary.json"), str(d / "missing" / "deeper")]
     return {
@@ -219,6 +230,7 @@ def bad_files(tmp_path_factory):
         "certificate": certificate,
         "table": table,
         "vectors": vectors,
+        "events": events,
         "out": out,
         "certdir": certdir,
     }
@@ -257,6 +269,7 @@ FILE_COMMANDS = {
     ("sml", "mechanism"): "mechanism",
     ("table", "check"): "table",
     ("vectors", "check"): "vectors",
+    ("account",): "events",
 }
 OTHER = {("list",), ("quantities",), ("eval",), ("claim",), ("table", "template"), ("vectors", "export"), ("audit",)}
 COMMANDS = sorted(INPUT_NAMES) + sorted(FILE_COMMANDS) + sorted(OTHER)
@@ -332,6 +345,9 @@ def _argv(draw, path: tuple[str, ...], parser: argparse.ArgumentParser, files: d
     if path in FILE_COMMANDS:
         kind = FILE_COMMANDS[path]
         pool = files[kind] + ([] if kind == "certificate" else every_file)
+        if kind == "events":  # one event file, and the answer asked for
+            target = draw(st.sampled_from([["--delta", "1e-5"], ["--eps", "1"]]))
+            return [*path, draw(st.sampled_from(pool)), *target, *draw(options(parser, bad=False))]
         if kind == "certificate":  # check reports each unreadable certificate on its own line (and in --json)
             return [*path, draw(st.sampled_from(pool))]
         chosen = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=2))

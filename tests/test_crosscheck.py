@@ -68,7 +68,16 @@ BRACKETS = sorted(n for n, q in registry.quantities().items() if q.bracket)
 def test_every_quantity_has_an_independent_float_evaluator_or_is_exact_only():
     ball_only = sorted(n for n, q in registry.quantities().items() if q.float is None and not q.exact and not q.bracket)
     assert ball_only == []
-    assert BRACKETS == ["br.adaptive.delta", "dpsgd.delta", "dpsgd.eps", "dpsgd.sigma", "laplace.delta", "laplace.eps"]
+    assert BRACKETS == [
+        "accounting.delta",
+        "accounting.eps",
+        "br.adaptive.delta",
+        "dpsgd.delta",
+        "dpsgd.eps",
+        "dpsgd.sigma",
+        "laplace.delta",
+        "laplace.eps",
+    ]
 
 
 @pytest.mark.parametrize("name", EXACT_ONLY)

@@ -12,6 +12,10 @@ MODULES = [
     "dpcert.arith.rounding",
     "dpcert.core.quantity",
     "dpcert.engine.verify",
+    "dpcert.accounting.events",
+    "dpcert.accounting.accountant",
+    "dpcert.accounting.eventfile",
+    "dpcert.events",
 ]
 
 

@@ -32,6 +32,8 @@ _LAZY: dict[str, str] = {
     "fraction_to_float": "dpcert.arith",
     "parse_rational": "dpcert.arith",
     "sign_at_exp": "dpcert.arith",
+    "Accountant": "dpcert.accounting.accountant",
+    "AccountingResult": "dpcert.accounting.accountant",
     "kov_delta": "dpcert.composition.optimal",
     "kov_eps": "dpcert.composition.optimal",
     "mv_delta": "dpcert.composition.optimal",
@@ -67,6 +69,8 @@ _LAZY: dict[str, str] = {
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from dpcert import events
+    from dpcert.accounting.accountant import Accountant, AccountingResult
     from dpcert.arith import Enclosure, RationalFunction, X, fraction_to_float, parse_rational, sign_at_exp
     from dpcert.certificates import recheck
     from dpcert.composition.optimal import kov_delta, kov_eps, mv_delta
@@ -99,6 +103,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
 
 
 def __getattr__(name: str) -> Any:
+    if name == "events":  # the module of the event classes (dpcert.events.GaussianDpEvent), imported on first use
+        value = importlib.import_module("dpcert.events")
+        globals()[name] = value
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'dpcert' has no attribute {name!r}")
@@ -145,6 +153,10 @@ __all__ = [
     "write_certificate",
     "load_certificate",
     "recheck",
+    # accounting
+    "Accountant",
+    "AccountingResult",
+    "events",
     # composition
     "kov_delta",
     "kov_eps",

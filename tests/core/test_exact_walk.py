@@ -46,6 +46,7 @@ IRRATIONAL = {
     "dpsgd.delta": "a PLD bracket: sums of normal-tail cell masses times e^{j/n} (never an exact point)",
     "dpsgd.sigma": "a bracket [sigma_lo, sigma_hi] of two proofs around the least sigma (never an exact point)",
     "laplace.delta": "a PLD bracket: 1 - e^{(eps - sensitivity/scale)/2} at one step, sums of e^{j/n} terms beyond",
+    "accounting.delta": "a PLD bracket of the events' composed privacy losses (sums of e^{j/n} terms)",
 }
 
 

@@ -100,7 +100,7 @@ def test_the_default_run_is_the_declared_manifests_in_order(tmp_path):
         "composition.toml", "darrm.toml", "darrm_privacy.toml", "darrm_optimize.toml", "sml.toml", "shuffle.toml",
         "shuffle_figures.toml", "br.toml", "br_adaptive.toml", "gaussian.toml",
     ]  # fmt: skip
-    old_includes += ["laplace.toml"]  # packages declared since (rank after gaussian's)
+    old_includes += ["laplace.toml", "accounting.toml"]  # packages declared since (rank after gaussian's)
     assert [p.name for p in manifest.default_manifests()] == old_includes
     one = tmp_path / "default.toml"
     paths = [str(manifest.bundled_dir() / name) for name in old_includes]

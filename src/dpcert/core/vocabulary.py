@@ -173,6 +173,19 @@ TERMS: tuple[Term, ...] = (
     Term("tau", "τ", "the histogram precision of the SML mechanisms (every mass a multiple of 1/τ)", "integer >= 1"),
     Term("d", "d", "the number of categories of the SML mechanisms", "integer >= 2"),
     Term("I", "I", "the bin length of the SML quantized mechanism", "integer, 1 <= I <= τ + 1"),
+    # accounting
+    Term(
+        "events",
+        "",
+        "the privacy events composed, in dp-accounting's event language (an event file, or a named ledger)",
+        "file or name",
+    ),
+    Term(
+        "neighboring",
+        "",
+        "the neighbouring relation: a record added or removed (add_remove), or one record replaced (replace_one)",
+        "choice",
+    ),
 )
 
 VOCABULARY: dict[str, Term] = {t.name: t for t in TERMS}

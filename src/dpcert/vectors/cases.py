@@ -63,6 +63,8 @@ NOT_COVERED: dict[str, str] = {
     "dpsgd.sigma": _PLD,
     "laplace.delta": _PLD,
     "laplace.eps": _PLD,
+    "accounting.delta": _PLD,
+    "accounting.eps": _PLD,
 }
 
 

@@ -1,0 +1,672 @@
+"""A certified privacy accountant in dp-accounting's habits: compose events, then ask for ε(δ) or δ(ε).
+
+``Accountant(neighboring="add_remove")`` keeps a ledger of events (:mod:`dpcert.accounting.events`, or
+dp-accounting's own ``DpEvent`` objects, converted as they are); :meth:`Accountant.epsilon` and
+:meth:`Accountant.delta` return an :class:`AccountingResult`: a certified enclosure (exact rational ends), its safe
+end one call away as a float (:attr:`AccountingResult.safe`), the neighbouring relation and the method used.
+
+**Flattening.** ``SelfComposedDpEvent`` multiplies counts, ``ComposedDpEvent`` lists its events, ``NoOpDpEvent``
+drops out; equal events are merged into one leaf with their counts added (``compose(e, count=3)``, three
+``compose(e)`` calls and ``SelfComposedDpEvent(e, 3)`` are one ledger). Trivial forms are read first: a Gaussian
+or Laplace event with noise multiplier 0 is non-private, ``PoissonSampledDpEvent`` with rate 0 is a no-op and with
+rate 1 is its event. A non-private event makes δ(ε) = 1 at every ε (exact) and ε(δ) infinite (refused).
+
+**Dispatch.** Each leaf is given to a *certifier*, in this order:
+
+1. PLD, where a dominating pair is known: :data:`PLD_CERTIFIERS` (event class name → function of the event and
+   the relation returning the directions, a list of :class:`~dpcert.pld.PrivacyLoss`, or ``None``), then the
+   mechanism module :mod:`dpcert.accounting.losses` (``directions(event, neighboring)``) when present;
+2. certified RDP, when some leaf has no PLD: the module :mod:`dpcert.accounting.rdp` (``rdp_curve(event,
+   neighboring)`` for every leaf, then ``rdp_epsilon`` / ``rdp_delta``) when present;
+3. otherwise the accountant refuses in one line naming the event (:class:`UnsupportedEventError`).
+
+**Directions.** A certifier returns one direction when both orders of a neighbouring pair have one privacy loss
+distribution (the Gaussian and Laplace: x ↦ Δ − x swaps the pair), or two, ``[remove, add]`` under add/remove and
+``[(P, Q), (Q, P)]`` under replace-one. A fixed ordered pair of datasets is "remove" at every step, so each
+direction is composed over all steps on its own (a one-direction leaf serves both) and δ is the larger of the two;
+never the maximum per step (dp-accounting does the same).
+
+**Heterogeneous composition.** Every leaf is discretised at one resolution n (grid cells per unit of loss) and
+composed ``count`` times by :func:`dpcert.pld.compose` (binary powering), and the leaves are joined by
+:func:`dpcert.pld.combine`, whose error bookkeeping is proved in :mod:`dpcert.pld.compose`; δ(ε) and ε(δ) are the
+engine's enclosures (:func:`dpcert.pld.delta_enclosure`, :func:`dpcert.pld.eps_enclosure`), refined by doubling n
+within the time budget (:func:`dpcert.pld.refining`).
+
+**Neighbouring relations** (sensitivities by dp-accounting's convention: a noise multiplier is the noise scale over
+the norm bound C of one record's contribution):
+
+* add/remove: a record's presence moves a sum by at most C: the Gaussian's pair is N(1, σ²) against N(0, σ²),
+  Laplace's Lap(1, b) against Lap(0, b), the Poisson-subsampled Gaussian's the mixture pairs of
+  :mod:`dpcert.gaussian.sgm_loss`;
+* replace-one: a replaced record moves a sum by up to 2C (v against −v), so the Gaussian's pair is N(2, σ²) against
+  N(0, σ²), which is the add/remove pair at σ/2 (x ↦ x/2 is a bijection), and Laplace's is Lap(2, b) against
+  Lap(0, b). The Poisson-subsampled Gaussian under replace-one has a different pair (a mixture on both sides);
+  it is the mechanism module's (refused until it is there).
+
+References:
+    dp-accounting 0.6 (``PrivacyAccountant``, ``PLDAccountant``: the event language, the two directions); the
+    engine's construction and proofs: :mod:`dpcert.pld`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from dpcert.accounting.events import (
+    ComposedDpEvent,
+    DpEvent,
+    GaussianDpEvent,
+    LaplaceDpEvent,
+    NonPrivateDpEvent,
+    NoOpDpEvent,
+    PoissonSampledDpEvent,
+    RandomizedResponseDpEvent,
+    SelfComposedDpEvent,
+    as_event,
+    number_text,
+)
+from dpcert.arith.ball import Enclosure
+from dpcert.arith.exact import fraction_to_decimal, parse_rational
+from dpcert.errors import InvalidParameter
+from dpcert.pld.accountant import (
+    EPS_SEARCH_TOL,
+    START_CELLS,
+    TAIL0,
+    PldResult,
+    Progress,
+    delta_enclosure,
+    eps_enclosure,
+    fitting_resolution,
+    refining,
+    resolution_for,
+)
+from dpcert.pld.compose import Composed, combine
+from dpcert.pld.discretise import GridTooLarge
+from dpcert.pld.loss import PrivacyLoss
+
+__all__ = [
+    "NEIGHBORING",
+    "Accountant",
+    "AccountingResult",
+    "UnsupportedEventError",
+    "PLD_CERTIFIERS",
+    "register_pld",
+    "flatten",
+    "leaf_directions",
+]
+
+#: The neighbouring relations: a record added or removed, or one record replaced by another.
+NEIGHBORING = ("add_remove", "replace_one")
+
+#: The most leaves (distinct events after flattening) one ledger may hold.
+MAX_LEAVES = 10**4
+#: The largest total number of steps (the composed window grows like the square root of it).
+MAX_STEPS = 10**9
+
+Directions = list[PrivacyLoss]
+PldCertifier = Callable[[DpEvent, str], "Directions | None"]
+
+#: PLD certifiers by event class name: each returns the event's directions under a relation, or None when it knows
+#: no dominating pair there (the next certifier is then asked).
+PLD_CERTIFIERS: dict[str, PldCertifier] = {}
+
+
+def register_pld(*names: str) -> Callable[[PldCertifier], PldCertifier]:
+    """Register a PLD certifier for the event classes named (a decorator)."""
+
+    def deco(fn: PldCertifier) -> PldCertifier:
+        for name in names:
+            PLD_CERTIFIERS[name] = fn
+        return fn
+
+    return deco
+
+
+class UnsupportedEventError(InvalidParameter):
+    """No certified method covers an event under the relation asked: refused in one line naming it.
+
+    (dp-accounting's accountants raise their ``UnsupportedEventError`` the same way.)
+    """
+
+    def __init__(self, event: DpEvent, neighboring: str, why: str) -> None:
+        super().__init__("event", _describe(event), why)
+        Exception.__init__(self, f"cannot certify {_describe(event)} under {neighboring} neighbours: {why}")
+
+
+def _describe(event: DpEvent, limit: int = 160) -> str:
+    """``GaussianDpEvent(noise_multiplier=1.1)``: the event with its fields as exact text, cut to ``limit``."""
+    import json
+
+    data = event.to_json()
+    name = data.pop("type")
+    parts = [f"{k}={v if isinstance(v, str) else json.dumps(v, separators=(',', ':'))}" for k, v in data.items()]
+    text = f"{name}({', '.join(parts)})"
+    return text if len(text) <= limit else text[: limit - 5] + "…)"
+
+
+def _check_neighboring(neighboring: str) -> str:
+    if neighboring not in NEIGHBORING:
+        raise InvalidParameter("neighboring", neighboring, "add_remove or replace_one")
+    return neighboring
+
+
+# ----------------------------------------------------------------------------------------------- flattening
+
+
+def _simplify(event: DpEvent) -> DpEvent:
+    """An event's trivial forms read as what they are (no-op, non-private, the inner event)."""
+    if isinstance(event, (GaussianDpEvent, LaplaceDpEvent)) and event.noise_multiplier == 0:
+        return NonPrivateDpEvent()
+    if isinstance(event, RandomizedResponseDpEvent):
+        if event.noise_parameter == 0:
+            return NonPrivateDpEvent()
+        if event.noise_parameter == 1 or event.num_buckets == 1:
+            return NoOpDpEvent()
+    if isinstance(event, PoissonSampledDpEvent):
+        inner = _simplify(event.event)
+        if event.sampling_probability == 0 or isinstance(inner, NoOpDpEvent):
+            return NoOpDpEvent()
+        if event.sampling_probability == 1:
+            return inner
+        if inner is not event.event:
+            return PoissonSampledDpEvent(event.sampling_probability, inner)
+    return event
+
+
+def flatten(ledger: list[tuple[DpEvent, int]]) -> list[tuple[DpEvent, int]]:
+    """The ledger's leaves with their counts, in order of first appearance, equal leaves merged, no-ops dropped
+    (a non-private leaf is kept once).
+
+    >>> from dpcert.accounting.events import GaussianDpEvent as G
+    >>> flatten([(SelfComposedDpEvent(ComposedDpEvent([G(1), G(2)]), 3), 1), (G(1), 2)])
+    [(GaussianDpEvent(noise_multiplier=Fraction(1, 1)), 5), (GaussianDpEvent(noise_multiplier=Fraction(2, 1)), 3)]
+    """
+    counts: dict[DpEvent, int] = {}
+
+    def walk(ev: DpEvent, k: int, depth: int) -> None:
+        if depth > 64:
+            raise InvalidParameter("event", "<nested too deep>", "events nested at most 64 deep")
+        if k == 0:
+            return
+        if isinstance(ev, SelfComposedDpEvent):
+            walk(ev.event, k * ev.count, depth + 1)
+            return
+        if isinstance(ev, ComposedDpEvent):
+            for e in ev.events:
+                walk(e, k, depth + 1)
+            return
+        ev = _simplify(ev)
+        if isinstance(ev, NoOpDpEvent):
+            return
+        if isinstance(ev, NonPrivateDpEvent):
+            k = 1
+        counts[ev] = counts.get(ev, 0) + k
+        if len(counts) > MAX_LEAVES:
+            raise InvalidParameter("events", f"<more than {MAX_LEAVES} distinct events>", f"at most {MAX_LEAVES}")
+
+    for ev, k in ledger:
+        walk(ev, k, 0)
+    total = sum(counts.values())
+    if total > MAX_STEPS:
+        raise InvalidParameter("count", total, f"at most {MAX_STEPS} steps in all")
+    return list(counts.items())
+
+
+# ----------------------------------------------------------------------------------------------- certifiers
+
+
+def _shift(neighboring: str) -> int:
+    """A sum's largest move, in units of the norm bound C: 1 (add/remove), 2 (replace-one: v against −v)."""
+    return 1 if neighboring == "add_remove" else 2
+
+
+def _check_grid_inputs(q: Fraction, sigma: Fraction) -> None:
+    """Refuse, before any work, what the Gaussian losses' float64 range choice cannot represent (one line naming
+    it): the same limits as ``dpsgd.*`` (:data:`dpcert.gaussian.pld.MIN_SIGMA`, :data:`dpcert.gaussian.pld.MIN_Q`)."""
+    from dpcert.gaussian.pld import MIN_Q, MIN_SIGMA
+
+    if sigma < MIN_SIGMA:
+        shown = fraction_to_decimal(sigma, 4, "nearest")
+        raise InvalidParameter(
+            "noise_multiplier", shown, "a noise multiplier >= 1e-150 (divided by 2 under replace_one): one step's "
+            "loss range, about 1/(2 sigma^2), fits no grid"
+        )  # fmt: skip
+    if 0 < q < MIN_Q:
+        shown = fraction_to_decimal(q, 4, "nearest")
+        raise InvalidParameter(
+            "sampling_probability", shown, "a rate >= 2^-1000 (the grid's range is chosen in float64)"
+        )
+
+
+@register_pld("GaussianDpEvent")
+def _gaussian(event: DpEvent, neighboring: str) -> Directions | None:
+    """N(Δ, σ²) against N(0, σ²), Δ = 1 or 2: the shift-1 pair at σ/Δ (one direction: x ↦ Δ − x swaps it)."""
+    from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss
+
+    assert isinstance(event, GaussianDpEvent)
+    _check_grid_inputs(Fraction(1), event.noise_multiplier / _shift(neighboring))
+    loss = SubsampledGaussianLoss("remove", Fraction(1), event.noise_multiplier / _shift(neighboring))
+    loss.name = "gaussian"
+    return [loss]
+
+
+@register_pld("LaplaceDpEvent")
+def _laplace(event: DpEvent, neighboring: str) -> Directions | None:
+    """Lap(Δ, b) against Lap(0, b), Δ = 1 or 2 (one direction: x ↦ Δ − x swaps it)."""
+    from dpcert.laplace.loss import LaplaceLoss
+
+    assert isinstance(event, LaplaceDpEvent)
+    return [LaplaceLoss(event.noise_multiplier, Fraction(_shift(neighboring)))]
+
+
+@register_pld("PoissonSampledDpEvent")
+def _poisson(event: DpEvent, neighboring: str) -> Directions | None:
+    """The Poisson-subsampled Gaussian under add/remove: remove and add (:mod:`dpcert.gaussian.sgm_loss`)."""
+    from dpcert.gaussian.sgm_loss import directions
+
+    assert isinstance(event, PoissonSampledDpEvent)
+    inner = event.event
+    if neighboring != "add_remove" or not isinstance(inner, GaussianDpEvent):
+        return None
+    _check_grid_inputs(event.sampling_probability, inner.noise_multiplier)
+    return list(directions(event.sampling_probability, inner.noise_multiplier))
+
+
+def _mechanism_module() -> Any:
+    """The mechanism module :mod:`dpcert.accounting.losses`, or None while it is not there."""
+    try:
+        from dpcert.accounting import losses  # type: ignore[attr-defined]
+    except ImportError:  # issue 31: written beside this module; imported plainly once it is merged
+        return None
+    return losses
+
+
+def _rdp_module() -> Any:
+    """The certified RDP module :mod:`dpcert.accounting.rdp`, or None while it is not there."""
+    try:
+        from dpcert.accounting import rdp  # type: ignore[attr-defined]
+    except ImportError:  # issue 31: written beside this module; imported plainly once it is merged
+        return None
+    return rdp
+
+
+def leaf_directions(event: DpEvent, neighboring: str) -> Directions | None:
+    """The PLD directions of one leaf (a flattened event) under a relation, or None when no dominating pair is
+    known: :data:`PLD_CERTIFIERS` first, then the mechanism module."""
+    fn = PLD_CERTIFIERS.get(type(event).__name__)
+    out = fn(event, neighboring) if fn is not None else None
+    if out is None:
+        mech = _mechanism_module()
+        if mech is not None:
+            out = mech.directions(event, neighboring)
+    if out is not None and not 1 <= len(out) <= 2:
+        raise ValueError(f"a certifier gave {len(out)} directions for {_describe(event)} (one or two expected)")
+    return out
+
+
+#: Why an event is refused, by class name and relation (None: under either), where the reason is known.
+_WHY = {
+    ("SampledWithReplacementDpEvent", None): "no dominating pair is proved for sampling with replacement and no "
+    "certified RDP bound is known (dp-accounting refuses it too)",
+    ("NonPrivateDpEvent", None): "it is not private: eps is infinite at every delta < 1",
+    ("RandomizedResponseDpEvent", "add_remove"): "randomized response has no add/remove form (a removed record has "
+    "no output to randomize; dp-accounting refuses it too); use replace_one",
+    ("SampledWithoutReplacementDpEvent", "add_remove"): "a fixed sample size is no add/remove relation (adding a "
+    "record changes the dataset or the sample size the event fixes); use replace_one",
+}
+
+
+def _refusal(event: DpEvent, neighboring: str) -> UnsupportedEventError:
+    name = type(event).__name__
+    why = _WHY.get((name, neighboring)) or _WHY.get((name, None))
+    if why is None:
+        why = "no dominating pair (PLD) and no certified RDP bound is implemented for it under this relation"
+    return UnsupportedEventError(event, neighboring, why)
+
+
+# ----------------------------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class AccountingResult:
+    """A certified ε(δ) or δ(ε) of a ledger.
+
+    Attributes:
+        enclosure: the certified enclosure (exact rational ends; ``hi`` is the safe end).
+        quantity: ``"epsilon"`` or ``"delta"``. target: the δ (for ε) or ε (for δ) given, exact.
+        neighboring: ``"add_remove"`` or ``"replace_one"``: the relation every event was certified under.
+        method: ``"pld"`` (tight: dominating pairs), ``"rdp"`` (certified Rényi bound) or ``"exact"`` (no grid:
+            nothing private, or a non-private event).
+        resolution: the PLD grid's cells per unit of loss (0 without a grid). seconds: the time taken.
+        reached: whether ``rel_tol`` was reached. limited_by: ``"width"``, ``"time"`` or ``"grid"``.
+    """
+
+    enclosure: Enclosure
+    quantity: str
+    target: Fraction
+    neighboring: str
+    method: str
+    resolution: int = 0
+    seconds: float = 0.0
+    reached: bool = True
+    limited_by: str = "width"
+
+    @property
+    def lo(self) -> Fraction | None:
+        return self.enclosure.lo
+
+    @property
+    def hi(self) -> Fraction | None:
+        return self.enclosure.hi
+
+    @property
+    def safe(self) -> float:
+        """The least double >= the enclosure's upper end, the safe ε or δ to report (a float)."""
+        return self.enclosure.float_up()
+
+    def to_json(self, digits: int = 20) -> dict[str, Any]:
+        """The result for ``--json``: the enclosure (outward-rounded strings), the relation and the method."""
+        given = "delta" if self.quantity == "epsilon" else "eps"
+        return {
+            "quantity": self.quantity,
+            given: number_text(self.target),
+            "enclosure": self.enclosure.to_json(digits),
+            "safe": self.safe,  # a JSON number: read back, it is the double >= hi
+            "neighboring": self.neighboring,
+            "method": self.method,
+            "resolution": self.resolution,
+            "reached": self.reached,
+            "limited_by": self.limited_by,
+            "seconds": self.seconds,
+        }
+
+    def __str__(self) -> str:
+        lo, hi = self.enclosure.decimal(12)
+        name = "eps" if self.quantity == "epsilon" else "delta"
+        return f"{name} <= {hi} (certified enclosure [{lo}, {hi}]; {self.neighboring} neighbours, {self.method})"
+
+
+# ----------------------------------------------------------------------------------------------- the PLD path
+
+
+def _compositions(
+    leaves: list[tuple[Directions, int]], n: int, tail: float, progress: Progress = None
+) -> list[Composed]:
+    """Every direction's composition of all leaves at resolution n: each leaf ``count``-fold, then combined."""
+    from dpcert.pld.accountant import compose_directions
+
+    total = sum(k for _, k in leaves)
+    ndir = max(len(d) for d, _ in leaves)
+    acc: list[Composed] | None = None
+    tau = tail / (2 * len(leaves))
+    for losses, k in leaves:
+        comps = compose_directions(losses, k, n, tail * k / total, progress)
+        if len(comps) < ndir:  # one law for both orders: it serves each direction
+            comps = comps * ndir
+        acc = comps if acc is None else [combine(a, c, tau) for a, c in zip(acc, comps, strict=True)]
+    assert acc is not None
+    return acc
+
+
+#: The largest common denominator of the atoms' losses that the resolution is raised to a multiple of.
+_ATOM_DENOMINATOR = 2**12
+
+
+def _atom_denominator(loss: PrivacyLoss) -> int:
+    """d such that the loss's atoms lie at multiples of 1/d (1: none known). A loss may say so by an attribute
+    ``grid_denominator``; Laplace's atoms are at ±Δ/b."""
+    from dpcert.laplace.loss import LaplaceLoss
+
+    if isinstance(loss, LaplaceLoss):
+        return loss.r.denominator
+    return int(getattr(loss, "grid_denominator", 1))
+
+
+def _on_atoms(losses: list[PrivacyLoss], n: int) -> int:
+    """n raised to a multiple of the atoms' common denominator (times a power of two), so that atoms fall on grid
+    points: the lower discretisation keeps an atom on a grid point exactly but loses to first order one inside a
+    cell (:mod:`dpcert.pld.discretise`). Tightness only; left as it is past :data:`_ATOM_DENOMINATOR`."""
+    den = 1
+    for loss in losses:
+        den = math.lcm(den, _atom_denominator(loss))
+    if den == 1 or den > _ATOM_DENOMINATOR:
+        return n
+    m = den
+    while m < n:
+        m *= 2
+    return m
+
+
+def _start(leaves: list[tuple[Directions, int]], tail: float) -> int:
+    total = sum(k for _, k in leaves)
+    var = sum(k * max(d.loss_variance() for d in ds) for ds, k in leaves) / total
+    losses = [d for ds, _ in leaves for d in ds]
+    try:
+        return fitting_resolution(losses, _on_atoms(losses, resolution_for(var)), tail / total, START_CELLS)
+    except GridTooLarge as err:
+        raise InvalidParameter(
+            "event", "<ledger>", f"events whose one-step loss ranges fit a grid ({err.cells} cells needed)"
+        ) from None
+
+
+def _pld(
+    leaves: list[tuple[Directions, int]],
+    quantity: str,
+    target: Fraction,
+    rel_tol: float,
+    seconds: float,
+    progress: Progress,
+) -> PldResult:
+    if quantity == "delta":
+
+        def solve(n: int, tail: float) -> Enclosure:
+            return delta_enclosure(_compositions(leaves, n, tail, progress), target)
+
+        def tail_of(enc: Enclosure, prev: float) -> float:
+            lo = float(enc.lo) if enc.lo is not None else 0.0
+            return min(prev, lo * rel_tol / 1000) if lo > 0 else prev
+
+    else:
+
+        def solve(n: int, tail: float) -> Enclosure:
+            return eps_enclosure(_compositions(leaves, n, tail, progress), target, min(rel_tol, EPS_SEARCH_TOL))
+
+        def tail_of(enc: Enclosure, prev: float) -> float:
+            return min(prev, float(target) * rel_tol / 1000)
+
+    return refining(solve, _start(leaves, TAIL0), rel_tol, seconds, progress, tail_of, TAIL0)
+
+
+# ----------------------------------------------------------------------------------------------- the accountant
+
+
+class Accountant:
+    """A certified privacy accountant with dp-accounting's interface.
+
+    Args:
+        neighboring: ``"add_remove"`` (a record added or removed) or ``"replace_one"`` (one record replaced).
+        rel_tol: the relative width asked of each answer (default 1 %).
+        seconds: the time budget of each answer (default 60); the narrowest certified enclosure reached within it
+            is returned, with ``reached`` false.
+        progress: a callback taking progress lines, or None.
+
+    >>> from dpcert.accounting.events import GaussianDpEvent
+    >>> acc = Accountant().compose(GaussianDpEvent(2), count=4)
+    >>> r = acc.delta(1, rel_tol=1e-3)
+    >>> r.enclosure.short(4), r.neighboring, r.method
+    ('[0.1268, 0.127]', 'add_remove', 'pld')
+    """
+
+    def __init__(
+        self,
+        neighboring: str = "add_remove",
+        *,
+        rel_tol: float = 0.01,
+        seconds: float = 60.0,
+        progress: Progress = None,
+    ) -> None:
+        self.neighboring = _check_neighboring(neighboring)
+        self.rel_tol = _check_rel_tol(rel_tol)
+        self.seconds = _check_seconds(seconds)
+        self.progress = progress
+        self._ledger: list[tuple[DpEvent, int]] = []
+
+    def compose(self, event: Any, count: int = 1) -> Accountant:
+        """Add ``event`` (dpcert's or dp-accounting's), ``count`` times; returns the accountant (calls chain)."""
+        from dpcert.accounting.events import _int
+
+        ev = as_event(event)
+        k = _int("count", count, 0, 10**12, what="an integer in [0, 10^12]")
+        self._ledger.append((ev, k))
+        flatten(self._ledger)  # the step limits, checked now rather than at the first answer
+        return self
+
+    @property
+    def ledger(self) -> ComposedDpEvent:
+        """Everything composed so far, as one event (dp-accounting's ``ledger``)."""
+        return ComposedDpEvent([SelfComposedDpEvent(e, k) if k != 1 else e for e, k in self._ledger])
+
+    def supports(self, event: Any) -> bool:
+        """Whether every leaf of ``event`` has a certified method under this accountant's relation."""
+        try:
+            self._plan(flatten([(as_event(event), 1)]))
+        except UnsupportedEventError:
+            return False
+        return True
+
+    def _plan(self, leaves: list[tuple[DpEvent, int]]) -> tuple[str, Any]:
+        """("exact", None) | ("nonprivate", event) | ("pld", [(directions, count)]) | ("rdp", [(curve, count)])."""
+        if not leaves:
+            return "exact", None
+        for ev, _ in leaves:
+            if isinstance(ev, NonPrivateDpEvent):
+                return "nonprivate", ev
+        pld = [(leaf_directions(ev, self.neighboring), k) for ev, k in leaves]
+        no_pld = [ev for (d, _), (ev, _) in zip(pld, leaves, strict=True) if d is None]
+        if not no_pld:
+            return "pld", pld
+        rdp = _rdp_module()
+        if rdp is None:
+            raise _refusal(no_pld[0], self.neighboring)
+        curves = []
+        for ev, k in leaves:
+            c = rdp.rdp_curve(ev, self.neighboring)
+            if c is None:
+                if ev in no_pld:
+                    raise _refusal(ev, self.neighboring)
+                why = (
+                    f"it has a PLD certificate only and {_describe(no_pld[0], 80)} has none (RDP only), and no "
+                    "certified method composes the two"
+                )
+                raise UnsupportedEventError(ev, self.neighboring, why)
+            curves.append((c, k))
+        return "rdp", curves
+
+    def _answer(
+        self, quantity: str, target: Fraction, rel_tol: float | None, seconds: float | None
+    ) -> AccountingResult:
+        rt = self.rel_tol if rel_tol is None else _check_rel_tol(rel_tol)
+        sec = self.seconds if seconds is None else _check_seconds(seconds)
+        t0 = time.perf_counter()
+        kind, plan = self._plan(flatten(self._ledger))
+        common = {"quantity": quantity, "target": target, "neighboring": self.neighboring}
+        if kind == "exact":  # nothing private was released: δ(ε) = 0 for ε >= 0, so ε(δ) = 0
+            return AccountingResult(Enclosure.exact(0), method="exact", **common)
+        if kind == "nonprivate":
+            if quantity == "delta":  # an atom of mass 1 at an infinite loss: δ(ε) = 1 at every ε
+                return AccountingResult(Enclosure.exact(1), method="exact", **common)
+            raise _refusal(plan, self.neighboring)
+        if kind == "rdp":
+            rdp = _rdp_module()
+            fn = rdp.rdp_epsilon if quantity == "epsilon" else rdp.rdp_delta
+            enc = fn(plan, target)
+            return AccountingResult(enc, method="rdp", seconds=time.perf_counter() - t0, **common)
+        res = _pld(plan, "eps" if quantity == "epsilon" else "delta", target, rt, sec, self.progress)
+        return AccountingResult(
+            res.enclosure,
+            method="pld",
+            resolution=res.resolution,
+            seconds=res.seconds,
+            reached=res.reached,
+            limited_by=res.limited_by,
+            **common,
+        )
+
+    def enclosure_at_level(self, quantity: str, target: Fraction, level: int) -> Enclosure:
+        """The certified enclosure of ``quantity`` (``"epsilon"`` or ``"delta"``) at ``target`` on one fixed grid:
+        the starting resolution times 2^level (no time budget; the same answer on every run, which a quantity's
+        ball evaluator needs)."""
+        kind, plan = self._plan(flatten(self._ledger))
+        if kind in ("exact", "nonprivate", "rdp"):
+            return self._answer(quantity, target, None, None).enclosure
+        tail = TAIL0 if quantity == "delta" else float(target) * 1e-6
+        total = sum(k for _, k in plan)
+        losses = [d for ds, _ in plan for d in ds]
+        try:
+            n = fitting_resolution(losses, _start(plan, tail) * 2**level, tail / total)
+        except GridTooLarge as err:  # pragma: no cover - _start fitted a coarser grid already
+            raise InvalidParameter("event", "<ledger>", f"events whose loss ranges fit a grid ({err})") from None
+        comps = _compositions(plan, n, tail)
+        if quantity == "delta":
+            return delta_enclosure(comps, target)
+        return eps_enclosure(comps, target, EPS_SEARCH_TOL)
+
+    def epsilon(self, delta: Any, *, rel_tol: float | None = None, seconds: float | None = None) -> AccountingResult:
+        """The certified ε(δ) = min{ε >= 0 : δ(ε) <= δ} of everything composed, δ in (0, 1).
+
+        Raises:
+            UnsupportedEventError: an event no certified method covers (or a non-private one: ε is infinite).
+        """
+        d = _target("delta", delta, lo_open=True, hi=Fraction(1), hi_open=True, what="a real in (0, 1)")
+        return self._answer("epsilon", d, rel_tol, seconds)
+
+    def delta(self, epsilon: Any, *, rel_tol: float | None = None, seconds: float | None = None) -> AccountingResult:
+        """The certified δ(ε) of everything composed, ε >= 0.
+
+        Raises:
+            UnsupportedEventError: an event no certified method covers.
+        """
+        e = _target("epsilon", epsilon, what="a real >= 0")
+        return self._answer("delta", e, rel_tol, seconds)
+
+    def get_epsilon(self, target_delta: Any) -> float:
+        """dp-accounting's habit: the safe ε as a float (the certified enclosure's upper end, rounded up)."""
+        return self.epsilon(target_delta).safe
+
+    def get_delta(self, target_epsilon: Any) -> float:
+        """dp-accounting's habit: the safe δ as a float (the certified enclosure's upper end, rounded up)."""
+        return self.delta(target_epsilon).safe
+
+    def __repr__(self) -> str:
+        return f"Accountant(neighboring={self.neighboring!r}, events={len(self._ledger)})"
+
+
+def _target(name: str, value: Any, *, lo_open: bool = False, hi: Fraction | None = None, hi_open: bool = False,
+            what: str) -> Fraction:  # fmt: skip
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidParameter(name, value, what)
+        value = repr(value)
+    x = parse_rational(value, name).value
+    if x < 0 or (lo_open and x == 0) or (hi is not None and (x > hi or (hi_open and x == hi))):
+        raise InvalidParameter(name, value, what)
+    if x.denominator > 10**60 or abs(x) > 10**5:
+        raise InvalidParameter(name, fraction_to_decimal(x, 6, "nearest"), what + " of modest size")
+    return x
+
+
+def _check_rel_tol(rel_tol: float) -> float:
+    if isinstance(rel_tol, bool) or not isinstance(rel_tol, (int, float)) or not 1e-9 <= rel_tol <= 0.5:
+        raise InvalidParameter("rel_tol", rel_tol, "a relative width in [1e-9, 0.5]")
+    return float(rel_tol)
+
+
+def _check_seconds(seconds: float) -> float:
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 86400:
+        raise InvalidParameter("seconds", seconds, "a time budget in (0, 86400] seconds")
+    return float(seconds)
