@@ -204,6 +204,11 @@ def _min(vs: Iterable[Value]) -> Value:
     return out
 
 
+def _certainly_above(v: Value, bound: Fraction) -> bool:
+    """Whether v is certainly > bound (then its exact upper end is not needed)."""
+    return not isinstance(v, Fraction) and not _is_inf(v) and bool(v > ball(bound))
+
+
 def _upper(v: Value) -> Fraction | None:
     """The exact upper end of a value (``None`` for +∞ or a ball that is not finite)."""
     if _is_inf(v):
@@ -405,7 +410,8 @@ def _poisson_gaussian(event: Any, neighboring: str) -> RdpCurve | str:
     if _label(inner) != "GaussianDpEvent":
         return (
             f"PoissonSampledDpEvent of {_label(inner)}: certified RDP only for one GaussianDpEvent inside "
-            "(dp-accounting's collapse of several Gaussians on one sample assumes non-adaptive queries, not proved here)"
+            "(dp-accounting's collapse of several Gaussians on one sample assumes non-adaptive queries, "
+            "not proved here)"
         )
     sigma = _real(inner, "noise_multiplier")
     label = f"PoissonSampledDpEvent(sampling_probability={q}, GaussianDpEvent(noise_multiplier={sigma}))"
@@ -417,14 +423,27 @@ def _poisson_gaussian(event: Any, neighboring: str) -> RdpCurve | str:
         return _linear(label, 1 / (2 * sigma * sigma))
 
     def at(a: Fraction, prec: int) -> Value:
+        key = (q, sigma, a, prec)
+        if key in _SGM_CACHE:
+            return _SGM_CACHE[key]
         ctx = BallContext(prec)
         if a.denominator == 1:
-            return sgm.rdp_ball(ctx, q, sigma, a)
-        if a <= sgm.SGM_MAX_REAL_ALPHA and (a * a - a) / (2 * sigma * sigma) <= sgm.SGM_MAX_REAL_EXPONENT:
-            return ball(sgm.rdp_ball(ctx, q, sigma, a)).max(ball(sgm.rdp_add_ball(q, sigma, a, prec)))
-        return sgm.rdp_ball(ctx, q, sigma, Fraction(math.ceil(a)))  # non-decreasing in the order
+            v = sgm.rdp_ball(ctx, q, sigma, a)
+        elif a <= sgm.SGM_MAX_REAL_ALPHA and (a * a - a) / (2 * sigma * sigma) <= sgm.SGM_MAX_REAL_EXPONENT:
+            v = ball(sgm.rdp_ball(ctx, q, sigma, a)).max(ball(sgm.rdp_add_ball(q, sigma, a, prec)))
+        else:
+            v = sgm.rdp_ball(ctx, q, sigma, Fraction(math.ceil(a)))  # non-decreasing in the order
+        if len(_SGM_CACHE) > 20_000:
+            _SGM_CACHE.clear()
+        _SGM_CACHE[key] = v
+        return v
 
     return RdpCurve(label, at)
+
+
+#: The sampled Gaussian's values by (q, σ, α, prec), shared by every curve (an accountant asks for ε and δ of one
+#: composition, and a schedule repeats its steps): evaluations cost milliseconds each.
+_SGM_CACHE: dict[tuple[Fraction, Fraction, Fraction, int], Value] = {}
 
 
 def _tree(event: Any, scale: int) -> RdpCurve:
@@ -531,8 +550,8 @@ def _repeat_and_select(event: Any, neighboring: str, orders: tuple[Fraction, ...
         label = f"RepeatAndSelectDpEvent({base.label}, mean={mean}, shape={shape})"
         if shape < 0:
             return (
-                f"RepeatAndSelectDpEvent with shape={shape} < 0: not implemented by dp-accounting and Papernot–Steinke's "
-                "theorem is not checked here for it (shape >= 0 or inf)"
+                f"RepeatAndSelectDpEvent with shape={shape} < 0: not implemented by dp-accounting and "
+                "Papernot–Steinke's theorem is not checked here for it (shape >= 0 or inf)"
             )
     if mean < 1:
         return f"RepeatAndSelectDpEvent with mean={mean} < 1: not certified here (mean >= 1)"
@@ -756,9 +775,7 @@ def _narrow(v: Value) -> bool:
     return fraction_of(v.rad()) <= max(mag, Fraction(1, 2**200)) * _REL_GOAL
 
 
-def rdp_epsilon_bound(
-    parts: Any, delta: Any, neighboring: str, orders: Iterable[Any] = DEFAULT_ORDERS
-) -> RdpBound:
+def rdp_epsilon_bound(parts: Any, delta: Any, neighboring: str, orders: Iterable[Any] = DEFAULT_ORDERS) -> RdpBound:
     """The certified RDP bound on ε at δ of a composition (see the module docstring), with its order.
 
     Args:
@@ -787,6 +804,8 @@ def rdp_epsilon_bound(
                     zero = Enclosure.exact(0)
                     return RdpBound(zero, zero, None, len(ords), prec), True
                 e = cks_eps_raw(ctx, a, ball(r), d)
+                if best is not None and _certainly_above(e, best[0]):
+                    continue  # skip the exact upper end (slow for balls of huge exponent)
                 up = _upper(e)
                 if up is not None and (best is None or up < best[0]):
                     best = (up, e, a)
@@ -827,6 +846,8 @@ def rdp_delta_bound(parts: Any, eps: Any, neighboring: str, orders: Iterable[Any
                 if _is_inf(r):
                     continue
                 for v, order in ((cks_delta_raw(ctx, a, ball(r), e), a), (_tv_bound(r), None)):
+                    if _certainly_above(v, best[0]):
+                        continue
                     up = _upper(v)
                     if up is not None and up < best[0]:
                         best = (up, v, order)
