@@ -200,7 +200,8 @@ def _rr_mp(alpha, p, k):
 def test_randomized_response_curve_against_the_sum_over_outputs(p, k):
     c = rdp.rdp_curve(RandomizedResponseDpEvent(p, k), "replace_one")
     for a in ORDERS:
-        ref = _rr_mp(mpmath.mpf(a.numerator) / a.denominator, mpmath.mpf(Fraction(p).numerator) / Fraction(p).denominator, k)
+        pp = Fraction(p)
+        ref = _rr_mp(mpmath.mpf(a.numerator) / a.denominator, mpmath.mpf(pp.numerator) / pp.denominator, k)
         assert _close(_enc(c, a), ref, Fraction(1, 10**25)), (p, k, a)
 
 
