@@ -318,6 +318,12 @@ def test_curves_can_be_passed_instead_of_events():
     )
 
 
+def test_a_curve_of_another_relation_is_refused():
+    c = rdp.rdp_curve(GaussianDpEvent("4"), "add_remove")
+    with pytest.raises(InvalidParameter, match="relation"):
+        rdp.rdp_epsilon([(c, 1)], "1e-5", "replace_one")
+
+
 def test_epsilon_is_monotone_in_delta_and_delta_in_epsilon():
     parts = [(PoissonSampledDpEvent("0.02", GaussianDpEvent("1")), 300), (ZCDpEvent("0.05"), 1)]
     deltas = ["1e-12", "1e-9", "1e-6", "1e-4", "1e-2", "0.3"]

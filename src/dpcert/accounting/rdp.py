@@ -15,7 +15,7 @@ text (``1.1`` is 11/10, the number typed), as :mod:`dpcert.accounting.events` re
 noise's scale over the norm bound C of one record's contribution (dp-accounting's docstrings), so a query's value
 moves by up to C under add/remove and by up to 2C under replace-one: **under replace-one every sensitivity below is
 doubled** (dp-accounting's RDP accountant keeps it at 1, google/differential-privacy#378, so its replace-one RDP is
-below the truth for the Gaussian, the Laplace and the tree).
+below the truth for the Gaussian and the Laplace; it refuses the tree under replace-one).
 
 The curves, with their proofs:
 
@@ -231,11 +231,14 @@ class RdpCurve:
     working precision, or ``math.inf``.
 
     Attributes:
-        label: what the curve bounds, for messages (``GaussianDpEvent(noise_multiplier=1) under add_remove``).
+        label: what the curve bounds, for messages (``GaussianDpEvent(noise_multiplier=1)``).
+        neighboring: the relation it holds for (a conversion under another relation refuses it).
     """
 
     def __init__(self, label: str, at: Callable[[Fraction, int], Value]) -> None:
         self.label = label
+        #: the relation the curve was made for (set by :func:`rdp_curve`; ``None`` for a curve built by hand)
+        self.neighboring: str | None = None
         self._at = at
         self._cache: dict[tuple[Fraction, int], Value] = {}
 
@@ -705,8 +708,12 @@ def rdp_curve(event: Any, neighboring: str, orders: Iterable[Any] = DEFAULT_ORDE
     >>> rdp_curve(GaussianDpEvent("2"), "replace_one").enclosure(3).short()
     '1.5'
     """
-    c = _curve(event, _check_neighboring(neighboring), _orders(orders))
-    return None if isinstance(c, str) else c
+    nb = _check_neighboring(neighboring)
+    c = _curve(event, nb, _orders(orders))
+    if isinstance(c, str):
+        return None
+    c.neighboring = nb
+    return c
 
 
 def rdp_refusal(event: Any, neighboring: str, orders: Iterable[Any] = DEFAULT_ORDERS) -> str | None:
@@ -745,6 +752,8 @@ def _composed(parts: Any, neighboring: str, orders: tuple[Fraction, ...]) -> Rdp
         what, count = item
         n = _int(count, "count", 0)
         if isinstance(what, RdpCurve):
+            if what.neighboring not in (None, neighboring):
+                raise InvalidParameter("parts", what, f"curves made for the relation of the conversion ({neighboring})")
             curve = what
         else:
             c = _curve(what, neighboring, orders)
