@@ -341,6 +341,28 @@ def test_delta_at_the_certified_epsilon_is_at_most_the_target():
         assert back <= Fraction(d) * (1 + Fraction(1, 10**12))
 
 
+@pytest.mark.parametrize("sigma, k", [("2", 1), ("2", 10), ("0.7", 3)])
+def test_rdp_upper_end_is_above_the_exact_gaussian_eps_under_both_relations(sigma, k):
+    # the k-fold Gaussian's exact eps (dpcert.gaussian.mechanism, GDP mu = Delta*sqrt(k)/sigma) is a lower bound of
+    # every valid upper bound; under replace-one Delta = 2 (dp-accounting's RDP accountant keeps 1 and lands below)
+    from dpcert.gaussian.mechanism import gaussian_eps
+
+    for nb, delta_rel in (("add_remove", 1), ("replace_one", 2)):
+        exact = gaussian_eps("1e-5", sigma, str(delta_rel), k)
+        ours = rdp.rdp_epsilon([(GaussianDpEvent(sigma), k)], "1e-5", nb)
+        assert ours.hi >= exact.hi and ours.hi <= exact.hi * Fraction(3, 2), (nb, ours, exact)
+
+
+@pytest.mark.parametrize("b", ["0.5", "2", "10"])
+def test_rdp_upper_end_is_above_the_exact_laplace_eps(b):
+    # one Laplace mechanism: delta(eps) = 1 - e^{(eps - eps0)/2} on [0, eps0], so eps(delta) = eps0 + 2 log(1 - delta)
+    for nb, scale in (("add_remove", 1), ("replace_one", 2)):
+        eps0 = mpmath.mpf(scale) / mpmath.mpf(Fraction(b).numerator) * Fraction(b).denominator
+        exact = max(eps0 + 2 * mpmath.log1p(-mpmath.mpf("1e-3")), 0)
+        ours = rdp.rdp_epsilon([(LaplaceDpEvent(b), 1)], "1e-3", nb)
+        assert ours.hi >= Fraction(mpmath.nstr(exact, 30)) * (1 - Fraction(1, 10**25)), (b, nb, ours, exact)
+
+
 def test_tv_branch_gives_exactly_zero():
     # KL of one Gaussian at sigma = 100 is tiny: delta^2 >= 1 - e^{-rho} at delta = 0.1
     assert rdp.rdp_epsilon([(GaussianDpEvent(100), 1)], "0.1", "add_remove") == rdp.Enclosure.exact(0)
