@@ -82,7 +82,9 @@ The curves, with their proofs:
   Refused, one line each: a shape < 0 ([PS22] states Thm 2 for η > −1, but dp-accounting does not implement it
   and it is not checked here), a mean < 1 (a truncated law has K >= 1; the Poisson case is not checked below
   1), a base event with no certified curve. The theorems' proofs (a probability-generating-function argument and
-  Hölder's inequality) are [PS22]'s; this module checks only how the event's numbers enter them. The curve
+  Hölder's inequality) are [PS22]'s, and their statements are taken as dp-accounting 0.6 cites and implements
+  them (Thms 2 and 6 of arXiv v2; the paper's text was not re-read for this module): what is derived here is how
+  the event's numbers enter them (γ from the mean, the order set, the monotone pass, δ̂). The curve
   depends on the order set (λ̂ ranges over it), so ``rdp_curve`` takes the same ``orders`` as the conversion.
 * **Compositions**: ``SelfComposedDpEvent`` multiplies a curve by its count, ``ComposedDpEvent`` adds curves,
   ``NoOpDpEvent`` is 0 and ``NonPrivateDpEvent`` is +∞. Events without a certified RDP here (discrete Laplace,
