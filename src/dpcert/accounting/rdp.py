@@ -9,9 +9,9 @@ neighbours (D, D′) — both orders of the pair, so both "remove" and "add" und
 and composition adds curves order by order (adaptive composition, [Mir17] Prop. 1).
 
 **Events.** An event is any object whose class name (``type(event).__name__``) is a dp-accounting 0.6 event name
-and whose attributes are its fields: dp-accounting's own objects, dpcert's :mod:`dpcert.accounting.events`, or a
+and whose attributes are its fields: dp-accounting's own objects, dpcert's ``dpcert.accounting.events``, or a
 small dataclass. Numbers are read exactly: a string, ``int`` or ``Fraction`` as it is, a ``float`` at its decimal
-text (``1.1`` is 11/10, the number typed), as :mod:`dpcert.accounting.events` reads them. A noise multiplier is the
+text (``1.1`` is 11/10, the number typed), as ``dpcert.accounting.events`` reads them. A noise multiplier is the
 noise's scale over the norm bound C of one record's contribution (dp-accounting's docstrings), so a query's value
 moves by up to C under add/remove and by up to 2C under replace-one: **under replace-one every sensitivity below is
 doubled** (dp-accounting's RDP accountant keeps it at 1, google/differential-privacy#378, so its replace-one RDP is
@@ -141,11 +141,11 @@ __all__ = [
     "MAX_ORDER",
 ]
 
-#: The neighbouring relations: add/remove one record, and replace one record.
+#: The neighbouring relations, add/remove one record and replace one record.
 NEIGHBORING = ("add_remove", "replace_one")
 #: The largest order accepted (the sampled Gaussian's integer sum stops there).
 MAX_ORDER = sgm.SGM_MAX_ALPHA
-#: The default orders: 1.1..1.9 by tenths, 2..9.75 by quarters, every integer 10..64, then 80..1024 (42 of them
+#: The default orders, 1.1..1.9 by tenths, 2..9.75 by quarters, every integer 10..64, then 80..1024 (33 of them
 #: non-integer; every one is a valid order, so the set only decides how tight the bound is).
 DEFAULT_ORDERS: tuple[Fraction, ...] = tuple(
     [Fraction(10 + k, 10) for k in range(1, 10)]
@@ -239,7 +239,7 @@ class RdpCurve:
 
     def __init__(self, label: str, at: Callable[[Fraction, int], Value]) -> None:
         self.label = label
-        #: the relation the curve was made for (set by :func:`rdp_curve`; ``None`` for a curve built by hand)
+        # the relation the curve was made for (set by rdp_curve; None for a curve built by hand)
         self.neighboring: str | None = None
         self._at = at
         self._cache: dict[tuple[Fraction, int], Value] = {}
