@@ -368,6 +368,30 @@ def test_tv_branch_gives_exactly_zero():
     assert rdp.rdp_epsilon([(GaussianDpEvent(100), 1)], "0.1", "add_remove") == rdp.Enclosure.exact(0)
 
 
+@pytest.mark.parametrize("delta", ["1e-10", "1e-5", "0.2"])
+def test_skipping_orders_of_a_monotone_curve_never_changes_the_bound(delta):
+    ev = PoissonSampledDpEvent("0.02", GaussianDpEvent("0.9"))
+    c = rdp.rdp_curve(ev, "add_remove")
+    plain = rdp.RdpCurve("the same values, not declared monotone", c.value)
+    for conv in (rdp.rdp_epsilon_bound, rdp.rdp_delta_bound):
+        arg = delta if conv is rdp.rdp_epsilon_bound else str(-2 * math.log(float(delta)) / 5)
+        fast, full = conv([(c, 200)], arg, "add_remove"), conv([(plain, 200)], arg, "add_remove")
+        assert fast.enclosure == full.enclosure and fast.order == full.order
+        assert full.evaluated == len(rdp.DEFAULT_ORDERS) and fast.evaluated < full.evaluated
+
+
+def test_skipping_orders_with_repeat_and_select_inside_never_changes_the_bound():
+    parts = [
+        (PoissonSampledDpEvent("0.02", GaussianDpEvent("0.9")), 100),
+        (RepeatAndSelectDpEvent(ZCDpEvent("0.01"), 20, "0.5"), 1),
+    ]
+    fast = rdp.rdp_epsilon_bound(parts, "1e-6", "add_remove")
+    curves = [(rdp.rdp_curve(e, "add_remove"), n) for e, n in parts]
+    plain = [(rdp.RdpCurve("not declared monotone", c.value), n) for c, n in curves]
+    full = rdp.rdp_epsilon_bound(plain, "1e-6", "add_remove")
+    assert fast.enclosure == full.enclosure and fast.evaluated < full.evaluated
+
+
 def test_any_order_set_is_valid_and_more_orders_never_hurt():
     parts = [(PoissonSampledDpEvent("0.01", GaussianDpEvent("1.1")), 1000)]
     few = rdp.rdp_epsilon(parts, "1e-5", "add_remove", orders=[2, 64])

@@ -235,10 +235,16 @@ class RdpCurve:
     Attributes:
         label: what the curve bounds, for messages (``GaussianDpEvent(noise_multiplier=1)``).
         neighboring: the relation it holds for (a conversion under another relation refuses it).
+        monotone: whether the bound itself (the number each ball encloses) is proved non-decreasing in α (``True``),
+            or on a set of orders only (a ``frozenset``: repeat-and-select's curve, after its monotone pass over its
+            own orders), which lets a conversion skip an order whose value cannot beat the best one found.
     """
 
-    def __init__(self, label: str, at: Callable[[Fraction, int], Value]) -> None:
+    def __init__(
+        self, label: str, at: Callable[[Fraction, int], Value], monotone: bool | frozenset[Fraction] = False
+    ) -> None:
         self.label = label
+        self.monotone = monotone
         # the relation the curve was made for (set by rdp_curve; None for a curve built by hand)
         self.neighboring: str | None = None
         self._at = at
@@ -269,12 +275,12 @@ class RdpCurve:
 
 
 def _const(label: str, v: Value) -> RdpCurve:
-    return RdpCurve(label, lambda a, p: v)
+    return RdpCurve(label, lambda a, p: v, monotone=True)
 
 
 def _linear(label: str, slope: Fraction, offset: Fraction = Fraction(0)) -> RdpCurve:
     """offset + slope·α, exactly."""
-    return RdpCurve(label, lambda a, p: offset + slope * a)
+    return RdpCurve(label, lambda a, p: offset + slope * a, monotone=slope >= 0)
 
 
 def _sum(label: str, parts: Sequence[tuple[RdpCurve, int | Fraction]]) -> RdpCurve:
@@ -285,7 +291,15 @@ def _sum(label: str, parts: Sequence[tuple[RdpCurve, int | Fraction]]) -> RdpCur
                 total = _add(total, _times(count, curve.value(a, p)))
         return total
 
-    return RdpCurve(label, at)
+    flags = [curve.monotone for curve, _ in parts]
+    monotone: bool | frozenset[Fraction] = True
+    for f in flags:
+        if f is False:
+            monotone = False
+            break
+        if f is not True:
+            monotone = f if monotone is True else monotone & f
+    return RdpCurve(label, at, monotone=monotone)
 
 
 # ------------------------------------------------------------------------------------------------ fields
@@ -376,7 +390,7 @@ def _laplace(event: Any, scale: int) -> RdpCurve:
             inner = aa / (2 * aa - 1) * ((aa - 1) * tt).expm1() + (aa - 1) / (2 * aa - 1) * (-aa * tt).expm1()
             return inner.log1p() / (aa - 1)
 
-    return RdpCurve(label, at)
+    return RdpCurve(label, at, monotone=True)
 
 
 def _randomized_response(event: Any, neighboring: str) -> RdpCurve | str:
@@ -401,7 +415,7 @@ def _randomized_response(event: Any, neighboring: str) -> RdpCurve | str:
         s = (al * la + (1 - al) * lb).exp() + (al * lb + (1 - al) * la).exp() + ball(c)
         return s.log() / (al - 1)
 
-    return RdpCurve(label, at)
+    return RdpCurve(label, at, monotone=True)
 
 
 def _poisson_gaussian(event: Any, neighboring: str) -> RdpCurve | str:
@@ -443,7 +457,7 @@ def _poisson_gaussian(event: Any, neighboring: str) -> RdpCurve | str:
         _SGM_CACHE[key] = v
         return v
 
-    return RdpCurve(label, at)
+    return RdpCurve(label, at, monotone=True)
 
 
 #: The sampled Gaussian's values by (q, σ, α, prec), shared by every curve (an accountant asks for ε and δ of one
@@ -561,7 +575,7 @@ def _repeat_and_select(event: Any, neighboring: str, orders: tuple[Fraction, ...
     if mean < 1:
         return f"RepeatAndSelectDpEvent with mean={mean} < 1: not certified here (mean >= 1)"
     if shape is not None and mean == 1:
-        return RdpCurve(label, base.value)  # K = 1 surely: the base mechanism itself
+        return RdpCurve(label, base.value, base.monotone)  # K = 1 surely: the base mechanism itself
 
     def rho(a: Fraction, prec: int) -> Value:
         return base.value(a, prec)
@@ -619,7 +633,7 @@ def _repeat_and_select(event: Any, neighboring: str, orders: tuple[Fraction, ...
         # monotone in the order: the least bound at any order of the set >= a (and at a itself)
         return _min([raw(a, prec)] + [raw(lam, prec) for lam in orders if lam > a])
 
-    return RdpCurve(label, at)
+    return RdpCurve(label, at, monotone=frozenset(orders))  # non-decreasing on its own orders
 
 
 def _tv_bound(r: Value) -> Value:
@@ -733,8 +747,11 @@ class RdpBound:
             bound but 0. ``hi`` is ``None`` when every order gives +∞.
         bound: an enclosure of the RDP bound itself at ``order`` (the number whose upper end is ``hi``).
         order: the order giving ``hi`` (``None`` when hi came from the TV branch, from δ <= 1, or is +∞).
-        orders: how many orders were tried.
+        orders: how many orders the set holds.
         precision: the working precision (bits) of the last evaluation.
+        evaluated: at how many of them the curve was evaluated; for a curve proved non-decreasing in the order,
+            an order that is not an integer is skipped when the curve's value at the nearest evaluated order below
+            it already puts its bound certainly above the best found (its bound could not have been the least).
     """
 
     enclosure: Enclosure
@@ -742,6 +759,7 @@ class RdpBound:
     order: Fraction | None
     orders: int
     precision: int
+    evaluated: int = 0
 
 
 def _composed(parts: Any, neighboring: str, orders: tuple[Fraction, ...]) -> RdpCurve:
@@ -764,6 +782,31 @@ def _composed(parts: Any, neighboring: str, orders: tuple[Fraction, ...]) -> Rdp
             curve = c
         out.append((curve, n))
     return _sum("composition", out)
+
+
+def _monotone_on(curve: RdpCurve, ords: tuple[Fraction, ...]) -> bool:
+    """Whether the curve is proved non-decreasing over the orders ``ords``."""
+    return curve.monotone is True or (curve.monotone is not False and set(ords) <= curve.monotone)
+
+
+def _scan_order(curve: RdpCurve, ords: tuple[Fraction, ...]) -> list[Fraction]:
+    """The orders in the order they are evaluated: for a non-decreasing curve every integer order first (the
+    sampled Gaussian's integer orders are finite sums, its other orders quadratures), then the others."""
+    if not _monotone_on(curve, ords):
+        return list(ords)
+    return [a for a in ords if a.denominator == 1] + [a for a in ords if a.denominator != 1]
+
+
+def _rho_floor(evaluated: dict[Fraction, Value], a: Fraction) -> Value:
+    """A proved lower bound of a non-decreasing curve at ``a``: the lower end of its value at the largest evaluated
+    order below ``a`` (``+inf`` when that value is), or 0 (every curve here is >= 0)."""
+    below = [b for b in evaluated if b < a]
+    if not below:
+        return ball(0)
+    v = evaluated[max(below)]
+    if _is_inf(v):
+        return _INF
+    return ball(v).lower()
 
 
 def _converge(step: Callable[[int], tuple[RdpBound, bool]]) -> RdpBound:
@@ -801,19 +844,28 @@ def rdp_epsilon_bound(parts: Any, delta: Any, neighboring: str, orders: Iterable
         raise InvalidParameter("delta", delta, "a real number > 0 and < 1")
     ords = _orders(orders)
     curve = _composed(parts, nb, ords)
+    monotone = _monotone_on(curve, ords)
 
     def step(prec: int) -> tuple[RdpBound, bool]:
         with workprec(prec):
             ctx = BallContext(prec)
             best: tuple[Fraction, Value, Fraction] | None = None
-            for a in ords:
-                r = curve.value(a, prec)
+            evaluated: dict[Fraction, Value] = {}
+            for a in _scan_order(curve, ords):
+                if best is not None and a.denominator != 1 and monotone:
+                    lo = _rho_floor(evaluated, a)
+                    if _is_inf(lo):
+                        continue  # +inf at a smaller order: +inf here
+                    # ε(α) >= CKS at the floor of ρ(α), and the TV branch cannot hold there: α cannot win
+                    if ball(d) ** 2 + (-lo).expm1() < 0 and _certainly_above(cks_eps_raw(ctx, a, lo, d), best[0]):
+                        continue
+                r = evaluated[a] = curve.value(a, prec)
                 if _is_inf(r):
                     continue
                 if isinstance(r, Fraction) and r == 0 or ball(d) ** 2 + (-ball(r)).expm1() >= 0:
                     # δ(0) <= √(1 − e^{−KL}) <= δ: ε = 0 is proved
                     zero = Enclosure.exact(0)
-                    return RdpBound(zero, zero, None, len(ords), prec), True
+                    return RdpBound(zero, zero, None, len(ords), prec, len(evaluated)), True
                 e = cks_eps_raw(ctx, a, ball(r), d)
                 if best is not None and _certainly_above(e, best[0]):
                     continue  # skip the exact upper end (slow for balls of huge exponent)
@@ -822,10 +874,11 @@ def rdp_epsilon_bound(parts: Any, delta: Any, neighboring: str, orders: Iterable
                     best = (up, e, a)
             if best is None:
                 inf = Enclosure(Fraction(0), None)
-                return RdpBound(inf, inf, None, len(ords), prec), True
+                return RdpBound(inf, inf, None, len(ords), prec, len(evaluated)), True
             up, e, a = best
+            hi = max(up, Fraction(0))
             return (
-                RdpBound(Enclosure(Fraction(0), max(up, Fraction(0))), Enclosure.from_ball(e), a, len(ords), prec),
+                RdpBound(Enclosure(Fraction(0), hi), Enclosure.from_ball(e), a, len(ords), prec, len(evaluated)),
                 _narrow(e),
             )
 
@@ -847,13 +900,23 @@ def rdp_delta_bound(parts: Any, eps: Any, neighboring: str, orders: Iterable[Any
         raise InvalidParameter("eps", eps, "a real number >= 0")
     ords = _orders(orders)
     curve = _composed(parts, nb, ords)
+    monotone = _monotone_on(curve, ords)
 
     def step(prec: int) -> tuple[RdpBound, bool]:
         with workprec(prec):
             ctx = BallContext(prec)
             best: tuple[Fraction, Value, Fraction | None] = (Fraction(1), Fraction(1), None)
-            for a in ords:
-                r = curve.value(a, prec)
+            evaluated: dict[Fraction, Value] = {}
+            for a in _scan_order(curve, ords):
+                if a.denominator != 1 and monotone:
+                    lo = _rho_floor(evaluated, a)
+                    if _is_inf(lo):
+                        continue
+                    # both bounds are increasing in ρ: at the floor of ρ(α) neither beats the best, so α cannot
+                    tv_lo = (-(-lo).expm1()).sqrt()
+                    if _certainly_above(cks_delta_raw(ctx, a, lo, e), best[0]) and _certainly_above(tv_lo, best[0]):
+                        continue
+                r = evaluated[a] = curve.value(a, prec)
                 if _is_inf(r):
                     continue
                 for v, order in ((cks_delta_raw(ctx, a, ball(r), e), a), (_tv_bound(r), None)):
@@ -864,7 +927,7 @@ def rdp_delta_bound(parts: Any, eps: Any, neighboring: str, orders: Iterable[Any
                         best = (up, v, order)
             up, v, a = best
             bound = Enclosure.exact(v) if isinstance(v, Fraction) else Enclosure.from_ball(v)
-            return RdpBound(Enclosure(Fraction(0), up), bound, a, len(ords), prec), _narrow(v)
+            return RdpBound(Enclosure(Fraction(0), up), bound, a, len(ords), prec, len(evaluated)), _narrow(v)
 
     return _converge(step)
 
