@@ -97,9 +97,14 @@ The curves, with their proofs:
 δ(ε) <= δ(0) = TV <= √(1 − e^{−KL}) (Bretagnolle–Huber) and KL <= ρ(α) for every α >= 1 ([EH14] Thm 3), so
 ε = 0 as soon as δ² >= 1 − e^{−ρ(α)} at some order, and δ <= min(1, √(1 − e^{−ρ(α)})). Each order gives a
 valid bound on its own, so the least over **any** finite order set is a certified upper bound: a set is a choice
-of effort, never of soundness. The returned enclosure is **[0, hi]**: hi is the least certified upper end over
-the orders (a ball's upper end, an exact rational), and 0 is the only lower bound RDP gives (a curve is an upper
-bound of the divergence; a ρ-zCDP event may be a no-op). :func:`rdp_epsilon_bound` also reports the enclosure of
+of effort, never of soundness. Both bounds increase with ρ(α), so for a curve proved non-decreasing in the order
+(every exact divergence here, the linear curves, the sampled Gaussian's — its non-integer orders take the max
+of both directions, at most the next integer order's value by [MTZ19]'s dominance there — and repeat-and-select on
+its own orders) an order whose bound at the lower end of ρ at an evaluated smaller order is certainly above the
+best found is skipped: it cannot be the least, and the result is the one of the whole set. The returned
+enclosure is **[0, hi]**: hi is the least certified upper end over the orders (a ball's upper end, an exact
+rational), and 0 is the only lower bound RDP gives (a curve is an upper bound of the divergence; a ρ-zCDP event
+may be a no-op). :func:`rdp_epsilon_bound` also reports the enclosure of
 the RDP bound itself at its best order and the order.
 
 References:
