@@ -277,6 +277,73 @@ def test_repeat_and_select_geometric_against_the_theorem_by_hand():
         assert _close(_enc(c, a), ref, Fraction(1, 10**25))
 
 
+def _repeat_select_exact(p0, p0_prime, mean, shape, alpha):
+    """The exact Rényi divergence, both directions, of 'run K times, output the largest' for a base with outputs
+    {0, 1} (P[0] = p0 on one input, p0_prime on its neighbour): P[max <= 0] = f(P[0]) with f the law of K's
+    generating function, an output ⊥ (K = 0) only for the Poisson law. Brute force from the pmf, in mpmath."""
+
+    def mp(x):
+        x = Fraction(x)
+        return mpmath.mpf(x.numerator) / x.denominator
+
+    m = mp(mean)
+    if shape == math.inf:
+
+        def f(t):
+            return mpmath.exp(m * (t - 1))
+
+        def law(q0):
+            none = mpmath.exp(-m)
+            return [none, f(q0) - none, 1 - f(q0)]
+
+    else:
+        eta = mp(shape)
+        if eta == 1:
+            g = 1 / m
+        elif eta == 0:
+            g = mpmath.findroot(
+                lambda g: (1 - g) / (g * mpmath.log(1 / g)) - m,
+                (mpmath.mpf(1e-12), 1 - mpmath.mpf(1e-12)),
+                solver="bisect",
+            )
+        else:
+            g = mpmath.findroot(
+                lambda g: eta * (1 - g) / (g * (1 - g**eta)) - m,
+                (mpmath.mpf(1e-12), 1 - mpmath.mpf(1e-12)),
+                solver="bisect",
+            )
+
+        def f(t):
+            x = (1 - g) * t
+            if eta == 0:
+                return mpmath.log(1 - x) / mpmath.log(g)
+            return ((1 - x) ** (-eta) - 1) / (g ** (-eta) - 1)
+
+        def law(q0):
+            return [f(q0), 1 - f(q0)]
+
+    a = mp(alpha)
+    P, Q = law(mp(p0)), law(mp(p0_prime))
+
+    def div(P, Q):
+        return mpmath.log(sum(x**a * y ** (1 - a) for x, y in zip(P, Q, strict=True))) / (a - 1)
+
+    return max(div(P, Q), div(Q, P))
+
+
+@pytest.mark.parametrize("shape", [0, "0.5", 1, 2, math.inf])
+@pytest.mark.parametrize("mean", [2, 10])
+def test_repeat_and_select_bound_is_above_the_exact_divergence(shape, mean):
+    # base: binary randomized response (p = 1/2) under replace-one: P = (3/4, 1/4) against (1/4, 3/4)
+    base = RandomizedResponseDpEvent("0.5", 2)
+    orders = [Fraction(3, 2), Fraction(2), Fraction(3), Fraction(4), Fraction(8), Fraction(16)]
+    c = rdp.rdp_curve(RepeatAndSelectDpEvent(base, mean, shape), "replace_one", orders)
+    sh = shape if shape == math.inf else Fraction(shape)
+    for a in orders:
+        exact = _repeat_select_exact("0.75", "0.25", mean, sh, a)
+        assert _enc(c, a).lo >= Fraction(mpmath.nstr(exact, 30)) * (1 + Fraction(1, 10**20)), (a, exact, _enc(c, a))
+
+
 # ------------------------------------------------------------------------------------------------ conversion
 
 
