@@ -307,12 +307,12 @@ class _FakeRdp:
         return None
 
     @classmethod
-    def rdp_epsilon(cls, curves_with_counts, delta):
+    def rdp_epsilon(cls, curves_with_counts, delta, neighboring):
         cls.calls.append(("epsilon", list(curves_with_counts), delta))
         return Enclosure(F(1), F(2))
 
     @classmethod
-    def rdp_delta(cls, curves_with_counts, eps):
+    def rdp_delta(cls, curves_with_counts, eps, neighboring):
         cls.calls.append(("delta", list(curves_with_counts), eps))
         return Enclosure(F(0), F(1, 10))
 
@@ -343,3 +343,18 @@ def test_the_rdp_module_takes_every_leaf_when_one_has_no_pld(monkeypatch):
     mixed = Accountant().compose(ev.ZCDpEvent("0.5")).compose(ev.DiscreteLaplaceDpEvent(1, 1))
     with pytest.raises(UnsupportedEventError, match="DiscreteLaplaceDpEvent.*PLD certificate only.*ZCDpEvent"):
         mixed.epsilon("1e-5")
+
+
+def test_a_zcdp_ledger_is_answered_by_the_certified_rdp_module():
+    """The real RDP module behind the accountant: ρ-zCDP composed k times is kρ-zCDP, whose ε at δ is at most the
+    classical kρ + 2·sqrt(kρ·ln(1/δ)) (the conversion over many orders only does better), and at least 0."""
+    import math
+
+    rho, k, delta = F(1, 10), 3, F(1, 10**5)
+    r = Accountant().compose(ev.ZCDpEvent(rho), k).epsilon(delta)
+    assert r.method == "rdp" and r.neighboring == "add_remove"
+    classical = float(k * rho) + 2 * math.sqrt(float(k * rho) * math.log(1 / float(delta)))
+    assert 0 <= r.enclosure.lo <= r.enclosure.hi < F(classical)
+    assert r.enclosure.hi > F(k * rho)  # the trivial lower limit of any zCDP-to-DP conversion at δ < 1
+    d = Accountant().compose(ev.ZCDpEvent(rho), k).delta(r.enclosure.hi)
+    assert d.method == "rdp" and d.enclosure.hi <= delta * (1 + F(1, 10**6))

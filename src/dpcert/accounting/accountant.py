@@ -287,11 +287,9 @@ def _mechanism_module() -> Any:
 
 
 def _rdp_module() -> Any:
-    """The certified RDP module :mod:`dpcert.accounting.rdp`, or None while it is not there."""
-    try:
-        from dpcert.accounting import rdp  # type: ignore[attr-defined]
-    except ImportError:  # issue 31: written beside this module; imported plainly once it is merged
-        return None
+    """The certified RDP module :mod:`dpcert.accounting.rdp` (a function, so tests can stand in for it)."""
+    from dpcert.accounting import rdp
+
     return rdp
 
 
@@ -584,7 +582,7 @@ class Accountant:
         if kind == "rdp":
             rdp = _rdp_module()
             fn = rdp.rdp_epsilon if quantity == "epsilon" else rdp.rdp_delta
-            enc = fn(plan, target)
+            enc = fn(plan, target, self.neighboring)
             return AccountingResult(enc, method="rdp", seconds=time.perf_counter() - t0, **common)
         res = _pld(plan, "eps" if quantity == "epsilon" else "delta", target, rt, sec, self.progress)
         return AccountingResult(
