@@ -300,7 +300,7 @@ class MixtureLoss(PrivacyLoss):
         if direction not in (REMOVE, ADD):
             raise ValueError(f"direction must be remove or add, not {direction!r}")
         self.name, self.sigma = direction, Fraction(sigma)
-        self.parts = [(Fraction(c), Fraction(p)) for c, p in zip(cs, ps) if p != 0]
+        self.parts = [(Fraction(c), Fraction(p)) for c, p in zip(cs, ps, strict=True) if p != 0]
         self.p0 = sum((p for c, p in self.parts if c == 0), Fraction(0))
         self._f = [(float(c), math.log(float(p))) for c, p in self.parts]
         self._x_prev: float | None = None
@@ -330,7 +330,7 @@ class MixtureLoss(PrivacyLoss):
                 lo = x
             else:
                 hi = x
-            slope = sum(w * c for w, (c, _) in zip(ws, self._f)) / (tot * v)
+            slope = sum(w * c for w, (c, _) in zip(ws, self._f, strict=True)) / (tot * v)
             nxt = x - f / slope if slope > 0 else math.nan
             if not lo < nxt < hi:  # outside the bracket (or no slope): bisect, or step out of an open side
                 nxt = (lo + hi) / 2 if math.isfinite(lo) and math.isfinite(hi) else (x - 1 if f > 0 else x + 1) * 2
@@ -557,7 +557,7 @@ def _mixture(event: Any, neighboring: str) -> Pairs | None:
     _check(all(p >= 0 for p in ps) and sum(ps) == 1, event, "sampling_probs", "probabilities >= 0 summing to 1")
     if neighboring != "add_remove":
         return None
-    if all(c == 0 or p == 0 for c, p in zip(cs, ps)):
+    if all(c == 0 or p == 0 for c, p in zip(cs, ps, strict=True)):
         return [(NoLoss(), _BOTH)]
     return [
         (MixtureLoss(REMOVE, sigma, cs, ps), frozenset({REMOVE})),

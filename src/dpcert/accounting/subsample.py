@@ -238,8 +238,8 @@ class DisjointMixture(PrivacyLoss):
         sp = [arb(0)] * size
         for w, (a, b) in parts:
             bw = ball(w)
-            sq = [x + bw * y for x, y in zip(sq, a)]
-            sp = [x + bw * y for x, y in zip(sp, b)]
+            sq = [x + bw * y for x, y in zip(sq, a, strict=True)]
+            sp = [x + bw * y for x, y in zip(sp, b, strict=True)]
         return sq, sp
 
     def grid_range(self, n: int, tail: float) -> tuple[int, int]:
