@@ -173,7 +173,7 @@ def test_randomized_response_many_steps_inside_dp_accountings_bracket() -> None:
         .get_delta_for_epsilon(eps)
         for pe in (True, False)
     ]
-    enc = _delta(RandomizedResponseDpEvent(F(3, 10), 4), "replace_one", F(3), k, 2048)
+    enc = _delta(RandomizedResponseDpEvent(F(3, 10), 4), "replace_one", F(3), k, 256)
     _in_bracket(enc, vals[1], vals[0])
 
 
@@ -269,7 +269,7 @@ def test_discrete_gaussian_many_steps_inside_dp_accountings_bracket() -> None:
         .get_delta_for_epsilon(eps)
         for pe in (True, False)
     ]
-    enc = _delta(DiscreteGaussianDpEvent(F(2), 1), "add_remove", F(2), k, 1024)
+    enc = _delta(DiscreteGaussianDpEvent(F(2), 1), "add_remove", F(2), k, 64)  # atoms on multiples of 1/8
     # dp-accounting truncates N_Z at |y| <= 11.6σ (mass ~1e-30 moved): far below the bracket's width
     _in_bracket(enc, vals[1], vals[0])
 
@@ -325,7 +325,7 @@ def test_mixture_of_gaussians_many_steps_inside_dp_accountings_bracket() -> None
     k, eps = 10, 2.0
     vals = [
         pldm.from_mixture_gaussian_mechanism(
-            2.0, [0.0, 1.0, 2.0], [0.5, 0.3, 0.2], pessimistic_estimate=pe, value_discretization_interval=1e-4
+            2.0, [0.0, 1.0, 2.0], [0.5, 0.3, 0.2], pessimistic_estimate=pe, value_discretization_interval=1e-3
         )
         .self_compose(k)
         .get_delta_for_epsilon(eps)
@@ -417,8 +417,8 @@ def test_general_subsampling_of_the_gaussian_agrees_with_the_subsampled_gaussian
     general = [PoissonLoss(inner, q, "first", "remove"), PoissonLoss(inner, q, "second", "add")]
     own = directions(PoissonSampledDpEvent(q, GaussianDpEvent(sigma)), "add_remove")
     assert all(isinstance(x, SubsampledGaussianLoss) for x in own)
-    a = delta_enclosure(compose_directions(general, k, 1024, 1e-22), eps)
-    b = delta_enclosure(compose_directions(own, k, 1024, 1e-22), eps)
+    a = delta_enclosure(compose_directions(general, k, 512, 1e-22), eps)
+    b = delta_enclosure(compose_directions(own, k, 512, 1e-22), eps)
     assert a.lo <= b.hi and b.lo <= a.hi
     assert float(a.hi - a.lo) <= 1e-3 * float(a.hi)
 
@@ -456,7 +456,7 @@ def test_replace_one_subsampling_is_the_mixture_with_a_silent_branch() -> None:
         (PoissonSampledDpEvent(F(1, 4), GaussianDpEvent(1)), 0.25),
         (SampledWithoutReplacementDpEvent(100, 25, GaussianDpEvent(1)), 0.25),
     ]:
-        _holds(_delta(ev, "replace_one", F(1, 2), 1, 2048), g * _gauss_delta(2.0, 0.5), rel=1e-6)
+        _holds(_delta(ev, "replace_one", F(1, 2), 1, 512), g * _gauss_delta(2.0, 0.5), rel=1e-6)
 
 
 def test_sampling_with_replacement_mixes_the_copy_counts() -> None:
@@ -464,7 +464,7 @@ def test_sampling_with_replacement_mixes_the_copy_counts() -> None:
     mpmath.mp.dps = 20
     n, m = 10, 3
     truth = sum(math.comb(m, k) * (1 / n) ** k * (1 - 1 / n) ** (m - k) * _gauss_delta(2.0 * k, 1.0) for k in (1, 2, 3))
-    enc = _delta(SampledWithReplacementDpEvent(n, m, GaussianDpEvent(1)), "replace_one", F(1), 1, 1024)
+    enc = _delta(SampledWithReplacementDpEvent(n, m, GaussianDpEvent(1)), "replace_one", F(1), 1, 128)
     _holds(enc, truth, rel=1e-6)
 
 
