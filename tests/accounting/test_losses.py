@@ -238,7 +238,7 @@ def test_discrete_laplace_many_steps_inside_dp_accountings_bracket() -> None:
 def _dgauss_laws(sigma: mpmath.mpf, s: int, half: int) -> list:
     """(P, Q) pmf pairs, P = N_Z(0, σ²), Q = N_Z(s, σ²), on [−half, half + s]; the normaliser summed by mpmath
     over all of ℤ (nsum)."""
-    w = lambda y: mpmath.exp(-mpmath.mpf(y) ** 2 / (2 * sigma**2))  # noqa: E731
+    w = lambda y: mpmath.exp(-(mpmath.mpf(y) ** 2) / (2 * sigma**2))  # noqa: E731
     z = 1 + 2 * mpmath.nsum(w, [1, mpmath.inf])
     return [(w(y) / z, w(y - s) / z) for y in range(-half, half + s + 1)]
 
@@ -312,8 +312,10 @@ def test_mixture_of_gaussians_one_and_two_steps_against_quadrature() -> None:
     y = lambda x: mpmath.fsum(p * mpmath.exp(c * x - c * c / 2) for c, p in zip(cs, psm, strict=True))  # noqa: E731
     dens = lambda x: mpmath.fsum(p * mpmath.npdf(x - c) for c, p in zip(cs, psm, strict=True))  # noqa: E731
     mpmath.mp.dps = 15
-    truth = mpmath.quad(lambda x: dens(x) * _mog_delta1(cs, psm, "remove", mpmath.mpf(0.5) - mpmath.log(y(x))),
-                        [-mpmath.inf, -2, 0, 2, 4, mpmath.inf])
+    truth = mpmath.quad(
+        lambda x: dens(x) * _mog_delta1(cs, psm, "remove", mpmath.mpf(0.5) - mpmath.log(y(x))),
+        [-mpmath.inf, -2, 0, 2, 4, mpmath.inf],
+    )
     two = delta_of(compose_directions(losses[:1], 2, 512, 1e-22)[0], eps)
     _holds(two, truth, rel=1e-7)
 
@@ -371,7 +373,8 @@ def test_poisson_sampled_laplace_one_step_against_quadrature() -> None:
         truth = _poisson_laplace_delta1(mpmath.mpf(1) / 5, mpmath.mpf(1) / 10, d)
         enc = delta_of(comp, eps)
         _holds(enc, truth, rel=1e-12)
-        # the loss's two atoms land off the grid (at log(1 − q + q·e^{±1})): the lower end loses first order (an atom at the end of the range)
+        # the two atoms land off the grid (at log(1 − q + q·e^{±1})): an atom at the end of the range costs the
+        # lower end a first-order loss
         assert float(enc.hi - enc.lo) <= 2e-2 * float(truth)
 
 
@@ -381,9 +384,7 @@ def test_poisson_sampled_laplace_many_steps_inside_dp_accountings_bracket() -> N
 
     k, eps = 100, 1.0
     vals = [
-        pldm.from_laplace_mechanism(
-            2.0, pessimistic_estimate=pe, value_discretization_interval=1e-4, sampling_prob=0.1
-        )
+        pldm.from_laplace_mechanism(2.0, pessimistic_estimate=pe, value_discretization_interval=1e-4, sampling_prob=0.1)
         .self_compose(k)
         .get_delta_for_epsilon(eps)
         for pe in (True, False)
