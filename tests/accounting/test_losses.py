@@ -337,6 +337,31 @@ def test_mixture_of_gaussians_many_steps_inside_dp_accountings_bracket() -> None
     _in_bracket(enc, vals[1], vals[0])
 
 
+def test_a_two_point_mixture_is_the_poisson_subsampled_gaussian() -> None:
+    """Sensitivities (0, 1) with probabilities (1 − q, q) are the subsampled Gaussian's remove and add pairs: the
+    certified root-finding construction and the subsampled Gaussian's closed-form thresholds must overlap."""
+    q, sigma, k, eps = F(1, 5), F(1), 5, F(1, 2)
+    mix = directions(MixtureOfGaussiansDpEvent(sigma, [0, 1], [1 - q, q]), "add_remove")
+    own = [SubsampledGaussianLoss(d, q, sigma) for d in ("remove", "add")]
+    from dpcert.pld import delta_of
+
+    for a_loss, b_loss in zip(mix, own, strict=True):
+        a = delta_of(compose_directions([a_loss], k, 256, 1e-22)[0], eps)
+        b = delta_of(compose_directions([b_loss], k, 256, 1e-22)[0], eps)
+        assert a.lo <= b.hi and b.lo <= a.hi
+        assert float(a.hi - a.lo) <= 1e-2 * float(a.hi)
+
+
+def test_poisson_sampling_of_a_one_point_mixture_is_the_subsampled_gaussian() -> None:
+    """A mixture with one sensitivity 1 is the Gaussian; Poisson-sampled, its general construction (ball
+    thresholds into the mixture's certified roots) must overlap the subsampled Gaussian."""
+    q, k, eps = F(1, 10), 4, F(1, 2)
+    a = _delta(PoissonSampledDpEvent(q, MixtureOfGaussiansDpEvent(1, [1], [1])), "add_remove", eps, k, 128)
+    b = _delta(PoissonSampledDpEvent(q, GaussianDpEvent(1)), "add_remove", eps, k, 128)
+    assert a.lo <= b.hi and b.lo <= a.hi
+    assert float(a.hi - a.lo) <= 5e-2 * float(a.hi)
+
+
 def test_mixture_of_gaussians_has_no_replace_one_pair_and_refuses_negative_sensitivities() -> None:
     assert directions(MixtureOfGaussiansDpEvent(1, [1], [1]), "replace_one") is None
     with pytest.raises(InvalidParameter, match="sensitivities"):

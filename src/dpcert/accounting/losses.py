@@ -74,7 +74,7 @@ monotone). Replace-one: the event fixes only the add/remove pair; no replace pai
   above). The m indices are drawn alike for D and D′; the differing index appears K ~ Bin(m, 1/n) times, and
   given K = k an additive inner mechanism moves by k times its replace sensitivity. Joint convexity over the
   index draws gives ⊕_k P[K = k](P_k, Q_k), (P_k, Q_k) the inner pair at sensitivity 2kC; the components past
-  k_max (the first k with P[K > k] < 2^−200, or m) are folded into a mutually singular branch of mass P[K > k_max]
+  k_max (the first k with P[K > k] < 2^−100, or m) are folded into a mutually singular branch of mass P[K > k_max]
   (exact), an infinite loss. Additive inner events only (Gaussian, Laplace, discrete Laplace, discrete Gaussian);
   others ``None``.
 * ``TruncatedSubsampledGaussianDpEvent``: ``None``. dp-accounting mixes a Poisson pair with a replace-one pair
@@ -360,9 +360,10 @@ class MixtureLoss(PrivacyLoss):
             dy += term * bc / v
         return y, dy
 
-    def _root(self, et: arb) -> arb:
-        """A ball containing the x with Y(x) = e^t for every e^t in the ball ``et`` (Y increasing)."""
-        x = arb(self._x_float(math.log(float(et.mid()))))
+    def _root(self, et: arb, lt: float) -> arb:
+        """A ball containing the x with Y(x) = e^t for every e^t in the ball ``et`` (Y increasing; ``lt`` a float
+        of t, to start from)."""
+        x = arb(self._x_float(lt))
         target = arb(et.mid())
         for _ in range(2 + ctx.prec.bit_length()):  # Newton on midpoints: digits double per step
             y, dy = self._y(x)
@@ -383,34 +384,38 @@ class MixtureLoss(PrivacyLoss):
 
     def survivals_at(self, ts: list[Fraction | arb]) -> tuple[list[arb], list[arb]]:
         sq, sp = [], []
-        bp0 = ball(self.p0)
-        sig = ball(self.sigma) * arb(2).sqrt()
         for t in ts:
-            bt = t if isinstance(t, arb) else ball(t)
-            et = (bt if self.name == REMOVE else -bt).exp()
-            if isinstance(t, arb):
-                below = True if et <= bp0 else False if et > bp0 else None
-            else:
-                below = decide(lambda t_=t: _cmp_le(ball(t_), self.name, self.p0), "e^t against p0")
-            if below is None:  # a ball threshold across the bottom of Y: every case between
-                raise ArithmeticError("a threshold ball across the mixture's loss bound (raise the precision)")
-            if below:
-                full = arb(1) if self.name == REMOVE else arb(0)
-                sq.append(full)
-                sp.append(full)
-                continue
-            x = self._root(et)
-            if self.name == REMOVE:  # L >= t iff x >= x_t: Φ̄
-                q = (x / sig).erfc() / 2
-                p = sum((bp * ((x - bc) / sig).erfc() / 2 for bc, bp in self._balls()[1]), arb(0))
-                sq.append(q)
-                sp.append(p)
-            else:  # L >= t iff x <= x_{−t}: Φ
-                p = (-x / sig).erfc() / 2
-                q = sum((bp * (-(x - bc) / sig).erfc() / 2 for bc, bp in self._balls()[1]), arb(0))
-                sq.append(q)
-                sp.append(p)
+            a, b = self._one(t)
+            sq.append(a)
+            sp.append(b)
         return sq, sp
+
+    def _one(self, t: Fraction | arb) -> tuple[arb, arb]:
+        """(Q(L >= t), P(L >= t)) for one threshold."""
+        bt = t if isinstance(t, arb) else ball(t)
+        sign = 1 if self.name == REMOVE else -1
+        if isinstance(t, arb):
+            below = _cmp_le(bt, self.name, self.p0)
+        else:
+            below = decide(lambda t_=t: _cmp_le(ball(t_), self.name, self.p0), "e^t against p0")
+        if below is None:  # a ball threshold across the bottom of Y: between the full value and the far end's
+            far = self._one(arb(t.upper()) if sign > 0 else arb(t.lower()))
+            full = arb(1) if self.name == REMOVE else arb(0)
+            return full.union(far[0]), full.union(far[1])
+        if below:
+            full = arb(1) if self.name == REMOVE else arb(0)
+            return full, full
+        x = self._root((sign * bt).exp(), sign * float(bt.mid()))
+        sig = ball(self.sigma) * arb(2).sqrt()
+        parts = self._balls()[1]
+        if self.name == REMOVE:  # L >= t iff x >= x_t: Φ̄
+            q = (x / sig).erfc() / 2
+            p = sum((bp * ((x - bc) / sig).erfc() / 2 for bc, bp in parts), arb(0))
+            return q, p
+        # add: L >= t iff x <= x_{−t}: Φ
+        p = (-x / sig).erfc() / 2
+        q = sum((bp * (-(x - bc) / sig).erfc() / 2 for bc, bp in parts), arb(0))
+        return q, p
 
     def grid_range(self, n: int, tail: float) -> tuple[int, int]:
         s = float(self.sigma)
@@ -592,7 +597,7 @@ def _poisson(event: Any, neighboring: str) -> Pairs | None:
 
 
 #: P[K > k_max] below this ends the with-replacement mixture (the rest is an infinite loss).
-_WR_TAIL = Fraction(1, 2**200)
+_WR_TAIL = Fraction(1, 2**100)
 
 
 def _fixed_size(event: Any, name: str, neighboring: str) -> Pairs | None:

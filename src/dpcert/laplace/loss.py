@@ -50,6 +50,7 @@ class LaplaceLoss(PrivacyLoss):
         self.scale = Fraction(scale)
         self.sensitivity = Fraction(sensitivity)
         self.r = self.sensitivity / self.scale
+        self.lattice = self.r  # the atoms at ±r
 
     def survivals(self, n: int, i_lo: int, i_hi: int) -> tuple[list[arb], list[arb]]:
         return self.survivals_at([Fraction(i, n) for i in range(i_lo, i_hi + 1)])
