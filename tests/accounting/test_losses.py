@@ -18,7 +18,7 @@ from dpcert.accounting.subsample import PoissonLoss
 from dpcert.errors import InvalidParameter
 from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss
 from dpcert.laplace.loss import LaplaceLoss
-from dpcert.pld import compose_directions, delta_enclosure
+from dpcert.pld import PrivacyLoss, compose_directions, delta_enclosure
 
 
 # events with dp-accounting's class and field names (the module reads only those)
@@ -517,3 +517,46 @@ def test_events_without_a_proved_pair_answer_none_and_bad_relations_are_refused(
         directions(GaussianDpEvent(1), "replace_special")
     with pytest.raises(InvalidParameter, match="noise_parameter"):
         directions(DiscreteLaplaceDpEvent(-1, 1), "add_remove")
+
+
+# ------------------------------------------------------------------------------------- the seam's survivals_at
+
+
+def test_survivals_at_exact_thresholds_are_the_grid_survivals_and_balls_hold_both_sides_of_an_atom() -> None:
+    from flint import arb
+
+    from dpcert.pld.loss import has_survivals_at
+
+    losses = [
+        SubsampledGaussianLoss("remove", F(1, 10), F(1)),
+        SubsampledGaussianLoss("add", F(1, 10), F(1)),
+        LaplaceLoss(F(1), F(1)),
+        *directions(DiscreteGaussianDpEvent(F(3, 2), 1), "add_remove"),
+        *directions(RandomizedResponseDpEvent(F(3, 10), 4), "replace_one"),
+    ]
+    for loss in losses:
+        assert has_survivals_at(loss)
+        grid = loss.survivals(8, -3, 3)
+        at = loss.survivals_at([F(i, 8) for i in range(-3, 4)])
+        for g, a in zip(grid[0] + grid[1], at[0] + at[1], strict=True):
+            assert g.overlaps(a)
+    # Laplace r = 1: an atom of P-mass 1/2 at L = 1; a ball around 1 holds the survival on both sides of it
+    (q,), (p,) = LaplaceLoss(F(1), F(1)).survivals_at([arb(1, 2.0**-7)])
+    assert p.contains(arb(0)) and p.contains(arb(1) / 2)
+    assert not has_survivals_at(_GridOnly())
+
+
+class _GridOnly(PrivacyLoss):  # gives grid points only
+    def survivals(self, n: int, i_lo: int, i_hi: int) -> tuple[list, list]:
+        raise NotImplementedError
+
+    def grid_range(self, n: int, tail: float) -> tuple[int, int]:
+        return 0, 1
+
+
+def test_dp_accountings_own_event_objects_are_read_by_their_names() -> None:
+    dpe = pytest.importorskip("dp_accounting.dp_event")
+    ours = _delta(PoissonSampledDpEvent(F(1, 10), LaplaceDpEvent(2)), "add_remove", F(1, 4), 2, 256)
+    # 0.1 and 2.0 as floats mean their binary values: 2.0 is exact, 0.1 is not 1/10 (a nearby rate)
+    theirs = _delta(dpe.PoissonSampledDpEvent(0.1, dpe.LaplaceDpEvent(2.0)), "add_remove", F(1, 4), 2, 256)
+    assert ours.lo <= theirs.hi and theirs.lo <= ours.hi
