@@ -18,13 +18,14 @@ relevant symmetries, the pair (Z + s·e, Z) is tight for both directions of both
 
 * *Gaussian* (``GaussianDpEvent(noise_multiplier=σ)``): (N(s, σ²), N(0, σ²)) with s = 1 (add/remove) or 2
   (replace-one); the ℓ2 case reduces to one coordinate by rotating f(D) − f(D′) onto e and marginalising the
-  orthogonal coordinates, which have the same law under both. It is :class:`~dpcert.gaussian.sgm_loss.
-  SubsampledGaussianLoss` at q = 1 (N(2, σ²) against N(0, σ²) is N(1, (σ/2)²) against N(0, (σ/2)²) rescaled).
+  orthogonal coordinates, which have the same law under both. It is
+  :class:`~dpcert.gaussian.sgm_loss.SubsampledGaussianLoss` at q = 1 (N(2, σ²) against N(0, σ²) is N(1, (σ/2)²)
+  against N(0, (σ/2)²) rescaled).
   The reflection x ↦ s − x swaps the two laws: one direction serves both.
-* *Laplace* (``LaplaceDpEvent(noise_multiplier=b)``): (Lap(0, b), Lap(s, b)), :class:`~dpcert.laplace.loss.
-  LaplaceLoss`, s = 1 or 2. (ℓ1 vectors: the loss Σ_j (|x_j − d_j| − |x_j|)/b is a sum of independent one-
-  coordinate losses, and ‖d‖₁ <= s; that the single coordinate is the worst is the Laplace mechanism's standard
-  reduction, not re-proved here.)
+* *Laplace* (``LaplaceDpEvent(noise_multiplier=b)``): (Lap(0, b), Lap(s, b)),
+  :class:`~dpcert.laplace.loss.LaplaceLoss`, s = 1 or 2. (ℓ1 vectors: the loss Σ_j (|x_j − d_j| − |x_j|)/b is a
+  sum of independent one-coordinate losses, and ‖d‖₁ <= s; that the single coordinate is the worst is the Laplace
+  mechanism's standard reduction, not re-proved here.)
 * *Discrete Laplace* (``DiscreteLaplaceDpEvent(noise_parameter=a, sensitivity=Δ)``, pmf tanh(a/2)·e^{−a|x|} on
   ℤ): P = DLap(a) at 0, Q = DLap(a) at s (s = Δ or 2Δ, an integer). L(x) = a(|x − s| − |x|) = a·clip(s − 2x, −s,
   s) is non-increasing in x, so L >= t iff x <= m_t with m_t = ⌊(s − t/a)/2⌋ for −as < t <= as (all x for t <=
