@@ -13,7 +13,7 @@ from typing import Any
 import mpmath
 import pytest
 
-from dpcert.accounting.losses import directions
+from dpcert.accounting.losses import directions, why_none
 from dpcert.accounting.subsample import PoissonLoss
 from dpcert.errors import InvalidParameter
 from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss
@@ -177,9 +177,10 @@ def test_randomized_response_many_steps_inside_dp_accountings_bracket() -> None:
     _in_bracket(enc, vals[1], vals[0])
 
 
-def test_randomized_response_under_add_remove_is_refused_naming_the_relation() -> None:
-    with pytest.raises(InvalidParameter, match="replace_one"):
-        directions(RandomizedResponseDpEvent(F(1, 2), 3), "add_remove")
+def test_randomized_response_under_add_remove_has_no_pair_and_says_why() -> None:
+    ev = RandomizedResponseDpEvent(F(1, 2), 3)
+    assert directions(ev, "add_remove") is None
+    assert "use replace_one" in why_none(ev, "add_remove") and why_none(ev, "replace_one") == ""
 
 
 def test_randomized_response_without_noise_is_non_private_and_with_full_noise_reveals_nothing() -> None:
@@ -495,9 +496,11 @@ def test_sampling_with_replacement_mixes_the_copy_counts() -> None:
 
 
 @pytest.mark.parametrize("cls", [SampledWithoutReplacementDpEvent, SampledWithReplacementDpEvent])
-def test_fixed_size_sampling_under_add_remove_is_refused(cls: type) -> None:
-    with pytest.raises(InvalidParameter, match="replace_one"):
-        directions(cls(100, 10, GaussianDpEvent(1)), "add_remove")
+def test_fixed_size_sampling_under_add_remove_has_no_pair_and_says_why(cls: type) -> None:
+    ev = cls(100, 10, GaussianDpEvent(1))
+    assert directions(ev, "add_remove") is None
+    assert "replace_one only" in why_none(ev, "add_remove")
+    assert "\n" not in why_none(ev, "add_remove")
 
 
 # ------------------------------------------------------------------------------------------------- sensitivities
@@ -513,6 +516,10 @@ def test_gaussian_and_laplace_under_replace_one_move_by_twice_the_norm_bound() -
 
 def test_events_without_a_proved_pair_answer_none_and_bad_relations_are_refused() -> None:
     assert directions(TruncatedSubsampledGaussianDpEvent(1000, F(1, 10), 120, 1), "add_remove") is None
+    assert "truncated" in why_none(TruncatedSubsampledGaussianDpEvent(1000, F(1, 10), 120, 1), "add_remove")
+    # a sampled event without a pair says its inner event's reason
+    poisson_rr = PoissonSampledDpEvent(F(1, 2), RandomizedResponseDpEvent(F(1, 2), 3))
+    assert directions(poisson_rr, "add_remove") is None and "randomized response" in why_none(poisson_rr, "add_remove")
     with pytest.raises(InvalidParameter, match="neighboring"):
         directions(GaussianDpEvent(1), "replace_special")
     with pytest.raises(InvalidParameter, match="noise_parameter"):

@@ -47,7 +47,7 @@ inputs x ≠ x′ give, on the outputs {x, x′, other}, P = (1 − p + p/k, p/k
 (k − 2)p/k), the exact output laws (every pair x ≠ x′ alike by relabelling buckets), a tight finite pair; the
 swap of x and x′ is a relabelling, so one direction serves both. p = 0 is non-private (infinite mass 1); k = 1 or
 p = 1 reveals nothing. **Add/remove is undefined for it** (a response's presence is itself visible, and the event
-does not say what a missing record outputs; dp-accounting refuses it too): refused naming replace_one.
+does not say what a missing record outputs; dp-accounting refuses it too): no pair, and :func:`why_none` says so.
 
 **Mixture of Gaussians** (``MixtureOfGaussiansDpEvent(standard_deviation=σ, sensitivities=c, sampling_probs=p)``,
 defined by dp-accounting as the add/remove pair itself: N(0, σ²) on one side, Σ p_i N(c_i, σ²) on the other).
@@ -68,7 +68,7 @@ monotone). Replace-one: the event fixes only the add/remove pair; no replace pai
   for every inner event but **not tight**: it amplifies δ by q, not ε (the tight pairs of the literature for the
   Gaussian are not proved here).
 * ``SampledWithoutReplacementDpEvent(source_dataset_size=n, sample_size=m, event)``: **replace-one only** (the
-  event fixes n and m, which an added or removed record would change: add/remove is refused). The index set is
+  event fixes n and m, which an added or removed record would change: no add/remove pair). The index set is
   drawn alike for D and D′; the differing index is in it with probability γ = m/n, and the same coupling gives the
   disjoint union (1 − γ)(⊥, ⊥) ⊕ γ(P, Q), proved, not tight.
 * ``SampledWithReplacementDpEvent(source_dataset_size=n, sample_size=m, event)``: **replace-one only** (as
@@ -84,7 +84,8 @@ monotone). Replace-one: the event fixes only the add/remove pair; no replace pai
   proved here.
 
 Every parameter is an exact rational (a float means its binary value); a parameter outside its domain raises
-:class:`~dpcert.errors.InvalidParameter` naming it.
+:class:`~dpcert.errors.InvalidParameter` naming it. Where no pair is given, :func:`why_none` says why in one line
+(an unsound relation, or no proof here).
 
 References:
     dp-accounting 0.6, ``dp_event.py`` (events and their fields) and ``pld/privacy_loss_mechanism.py`` (its
@@ -111,6 +112,7 @@ from dpcert.pld.loss import PrivacyLoss, has_survivals_at
 __all__ = [
     "NEIGHBORING",
     "directions",
+    "why_none",
     "FiniteLoss",
     "DiscreteLaplaceLoss",
     "DiscreteGaussianLoss",
@@ -539,8 +541,9 @@ def _pairs(event: Any, neighboring: str) -> Pairs | None:
         _check(0 <= p <= 1, event, "noise_parameter", "a probability in [0, 1]")
         k = _integer(event, "num_buckets", 1)
         if neighboring != "replace_one":
-            raise InvalidParameter(
-                "neighboring", neighboring, "replace_one for RandomizedResponseDpEvent (add/remove is undefined for it)"
+            raise _Unsound(
+                "randomized response has no add/remove form (a removed record has no response, and the event does "
+                "not say what a missing record outputs; dp-accounting refuses it too); use replace_one"
             )
         return [(randomized_response(p, k), roles)]
     if name == "MixtureOfGaussiansDpEvent":
@@ -607,8 +610,9 @@ def _fixed_size(event: Any, name: str, neighboring: str) -> Pairs | None:
     if name == "SampledWithoutReplacementDpEvent":
         _check(m <= n, event, "sample_size", f"an integer <= source_dataset_size = {n}")
     if neighboring != "replace_one":
-        raise InvalidParameter(
-            "neighboring", neighboring, f"replace_one for {name} (its dataset and sample sizes are fixed)"
+        raise _Unsound(
+            f"{name} fixes the dataset and sample sizes, which adding or removing a record changes: it is sound "
+            "under replace_one only"
         )
     if m == 0:
         return [(NoLoss(), _REP)]
@@ -634,6 +638,21 @@ def _fixed_size(event: Any, name: str, neighboring: str) -> Pairs | None:
     return [(DisjointMixture(parts, REPLACE, singular=1 - cdf), _REP)]
 
 
+class _Unsound(Exception):
+    """The event is not defined (or not sound) under the relation asked; the message says why."""
+
+
+#: Why an event has no dominating pair here (``None``: under either relation), where it is not an unsound relation.
+_NO_PAIR = {
+    ("MixtureOfGaussiansDpEvent", "replace_one"): "the event defines only the add/remove pair; no replace-one pair "
+    "is proved (dp-accounting refuses it too)",
+    ("TruncatedSubsampledGaussianDpEvent", None): "no dominating pair is proved for Poisson sampling truncated to a "
+    "batch size (dp-accounting's mixture is its own 'slightly loose' construction, not re-proved here)",
+    ("SampledWithReplacementDpEvent", "replace_one"): "a pair is proved for additive inner events only (Gaussian, "
+    "Laplace, discrete Laplace, discrete Gaussian), whose sensitivity grows with the copies drawn",
+}
+
+
 def directions(event: Any, neighboring: str) -> list[PrivacyLoss] | None:
     """The directions of ``event`` under ``neighboring`` (δ is the largest direction's), or None.
 
@@ -642,16 +661,46 @@ def directions(event: Any, neighboring: str) -> list[PrivacyLoss] | None:
             means its binary value). neighboring: ``"add_remove"`` or ``"replace_one"``.
 
     Returns:
-        The dominating pairs as engine losses, or ``None`` when no dominating pair is proved here (the module
-        docstring says which and why).
+        The dominating pairs as engine losses (one when both orders of a neighbouring pair have one privacy loss
+        distribution, else ``[remove, add]``), or ``None`` when no dominating pair is proved here or the event is
+        not sound under the relation (:func:`why_none` says which, in one line).
 
     Raises:
-        InvalidParameter: a field outside its domain, an unknown relation, or a relation the event is not sound
-            for (randomized response under add/remove; fixed-size sampling under add/remove).
+        InvalidParameter: a field outside its domain, or an unknown relation.
     """
     if neighboring not in NEIGHBORING:
         raise InvalidParameter("neighboring", neighboring, "add_remove or replace_one")
-    pairs = _pairs(event, neighboring)
+    try:
+        pairs = _pairs(event, neighboring)
+    except _Unsound:
+        return None
     if pairs is None:
         return None
     return [loss for loss, _ in pairs]
+
+
+def why_none(event: Any, neighboring: str) -> str:
+    """One line saying why :func:`directions` gives no pair for ``event`` under ``neighboring`` (for a refusal);
+    the innermost reason for a sampled event.
+
+    >>> class RandomizedResponseDpEvent:
+    ...     noise_parameter, num_buckets = 0.5, 3
+    >>> why_none(RandomizedResponseDpEvent(), "add_remove")[:42]
+    'randomized response has no add/remove form'
+    """
+    if neighboring not in NEIGHBORING:
+        raise InvalidParameter("neighboring", neighboring, "add_remove or replace_one")
+    try:
+        if _pairs(event, neighboring) is not None:
+            return ""
+    except _Unsound as err:
+        return str(err)
+    inner = getattr(event, "event", None)
+    if inner is not None and type(event).__name__ in (
+        "PoissonSampledDpEvent",
+        "SampledWithoutReplacementDpEvent",
+    ):
+        return why_none(inner, neighboring)
+    name = type(event).__name__
+    why = _NO_PAIR.get((name, neighboring)) or _NO_PAIR.get((name, None))
+    return why or f"no dominating pair is proved for {name} under {neighboring}"
