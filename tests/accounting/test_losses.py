@@ -58,6 +58,11 @@ class MixtureOfGaussiansDpEvent:
 
 
 @dataclass
+class NonPrivateDpEvent:
+    pass
+
+
+@dataclass
 class PoissonSampledDpEvent:
     sampling_probability: Any
     event: Any
@@ -466,6 +471,18 @@ def test_poisson_rate_zero_reveals_nothing_and_rate_one_is_the_inner_event() -> 
     assert _delta(PoissonSampledDpEvent(0, GaussianDpEvent(F(1, 10))), "add_remove", F(0)).hi == 0
     a = _delta(PoissonSampledDpEvent(1, LaplaceDpEvent(1)), "add_remove", F(1, 2))
     _holds(a, 1 - math.exp((0.5 - 1) / 2))
+
+
+def test_poisson_sampling_of_a_non_private_event_keeps_its_infinite_loss_in_both_forms() -> None:
+    """Inner P ⟂ Q: remove is ((1 − q)Q + qP, Q), δ = q at ε >= 0; add is (P, (1 − q)P + qQ), δ = (1 − e^ε(1 −
+    q))₊ (P against the part of its own mass the mixture keeps), from the laws directly."""
+    from dpcert.pld import delta_of
+
+    q, eps = F(1, 4), F(1, 10)
+    comps = compose_directions(directions(PoissonSampledDpEvent(q, NonPrivateDpEvent()), "add_remove"), 1, 256, 1e-22)
+    _holds(delta_of(comps[0], eps), 0.25, rel=1e-12)
+    _holds(delta_of(comps[1], eps), 1 - math.exp(0.1) * 0.75, rel=1e-12)
+    _holds(delta_of(comps[0], F(0)), 0.25, rel=1e-12)
 
 
 # ---------------------------------------------------------------------------- replace-one subsampling (loose pairs)
