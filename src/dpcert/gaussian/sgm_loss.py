@@ -105,35 +105,50 @@ def _range(direction: str, qf: float, s: float, n: int, tail: float) -> tuple[in
 
 def _survivals(direction: str, q: Fraction, sigma: Fraction, n: int, i_lo: int, i_hi: int) -> tuple[list, list]:
     """Balls of Q(L >= i/n) and P(L >= i/n) for i = i_lo..i_hi (the current working precision)."""
+    step = ball(Fraction(1, n))
+    return _survivals_at(direction, q, sigma, [i * step for i in range(i_lo, i_hi + 1)])
+
+
+def _survivals_at(direction: str, q: Fraction, sigma: Fraction, ts: list) -> tuple[list, list]:
+    """Balls of Q(L >= t) and P(L >= t) for thresholds t (balls; an undecided threshold: its ends' union, as
+    both survival functions are continuous and non-increasing)."""
     sg, bq, one_q = ball(sigma), ball(q), ball(1 - q)
     s2 = arb(2).sqrt()
     sq, sp = [], []
     sign = 1 if direction == "remove" else -1
-    step = ball(Fraction(1, n))
-    for i in range(i_lo, i_hi + 1):
-        t = (sign * i * step).exp() - one_q
-        if t <= 0:
-            # remove: e^l <= 1 − q < Y everywhere, so L >= l surely; add: L < −log(1 − q) <= l surely
-            full = arb(1) if direction == "remove" else arb(0)
-            sq.append(full)
-            sp.append(full)
-            continue
-        if not t > 0:  # tiny q: 1 − q rounds at this precision; e^l − (1 − q) = (e^l − 1) + q keeps q's digits
-            t = (sign * i * step).expm1() + bq
-        if not t > 0:
-            raise ArithmeticError(f"grid point {i}/{n} undecided against the loss bound at the working precision")
-        x = sg * sg * (t / bq).log() + arb(1) / 2
-        if direction == "remove":
-            a = (x / (sg * s2)).erfc() / 2  # Φ̄(x/σ)
-            b = ((x - 1) / (sg * s2)).erfc() / 2
-            sq.append(a)
-            sp.append(one_q * a + bq * b)
-        else:
-            a = (-x / (sg * s2)).erfc() / 2  # Φ(x/σ)
-            b = (-(x - 1) / (sg * s2)).erfc() / 2
-            sp.append(a)
-            sq.append(one_q * a + bq * b)
+    for lv in ts:
+        try:
+            a, b = _pair_at(direction, sign, sg, bq, one_q, s2, lv)
+        except ArithmeticError:
+            if lv.rad() == 0:
+                raise
+            a0, b0 = _pair_at(direction, sign, sg, bq, one_q, s2, arb(lv.lower()))
+            a1, b1 = _pair_at(direction, sign, sg, bq, one_q, s2, arb(lv.upper()))
+            a, b = a0.union(a1), b0.union(b1)
+        sq.append(a)
+        sp.append(b)
     return sq, sp
+
+
+def _pair_at(direction: str, sign: int, sg: arb, bq: arb, one_q: arb, s2: arb, lv: arb) -> tuple[arb, arb]:
+    """(Q(L >= lv), P(L >= lv)) for one threshold ball."""
+    t = (sign * lv).exp() - one_q
+    if t <= 0:
+        # remove: e^l <= 1 − q < Y everywhere, so L >= l surely; add: L < −log(1 − q) <= l surely
+        full = arb(1) if direction == "remove" else arb(0)
+        return full, full
+    if not t > 0:  # tiny q: 1 − q rounds at this precision; e^l − (1 − q) = (e^l − 1) + q keeps q's digits
+        t = (sign * lv).expm1() + bq
+    if not t > 0:
+        raise ArithmeticError(f"threshold {lv} undecided against the loss bound at the working precision")
+    x = sg * sg * (t / bq).log() + arb(1) / 2
+    if direction == "remove":
+        a = (x / (sg * s2)).erfc() / 2  # Φ̄(x/σ)
+        b = ((x - 1) / (sg * s2)).erfc() / 2
+        return a, one_q * a + bq * b
+    a = (-x / (sg * s2)).erfc() / 2  # Φ(x/σ)
+    b = (-(x - 1) / (sg * s2)).erfc() / 2
+    return one_q * a + bq * b, a
 
 
 class SubsampledGaussianLoss(PrivacyLoss):
@@ -153,6 +168,9 @@ class SubsampledGaussianLoss(PrivacyLoss):
 
     def survivals(self, n: int, i_lo: int, i_hi: int) -> tuple[list[arb], list[arb]]:
         return _survivals(self.name, self.q, self.sigma, n, i_lo, i_hi)
+
+    def survivals_at(self, ts: list[Fraction | arb]) -> tuple[list[arb], list[arb]]:
+        return _survivals_at(self.name, self.q, self.sigma, [t if isinstance(t, arb) else ball(t) for t in ts])
 
     def grid_range(self, n: int, tail: float) -> tuple[int, int]:
         return _range(self.name, float(self.q), float(self.sigma), n, tail)

@@ -30,7 +30,7 @@ from fractions import Fraction
 
 from flint import arb
 
-from dpcert.arith.ball import ball
+from dpcert.arith.ball import ball, fraction_of
 from dpcert.pld.loss import PrivacyLoss
 
 __all__ = ["LaplaceLoss"]
@@ -50,24 +50,37 @@ class LaplaceLoss(PrivacyLoss):
         self.scale = Fraction(scale)
         self.sensitivity = Fraction(sensitivity)
         self.r = self.sensitivity / self.scale
+        self.lattice = self.r  # the atoms at ±r
 
     def survivals(self, n: int, i_lo: int, i_hi: int) -> tuple[list[arb], list[arb]]:
-        r = self.r
-        half_r = ball(r) / 2
+        return self.survivals_at([Fraction(i, n) for i in range(i_lo, i_hi + 1)])
+
+    def survivals_at(self, ts: list[Fraction | arb]) -> tuple[list[arb], list[arb]]:
+        """At a ball threshold [a, b] (both ends exact dyadics): the union of the survivals at a (``>=``) and
+        just above b (``>``), which holds every value in between (non-increasing functions)."""
         sq, sp = [], []
-        for i in range(i_lo, i_hi + 1):
-            lv = Fraction(i, n)
-            if lv <= -r:
-                sq.append(arb(1))
-                sp.append(arb(1))
-            elif lv > r:
-                sq.append(arb(0))
-                sp.append(arb(0))
+        for t in ts:
+            if isinstance(t, arb):
+                a, b = fraction_of(t.lower()), fraction_of(t.upper())
+                q0, p0 = self._at(a, strict=False)
+                q1, p1 = self._at(b, strict=True)
+                sq.append(q0.union(q1))
+                sp.append(p0.union(p1))
             else:
-                h = ball(lv) / 2
-                sq.append((-half_r - h).exp() / 2)
-                sp.append(1 - (h - half_r).exp() / 2)
+                qv, pv = self._at(Fraction(t), strict=False)
+                sq.append(qv)
+                sp.append(pv)
         return sq, sp
+
+    def _at(self, lv: Fraction, strict: bool) -> tuple[arb, arb]:
+        """(Q(L >= lv), P(L >= lv)), or with ``strict`` (Q(L > lv), P(L > lv)), for an exact threshold."""
+        r = self.r
+        if lv < -r or (lv == -r and not strict):
+            return arb(1), arb(1)
+        if lv > r or (lv == r and strict):
+            return arb(0), arb(0)
+        half_r, h = ball(r) / 2, ball(lv) / 2
+        return (-half_r - h).exp() / 2, 1 - (h - half_r).exp() / 2
 
     def grid_range(self, n: int, tail: float) -> tuple[int, int]:
         """The whole support [−r, r] and one cell beyond each end (no tail is left out)."""

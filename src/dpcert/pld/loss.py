@@ -15,7 +15,12 @@ A mechanism knows its laws; the engine knows none. So a mechanism supplies, per 
 * :meth:`PrivacyLoss.grid_range`: a float choice of (i_lo, i_hi) leaving out at most about ``tail`` of P_ac-mass on
   each side (tightness only: the engine proves whatever range it is given);
 * :meth:`PrivacyLoss.infinite_mass`: P_s(Ω), the atom at L = +∞ (0 by default), exact;
-* :meth:`PrivacyLoss.loss_variance`: a float guess of Var_Q(Y), for the starting resolution only.
+* :meth:`PrivacyLoss.loss_variance`: a float guess of Var_Q(Y), for the starting resolution only;
+* optionally :meth:`PrivacyLoss.survivals_at`: the same survival balls at arbitrary thresholds (an exact
+  ``Fraction`` or an Arb ball), which a transformed loss (Poisson subsampling's log(1 − q + q·e^L)) needs because
+  the grid points of the outer loss are not grid points of the inner one; and :attr:`PrivacyLoss.lattice`, a
+  rational of which every finite atom of L is an integer multiple (a driver may pick resolutions that put the
+  atoms on grid points).
 
 Everything else (the two discretisations with their proofs, composition, windows, δ(ε), ε(δ), calibration) is in
 :mod:`dpcert.pld.discretise`, :mod:`dpcert.pld.compose` and :mod:`dpcert.pld.accountant`, written once.
@@ -34,7 +39,7 @@ from fractions import Fraction
 
 from flint import arb
 
-__all__ = ["PrivacyLoss", "solve_switch"]
+__all__ = ["PrivacyLoss", "has_survivals_at", "solve_switch"]
 
 
 class PrivacyLoss(ABC):
@@ -62,6 +67,27 @@ class PrivacyLoss(ABC):
     def loss_variance(self) -> float:
         """A float guess of Var_Q(Y) of one step (the starting resolution only); 1 unless overridden."""
         return 1.0
+
+    #: a rational whose integer multiples hold every finite atom of L (``None``: no atoms, or none known on a
+    #: rational lattice); tightness only
+    lattice: Fraction | None = None
+
+    def survivals_at(self, ts: list[Fraction | arb]) -> tuple[list[arb], list[arb]]:
+        """Balls of Q(L >= t) and P_ac(L >= t) for each threshold t (optional; at the current working precision).
+
+        A ``Fraction`` threshold is exact. An ``arb`` threshold stands for every real in its ball: the balls
+        returned then contain Q(L >= t), Q(L > t), P_ac(L >= t) and P_ac(L > t) for every such t (an atom of L
+        inside the threshold's ball widens them by its mass; more precision separates them).
+
+        Raises:
+            NotImplementedError: if the mechanism does not provide it (:func:`has_survivals_at` tells).
+        """
+        raise NotImplementedError(f"{type(self).__name__} gives survival masses at grid points only")
+
+
+def has_survivals_at(loss: PrivacyLoss) -> bool:
+    """Whether ``loss`` implements :meth:`PrivacyLoss.survivals_at`."""
+    return type(loss).survivals_at is not PrivacyLoss.survivals_at
 
 
 def solve_switch(f: Callable[[float], bool], lo: float, hi: float) -> float:
