@@ -20,7 +20,11 @@ from dpcert.accounting.accountant import (
 from dpcert.arith.ball import Enclosure
 from dpcert.errors import InvalidParameter
 
-mpmath.mp.dps = 40
+
+@pytest.fixture(autouse=True)
+def _forty_digits():
+    """The mpmath references of this module at 40 digits (tests/conftest.py restores the precision after)."""
+    mpmath.mp.dps = 40
 
 
 def _mp(x):
@@ -292,6 +296,10 @@ class _FakeMechanisms:
             return [LaplaceLoss(F(1), F(1))]
         return None
 
+    @staticmethod
+    def why_none(event, neighboring):
+        return "the stand-in knows only DiscreteLaplaceDpEvent"
+
 
 class _FakeRdp:
     """A stand-in for the RDP module: ZCDp's curve as (rho, xi), composed by adding, ε at one fixed order."""
@@ -312,6 +320,10 @@ class _FakeRdp:
         return Enclosure(F(1), F(2))
 
     @classmethod
+    def rdp_refusal(event, neighboring):
+        return None if isinstance(event, (ev.ZCDpEvent, ev.GaussianDpEvent)) else "the RDP stand-in has no curve"
+
+    @classmethod
     def rdp_delta(cls, curves_with_counts, eps, neighboring):
         cls.calls.append(("delta", list(curves_with_counts), eps))
         return Enclosure(F(0), F(1, 10))
@@ -324,7 +336,7 @@ def test_the_mechanism_module_is_consulted_after_the_registry(monkeypatch):
     monkeypatch.setattr(accountant, "_rdp_module", lambda: None)
     got = Accountant().compose(ev.DiscreteLaplaceDpEvent(1, 1)).delta("0.5").enclosure
     assert got == Accountant().compose(ev.LaplaceDpEvent(1)).delta("0.5").enclosure
-    with pytest.raises(UnsupportedEventError, match="ZCDpEvent"):
+    with pytest.raises(UnsupportedEventError, match="ZCDpEvent.*the stand-in knows only"):
         Accountant().compose(ev.ZCDpEvent(1)).delta(1)
 
 

@@ -16,7 +16,11 @@ import pytest
 from dpcert.accounting import rdp
 from dpcert.errors import InvalidParameter
 
-mpmath.mp.dps = 40
+
+@pytest.fixture(autouse=True)
+def _forty_digits():
+    """The mpmath references of this module at 40 digits (tests/conftest.py restores the precision after)."""
+    mpmath.mp.dps = 40
 
 # ------------------------------------------------------------------------------------------------ own events
 

@@ -278,11 +278,9 @@ def _poisson(event: DpEvent, neighboring: str) -> Directions | None:
 
 
 def _mechanism_module() -> Any:
-    """The mechanism module :mod:`dpcert.accounting.losses`, or None while it is not there."""
-    try:
-        from dpcert.accounting import losses  # type: ignore[attr-defined]
-    except ImportError:  # issue 31: written beside this module; imported plainly once it is merged
-        return None
+    """The mechanism module :mod:`dpcert.accounting.losses` (a function, so tests can stand in for it)."""
+    from dpcert.accounting import losses
+
     return losses
 
 
@@ -307,23 +305,19 @@ def leaf_directions(event: DpEvent, neighboring: str) -> Directions | None:
     return out
 
 
-#: Why an event is refused, by class name and relation (None: under either), where the reason is known.
-_WHY = {
-    ("SampledWithReplacementDpEvent", None): "no dominating pair is proved for sampling with replacement and no "
-    "certified RDP bound is known (dp-accounting refuses it too)",
-    ("NonPrivateDpEvent", None): "it is not private: eps is infinite at every delta < 1",
-    ("RandomizedResponseDpEvent", "add_remove"): "randomized response has no add/remove form (a removed record has "
-    "no output to randomize; dp-accounting refuses it too); use replace_one",
-    ("SampledWithoutReplacementDpEvent", "add_remove"): "a fixed sample size is no add/remove relation (adding a "
-    "record changes the dataset or the sample size the event fixes); use replace_one",
-}
-
-
 def _refusal(event: DpEvent, neighboring: str) -> UnsupportedEventError:
-    name = type(event).__name__
-    why = _WHY.get((name, neighboring)) or _WHY.get((name, None))
-    if why is None:
-        why = "no dominating pair (PLD) and no certified RDP bound is implemented for it under this relation"
+    """One line: why neither a dominating pair (:func:`dpcert.accounting.losses.why_none`) nor a certified RDP
+    curve (:func:`dpcert.accounting.rdp.rdp_refusal`) covers the event under the relation."""
+    if type(event).__name__ == "NonPrivateDpEvent":
+        return UnsupportedEventError(event, neighboring, "it is not private: eps is infinite at every delta < 1")
+    mech, rdp = _mechanism_module(), _rdp_module()
+    reasons = []
+    if mech is not None:
+        reasons.append(mech.why_none(event, neighboring))
+    if rdp is not None:
+        reasons.append(rdp.rdp_refusal(event, neighboring) or "")
+    reasons = list(dict.fromkeys(r for r in reasons if r))
+    why = "; ".join(reasons) or "no dominating pair (PLD) and no certified RDP bound under this relation"
     return UnsupportedEventError(event, neighboring, why)
 
 
@@ -416,13 +410,10 @@ _ATOM_DENOMINATOR = 2**12
 
 
 def _atom_denominator(loss: PrivacyLoss) -> int:
-    """d such that the loss's atoms lie at multiples of 1/d (1: none known). A loss may say so by an attribute
-    ``grid_denominator``; Laplace's atoms are at ±Δ/b."""
-    from dpcert.laplace.loss import LaplaceLoss
-
-    if isinstance(loss, LaplaceLoss):
-        return loss.r.denominator
-    return int(getattr(loss, "grid_denominator", 1))
+    """d such that the loss's atoms lie at multiples of 1/d (1: none known), from the loss's
+    :attr:`~dpcert.pld.loss.PrivacyLoss.lattice` (atoms at multiples of a rational a = p/d)."""
+    lat = getattr(loss, "lattice", None)
+    return 1 if lat is None else Fraction(lat).denominator
 
 
 def _on_atoms(losses: list[PrivacyLoss], n: int) -> int:

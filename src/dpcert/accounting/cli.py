@@ -52,7 +52,7 @@ def _cmd_account(a: argparse.Namespace) -> int:
     lo, hi = res.enclosure.decimal(12)
     name, given, value = ("eps", "delta", a.delta) if a.delta is not None else ("delta", "eps", a.eps)
     print(f"{name} <= {hi}   (certified enclosure [{lo}, {hi}] at {given} = {value})")
-    how = {"pld": "PLD (dominating pairs, tight)", "rdp": "certified RDP", "exact": "exact (no grid needed)"}
+    how = {"pld": "PLD (proved dominating pairs)", "rdp": "certified RDP", "exact": "exact (no grid needed)"}
     line = f"{a.neighboring} neighbours; {how.get(res.method, res.method)}"
     if res.method == "pld":
         width = "exact" if res.enclosure.is_exact else f"relative width {res.enclosure.rel_width():.2e}"
