@@ -186,9 +186,9 @@ CLAIMS = [
         comparison=AtMost.of("1e-5"),
         expected=Verdict.REFUTED,
         erratum="the GDP accountant's central-limit mu = q sqrt(k (e^{1/sigma^2} - 1)) is an approximation, not a "
-        "bound: at its eps the certified delta lies in [1.4367e-5, 1.4886e-5] (the claim's resolution 4096; [1.4798e-5, "
-        "1.4846e-5] at 8192), about 1.48x the target, and the tight eps is certified in [2.3791, 2.3797], 2.4 % "
-        "above it",
+        "bound: at its eps the certified delta lies in [1.4367e-5, 1.4886e-5] (the claim's resolution 4096; "
+        "[1.4798e-5, 1.4846e-5] at 8192), about 1.48x the target, and the tight eps is certified in [2.3791, "
+        "2.3797], 2.4 % above it",
         slow=True,
     ),
     QuantityClaim(

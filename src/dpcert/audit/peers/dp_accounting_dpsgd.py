@@ -53,7 +53,9 @@ def calls(case: Any) -> list[Call]:
         out.append(Call(pld, "upper", lambda: get(PLDAccountant(rel).compose(event, steps))))
     rdp = f"RdpAccountant({RELATIONS[relation]}).compose(PoissonSampled(Gaussian), steps).{what}"
     if not RdpAccountant(neighboring_relation=rel).supports(event):
-        out.append(not_run(rdp, "upper", f"not run: dp-accounting's RdpAccountant does not support it under {relation}"))
+        out.append(
+            not_run(rdp, "upper", f"not run: dp-accounting's RdpAccountant does not support it under {relation}")
+        )
     else:
         out.append(Call(rdp, "upper", lambda: get(RdpAccountant(neighboring_relation=rel).compose(event, steps))))
     return out

@@ -45,9 +45,10 @@ def calls(case: Any) -> list[Call]:
     else:
         get, what = (lambda a: a.get_delta(d["eps"])), "get_delta(eps)"
     out: list[Call] = []
-    for label, make in (("PLDAccountant", lambda: PLDAccountant(rel)), ("RdpAccountant", lambda: RdpAccountant(
-        neighboring_relation=rel
-    ))):
+    for label, make in (
+        ("PLDAccountant", lambda: PLDAccountant(rel)),
+        ("RdpAccountant", lambda: RdpAccountant(neighboring_relation=rel)),
+    ):
         function = f"{label}(REPLACE_ONE).compose({name}).{what}"
         if not make().supports(event):
             out.append(not_run(function, "upper", f"not run: dp-accounting's {label} does not support it"))

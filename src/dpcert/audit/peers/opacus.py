@@ -84,9 +84,7 @@ def _accountant_calls(q: str, d: dict[str, Any]) -> list[Call]:
                     )
                 )
 
-            out.append(
-                Call(f"get_noise_multiplier(eps, delta, q, steps, accountant={mechanism!r})", "upper", sigma)
-            )
+            out.append(Call(f"get_noise_multiplier(eps, delta, q, steps, accountant={mechanism!r})", "upper", sigma))
     return out
 
 
