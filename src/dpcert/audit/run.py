@@ -19,6 +19,10 @@ above; an ``unsafe`` or ``wrong`` row at a distance of at most :data:`FLOAT_NOIS
 defect of method: it keeps its verdict, and the headline (:meth:`AuditReport.headline`) counts it as ``round-off``,
 apart from the findings beyond it. A calibrator whose stated accuracy is on another quantity (``Call.accuracy_on``)
 gets a note saying whether its answer is within that accuracy, decided on the certified enclosure of that quantity.
+
+A bracket quantity (a PLD: DP-SGD's ε, δ and σ) is enclosed to :data:`BRACKET_REL_TOL` or within
+:data:`BRACKET_SECONDS`, whichever comes first, and its rows say how wide the bracket is. A peer is never accused
+by a bracket's width: unsafe means below its certified lower end, loose above its certified upper end.
 """
 
 from __future__ import annotations
