@@ -20,7 +20,9 @@ of independent steps, and a product does not depend on the order of its factors.
 by the PLD engine (:func:`dpcert.pld.compose_directions`, both neighbouring directions), the different ones are
 combined on one grid (:func:`dpcert.pld.combine`) direction by direction — the *remove* direction of every step
 is one fixed pair of datasets, so the directions are never mixed — and ε(δ) is the certified inversion of the
-larger direction's δ(ε) (:func:`dpcert.pld.eps_enclosure`). A history of one segment is exactly
+larger direction's δ(ε) (:func:`dpcert.pld.eps_enclosure`). This is the composition of a schedule fixed before
+training (as Opacus' accountants assume too): σ and q may change from step to step, but not as a function of the
+run's own noisy outputs. A history of one segment is exactly
 :func:`dpcert.gaussian.pld.dpsgd_eps`. The grid doubles until the enclosure is ``rel_tol`` wide or the time budget
 ``seconds`` would be exceeded; either way the enclosure holds the truth, and ``get_epsilon`` returns its upper end.
 
