@@ -94,6 +94,12 @@ def test_dp_accounting_dpsgd_rows(dpa_report):
     assert "certified bracket" in pld.note
 
 
+def test_dp_accounting_calibration_rows(dpa_report):
+    pld = _one(dpa_report, SMALL_SIGMA, "calibrate_dp_mechanism(PLDAccountant")
+    rdp = _one(dpa_report, SMALL_SIGMA, "calibrate_dp_mechanism(RdpAccountant")
+    assert (pld.distance or 0) < 0.01 and rdp.verdict == "loose" and rdp.distance > 0.05
+
+
 def test_replace_one_gaussian_settles_dp_accountings_two_answers(dpa_report):
     truth = _gaussian_eps_mp(mp.mpf(1), "1e-5")  # sensitivity 2 at noise 2: mu = 1
     add_remove = _gaussian_eps_mp(mp.mpf(1) / 2, "1e-5")  # sensitivity 1: mu = 1/2

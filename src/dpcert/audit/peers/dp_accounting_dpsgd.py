@@ -1,11 +1,13 @@
 """dp-accounting's DP-SGD answers: ``PoissonSampledDpEvent(q, GaussianDpEvent(σ))`` composed ``steps`` times by its
 PLD and RDP accountants, under the neighbouring relation the case names.
 
-A case of ``dpsgd.eps`` or ``dpsgd.delta`` names its relation by its ``neighboring`` input (``add_remove`` when the
-quantity has none) and its sampling scheme by ``sampling`` (``poisson`` when it has none); the rows here are for
-Poisson sampling, the only one both accountants take as this event. Under ``replace_one`` dp-accounting's RDP
-accountant refuses a Poisson-sampled event (its ``supports`` says so): that row is listed, not run, with the
-reason, so that no verdict is drawn from a call the peer does not offer.
+A case of ``dpsgd.eps``, ``dpsgd.delta`` or ``dpsgd.sigma`` names its relation by its ``neighboring`` input
+(``add_remove`` when the quantity has none) and its sampling scheme by ``sampling`` (``poisson`` when it has none);
+the rows here are for Poisson sampling, the only one both accountants take as this event. Under ``replace_one``
+dp-accounting's RDP accountant refuses a Poisson-sampled event (its ``supports`` says so): that row is listed, not
+run, with the reason, so that no verdict is drawn from a call the peer does not offer. ``dpsgd.sigma`` is asked of
+``calibrate_dp_mechanism`` with each accountant: the σ it returns is claimed sufficient for (ε, δ), so one below the
+certified least σ is unsafe.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ def calls(case: Any) -> list[Call]:
     from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant
 
     q = case.quantity
-    if q not in ("dpsgd.eps", "dpsgd.delta"):
+    if q not in ("dpsgd.eps", "dpsgd.delta", "dpsgd.sigma"):
         return []
     d = doubles(case)
     if d.get("sampling", "poisson") != "poisson":
@@ -39,8 +41,10 @@ def calls(case: Any) -> list[Call]:
     if relation not in RELATIONS:
         return []
     rel = getattr(dpa.NeighboringRelation, RELATIONS[relation])
-    event = dpa.PoissonSampledDpEvent(d["q"], dpa.GaussianDpEvent(d["sigma"]))
     steps = d["steps"]
+    if q == "dpsgd.sigma":
+        return _calibrations(d, rel, RELATIONS[relation])
+    event = dpa.PoissonSampledDpEvent(d["q"], dpa.GaussianDpEvent(d["sigma"]))
     if q == "dpsgd.eps":
         get, what = (lambda a: a.get_epsilon(d["delta"])), "get_epsilon(delta)"
     else:
@@ -58,4 +62,29 @@ def calls(case: Any) -> list[Call]:
         )
     else:
         out.append(Call(rdp, "upper", lambda: get(RdpAccountant(neighboring_relation=rel).compose(event, steps))))
+    return out
+
+
+def _calibrations(d: dict[str, Any], rel: Any, relname: str) -> list[Call]:
+    import dp_accounting as dpa
+    from dp_accounting.pld.pld_privacy_accountant import PLDAccountant
+    from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant
+
+    def event(sigma: float) -> Any:
+        return dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(d["q"], dpa.GaussianDpEvent(sigma)), d["steps"])
+
+    out: list[Call] = []
+    for label, make in (
+        ("PLDAccountant", lambda: PLDAccountant(rel)),
+        ("RdpAccountant", lambda: RdpAccountant(neighboring_relation=rel)),
+    ):
+        function = f"calibrate_dp_mechanism({label}({relname}), PoissonSampled(Gaussian(sigma)) x steps, eps, delta)"
+        if not make().supports(event(1.0)):
+            out.append(not_run(function, "upper", f"not run: dp-accounting's {label} does not support it"))
+            continue
+
+        def run(make: Any = make) -> float:
+            return float(dpa.calibrate_dp_mechanism(make, event, d["eps"], d["delta"], dpa.LowerEndpointAndGuess(0, 1)))
+
+        out.append(Call(function, "upper", run))
     return out
