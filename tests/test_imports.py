@@ -15,8 +15,8 @@ The layers, bottom to top (an arrow may point within a layer or down, never up):
    ``cli.py``): a paper's mathematics and its claims, built on core; they never import the engine;
 5. ``engine``: the registry (which imports the paper packages by name: the engine reads the mathematics), manifests,
    certificates, ``verify``;
-6. ``user``: ``tables``, ``vectors``, ``audit``, ``testing.py``, ``pytest_plugin.py``, ``events.py`` and the package's
-   public face ``dpcert/__init__.py``: what a user runs on top of the engine;
+6. ``user``: ``tables``, ``vectors``, ``audit``, ``testing.py``, ``pytest_plugin.py``, ``events.py``, ``opacus.py`` and
+   the package's public face ``dpcert/__init__.py``: what a user runs on top of the engine;
 7. ``cli_support``: ``cli_support.py``, the parser class, option types, output helpers and run-option wiring every
    command shares;
 8. ``commands``: ``cli.py`` and every ``<package>/cli.py``.
@@ -49,6 +49,7 @@ _BY_TOP = {
     "certificates": "user",
     "pytest_plugin": "user",
     "events": "user",
+    "opacus": "user",
     "cli_support": "cli_support",
     "cli": "commands",
 }

@@ -131,6 +131,17 @@ CASES: tuple[Case, ...] = (
         conversion="cks",
         max_order="256",
     ),
+    # ---- DP-SGD, tight (PLD, both directions): TF Privacy's and Opacus' MNIST setting (batch 256 of 60,000,
+    # sigma = 1.1, 60 epochs of 234 steps, delta = 1e-5), Poisson sampling, add/remove neighbours. A replace-one row
+    # is the same case with neighboring="replace_one" once dpsgd.eps takes that input (the adapters read it).
+    _c("dpsgd.eps", "agreement", q="256/60000", sigma="1.1", steps="14040", delta="1e-5"),
+    _c("dpsgd.sigma", "agreement", q="0.01", steps="100", eps="1", delta="1e-5"),
+    # ---- one GaussianDpEvent(2.0) and one LaplaceDpEvent(2.0), add/remove (sensitivity 1) and replace-one
+    # (sensitivity 2: a replaced record moves a sum by twice the norm bound), where dp-accounting's two
+    # accountants disagree under REPLACE_ONE
+    _c("gaussian.eps", "agreement", delta="1e-5", sigma="2", sensitivity="1", k="1"),
+    _c("gaussian.eps", "agreement", delta="1e-5", sigma="2", sensitivity="2", k="1"),
+    _c("laplace.eps", "agreement", delta="1e-5", scale="2", sensitivity="2", k="1"),
 )
 
 

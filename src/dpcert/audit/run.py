@@ -19,6 +19,10 @@ above; an ``unsafe`` or ``wrong`` row at a distance of at most :data:`FLOAT_NOIS
 defect of method: it keeps its verdict, and the headline (:meth:`AuditReport.headline`) counts it as ``round-off``,
 apart from the findings beyond it. A calibrator whose stated accuracy is on another quantity (``Call.accuracy_on``)
 gets a note saying whether its answer is within that accuracy, decided on the certified enclosure of that quantity.
+
+A bracket quantity (a PLD: DP-SGD's ε, δ and σ) is enclosed to :data:`BRACKET_REL_TOL` or within
+:data:`BRACKET_SECONDS`, whichever comes first, and its rows say how wide the bracket is. A peer is never accused
+by a bracket's width: unsafe means below its certified lower end, loose above its certified upper end.
 """
 
 from __future__ import annotations
@@ -43,6 +47,10 @@ __all__ = ["Row", "Monotonicity", "AuditReport", "classify", "run_audit", "FLOAT
 REL_TOL = 1e-20
 #: A relative distance at most this is float round-off (still reported, counted apart).
 FLOAT_NOISE = 1e-9
+#: A bracket quantity (a PLD enclosure, which narrows with its grid rather than its precision) is enclosed to this
+#: relative width or within this many seconds, whichever comes first; the row says how wide it is.
+BRACKET_REL_TOL = 1e-2
+BRACKET_SECONDS = 10.0
 _SMALLEST_DOUBLE = Fraction(2) ** -1074
 # the default time limit of one peer call, CALL_SECONDS, is in dpcert.audit (autodp's calibrator never returns at
 # ε = 0)
@@ -251,7 +259,12 @@ class _Truth:
             key = (quantity, tuple(sorted((k, Fraction(v) if isinstance(v, float) else v) for k, v in inp.items())))
             if key not in self._cache:
                 t = time.perf_counter()
-                enc = q.enclose(inp, rel_tol=REL_TOL)
+                if q.bracket:
+                    # the narrowest certified bracket in the budget: a peer's answer inside it is inside, and
+                    # one outside it is outside by a proved margin, however wide the bracket
+                    enc = q.bracket_within(inp, seconds=BRACKET_SECONDS, rel_tol=BRACKET_REL_TOL).enclosure
+                else:
+                    enc = q.enclose(inp, rel_tol=REL_TOL)
                 self._cache[key] = (enc, time.perf_counter() - t)
             enc, s = self._cache[key]
             encs.append(enc)
@@ -401,6 +414,9 @@ def _rows_of(peer: Any, version: str, case: Case, truth: _Truth, call_seconds: f
         if call.accuracy_on is not None and row.verdict in ("unsafe", "wrong") and row.value == row.value:
             within = _within_stated(call.accuracy_on, row.value, case, truth)
             row.note = f"{row.note}; {within}" if row.note else within
+        if enc.width is not None and enc.width > 0 and enc.rel_width() > REL_TOL:
+            wide = f"certified bracket {enc.rel_width():.2g} wide (relative)"
+            row.note = f"{row.note}; {wide}" if row.note else wide
         if call.note:
             row.note = f"{call.note}; {row.note}" if row.note else call.note
         rows.append(row)
