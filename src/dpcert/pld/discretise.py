@@ -158,29 +158,158 @@ def discretise(loss: PrivacyLoss, n: int, tail: float) -> StepMeasures:
             u = c[r] / (g[r + 1] - g[r])
             up[r] += m[r] - u
             up[r + 1] += u
-        # lower: contraction; the tail L >= L_max is cell `cells`, which only receives
-        cf = [max(_fl(x), 0.0) for x in c] + [max(_fl(tail_p - g[cells] * tail_q), 0.0)]
-        dfl = [max(_fl(x), 0.0) for x in d]
-        mf = [max(_fl(x), 0.0) for x in m]
-        beta = _betas(cf, dfl, mf)
-        mm = m + [tail_q]
-        cc = c + [tail_p - g[cells] * tail_q]
-        for j in range(1, cells + 1):  # certify group j: (1 − β_j) c_j >= β_{j−1} d_{j−1}
-            if beta[j - 1] == 0.0:
-                continue
-            bj = arb(beta[j]) if j < cells else arb(0)
-            if not (1 - bj) * cc[j] - arb(beta[j - 1]) * d[j - 1] >= 0:
-                beta[j - 1] = 0.0
-        lo = []
-        for j in range(cells + 1):
-            bj = arb(beta[j]) if j < cells else arb(0)
-            w = (1 - bj) * mm[j]
-            if j > 0 and beta[j - 1] != 0.0:
-                w += arb(beta[j - 1]) * mm[j - 1]
-            lo.append(w)
+        tail_c = tail_p - g[cells] * tail_q  # U at the top point: E_Q[(Y − g_top)₊] >= 0
+        lo = _lower_minorant(g, sq, sp, m, c, d, tail_c)
+        if lo is None:  # a check the balls could not decide: the contraction of equal-mean groups (valid too)
+            lo = _lower_groups(m, c, d, tail_q, tail_c)
         upper = Measure(i_lo, arb_poly(up))
         mean_up = mean(upper, n)
         return StepMeasures(n, Measure(i_lo, arb_poly(lo)), upper, tail_p, mean_up, loss.infinite_mass())
+
+
+#: The relative margin by which every lowering η_i exceeds what its cells need (room for the balls' radii).
+_ETA_MARGIN = 1.0 + 2.0**-40
+#: The least lowering (a floor, so that a cell whose c_i or d_i is below the float range is still covered).
+_ETA_FLOOR = 2.0**-1000
+
+
+def _lowerings(m: list[float], c: list[float], d: list[float], u: list[float]) -> list[float]:
+    """Float lowerings η_0 … η_{top−1} covering every cell (η_i/c_i + η_{i+1}/d_i >= 1), small, and zero at the
+    ends where the law has an edge (module docstring); ``u`` holds U_0 … U_top (U_top is the top's lowering)."""
+    cells = len(m)
+    gap = [c[i] * d[i] / (c[i] + d[i]) if c[i] + d[i] > 0 else 0.0 for i in range(cells)]
+    # the smooth lowering: each point the mean of its two cells' gaps, raised where a cell is not covered
+    uni = [((gap[i - 1] if i > 0 else 0.0) + gap[i]) / 2 for i in range(cells)] + [u[cells]]
+    for i in range(cells):
+        if c[i] > 0 and d[i] > 0:
+            cover = uni[i] / c[i] + uni[i + 1] / d[i]
+            if cover < 1:
+                uni[i] /= cover
+                if i + 1 < cells:
+                    uni[i + 1] /= cover
+    uni.pop()
+    fwd = [0.0] * (cells + 1)  # η_0 = 0: a lowering at the bottom would lower u at every t below it
+    for i in range(cells):
+        fwd[i + 1] = d[i] * max(0.0, 1.0 - fwd[i] / c[i]) if c[i] > 0 else 0.0
+    bwd = [0.0] * (cells + 1)
+    bwd[cells] = u[cells]  # v_top = 0
+    for i in range(cells - 1, -1, -1):
+        bwd[i] = c[i] * max(0.0, 1.0 - bwd[i + 1] / d[i]) if d[i] > 0 else 0.0
+    # switch to the uniform lowering where a recursion first resets after covering the law's first cells
+    j1 = next((i for i in range(1, cells) if fwd[i] <= uni[i] and fwd[i - 1] > 0), cells)
+    if any(fwd[i] > u[i] / 2 for i in range(j1)):
+        j1 = 0  # a grid too coarse for the edge: the forward lowering would flatten the law onto one point
+    j2 = next((i for i in range(cells - 1, 0, -1) if bwd[i] <= uni[i] and bwd[i + 1] > 0), 0)
+    eta = list(uni)
+    if j2 >= j1:
+        eta[:j1] = fwd[:j1]
+        eta[j2 + 1 :] = bwd[j2 + 1 : cells]
+    else:  # the recursions meet: forward below j1, backward above, the larger of both at j1
+        eta[:j1] = fwd[:j1]
+        eta[j1 + 1 :] = bwd[j1 + 1 : cells]
+        if j1 < cells:
+            eta[j1] = max(fwd[j1], bwd[j1])
+    return [max(x * _ETA_MARGIN, _ETA_FLOOR) for x in eta]
+
+
+def _lower_minorant(
+    g: list[arb], sq: list[arb], sp: list[arb], m: list[arb], c: list[arb], d: list[arb], tail_c: arb
+) -> list[arb] | None:
+    """The lower measure's atoms at g_0 … g_top (balls), or None if a check is not decided (module docstring).
+
+    The lowerings are chosen in floats (:func:`_lowerings`); the points (g_i, U_i − η_i) are exact; their greatest
+    convex minorant with slope >= −Q(L >= L_0) is found in balls (a point is kept only where convexity is proved);
+    every condition of the proof is then checked in balls.
+    """
+    cells = len(m)
+    u_b = [sp[i] - g[i] * sq[i] for i in range(cells)] + [tail_c]
+    eta = _lowerings(
+        [max(_fl(x), 0.0) for x in m],
+        [max(_fl(x), 0.0) for x in c],
+        [max(_fl(x), 0.0) for x in d],
+        [_fl(x) for x in u_b],
+    )
+    # a point lowered by all of U_i is put at 0 exactly (no mass above it: u_Z vanishes there)
+    v = [arb(0) if eta[i] >= _fl(u_b[i]) else u_b[i] - arb(eta[i]) for i in range(cells)] + [arb(0)]
+
+    def slope(a: int, b: int) -> arb:
+        return (v[b] - v[a]) / (g[b] - g[a])
+
+    hull = [0]
+    slopes: list[arb] = []  # slopes[k] = slope(hull[k], hull[k + 1])
+    for i in range(1, cells + 1):
+        s = slope(hull[-1], i)
+        while slopes and not slopes[-1] < s:  # keep a point only where convexity is proved
+            hull.pop()
+            slopes.pop()
+            s = slope(hull[-1], i)
+        hull.append(i)
+        slopes.append(s)
+    # the left ray has slope −Q(L >= L_0) (mass below the grid is dropped): start where the hull is not steeper
+    first = 0
+    while first < len(slopes) and not slopes[first] + sq[0] >= 0:
+        first += 1
+    if first == len(slopes):
+        return None
+    if not slopes[-1] <= 0:
+        return None
+    atoms = [arb(0)] * (cells + 1)
+    atoms[hull[first]] = slopes[first] + sq[0]
+    for k in range(first + 1, len(slopes)):
+        atoms[hull[k]] = slopes[k] - slopes[k - 1]
+    atoms[cells] = -slopes[-1]
+    # the minorant at every point, and the proof's conditions on every cell
+    phi = list(v)
+    base = hull[first]
+    for i in range(base):
+        phi[i] = v[base] + sq[0] * (g[base] - g[i])
+    for k in range(first, len(slopes)):
+        a, b = hull[k], hull[k + 1]
+        for i in range(a + 1, b):
+            phi[i] = v[a] + slopes[k] * (g[i] - g[a])
+    for i in range(cells):
+        if not _below_on_cell(phi[i], phi[i + 1], u_b[i], u_b[i + 1], sq[i], sq[i + 1], g[i + 1] - g[i], c[i], d[i]):
+            return None
+    return atoms
+
+def _below_on_cell(pa: arb, pb: arb, ua: arb, ub: arb, qa: arb, qb: arb, h: arb, c: arb, d: arb) -> bool:
+    """Whether the segment from (a, pa) to (b, pb) is proved below u_Y on the cell [a, b] (module docstring): below
+    both tangents' envelope at a, b and its kink, or below one tangent at both ends."""
+    if pa.is_zero() and pb.is_zero():
+        return True  # u_Y >= 0
+    la, lb = ua - pa, ub - pb
+    if la >= 0 and lb >= 0 and la * d + lb * c - c * d >= 0:
+        return True
+    if pa <= ub + qb * h and pb <= ub:
+        return True
+    return bool(pa <= ua and pb <= ua - qa * h)
+
+
+def _lower_groups(m: list[arb], c: list[arb], d: list[arb], tail_q: arb, tail_c: arb) -> list[arb]:
+    """The fallback lower measure: cells split into groups whose means are proved >= their grid point, each
+    group put at its point (Jensen, then a move down); the top tail L >= L_max is one more cell that only receives.
+    """
+    cells = len(m)
+    cf = [max(_fl(x), 0.0) for x in c] + [max(_fl(tail_c), 0.0)]
+    dfl = [max(_fl(x), 0.0) for x in d]
+    mf = [max(_fl(x), 0.0) for x in m]
+    beta = _betas(cf, dfl, mf)
+    mm = m + [tail_q]
+    cc = c + [tail_c]
+    for j in range(1, cells + 1):  # certify group j: (1 − β_j) c_j >= β_{j−1} d_{j−1}
+        if beta[j - 1] == 0.0:
+            continue
+        bj = arb(beta[j]) if j < cells else arb(0)
+        if not (1 - bj) * cc[j] - arb(beta[j - 1]) * d[j - 1] >= 0:
+            beta[j - 1] = 0.0
+    lo = []
+    for j in range(cells + 1):
+        bj = arb(beta[j]) if j < cells else arb(0)
+        w = (1 - bj) * mm[j]
+        if j > 0 and beta[j - 1] != 0.0:
+            w += arb(beta[j - 1]) * mm[j - 1]
+        lo.append(w)
+    return lo
 
 
 def _betas(c: list[float], d: list[float], m: list[float]) -> list[float]:
