@@ -212,16 +212,29 @@ def _lowerings(m: list[float], c: list[float], d: list[float], h: list[float], u
     the minorant needs no lowering at the bottom (module docstring); ``u`` holds U_0 … U_top (U_top is the top's).
     """
     cells = len(m)
-    gap = [c[i] * d[i] / (c[i] + d[i]) if c[i] + d[i] > 0 else 0.0 for i in range(cells)]
-    # the smooth lowering: each point the mean of its two cells' gaps, raised where a cell is not covered
-    uni = [((gap[i - 1] if i > 0 else 0.0) + gap[i]) / 2 for i in range(cells)] + [u[cells]]
+    # the smooth lowering. A cell is covered by ρ_i a + ρ_{i+1} b >= 1 in the relative lowerings ρ = η/U (a =
+    # U_i/c_i, b = U_{i+1}/d_i); the split of least ρ_i² + ρ_{i+1}² is ρ ∝ (a, b): equal where U_i ≈ U_{i+1} (η ≈
+    # c d/(c + d) ≈ h m/4), and on the end of larger potential where they differ (a point with little potential
+    # above it, near an edge, is not lowered to nothing). Each point takes the mean of its two cells' demands,
+    # raised where a cell is then not covered.
+    left = [0.0] * cells
+    right = [0.0] * (cells + 1)
+    for i in range(cells):
+        if c[i] > 0 and d[i] > 0 and u[i] > 0 and u[i + 1] > 0:
+            a, b = u[i] / c[i], u[i + 1] / d[i]
+            left[i], right[i + 1] = u[i] * a / (a * a + b * b), u[i + 1] * b / (a * a + b * b)
+        elif c[i] > 0 and d[i] > 0:  # no potential above the right end: the left end covers the cell
+            left[i] = c[i]
+    uni = [(right[i] + left[i]) / 2 for i in range(cells)] + [u[cells]]
     for i in range(cells):
         if c[i] > 0 and d[i] > 0:
             cover = uni[i] / c[i] + uni[i + 1] / d[i]
             if cover < 1:
-                uni[i] /= cover
                 if i + 1 < cells:
+                    uni[i] /= cover
                     uni[i + 1] /= cover
+                else:  # the top point's lowering is fixed (v_top = 0)
+                    uni[i] = c[i] * (1 - uni[i + 1] / d[i])
     uni.pop()
     fwd = [0.0] * (cells + 1)  # η_0 = 0, then each cell covered exactly, upwards
     for i in range(cells):
