@@ -337,6 +337,7 @@ def _lower_minorant(
             return None
     return atoms
 
+
 def _below_on_cell(pa: arb, pb: arb, ua: arb, ub: arb, qa: arb, qb: arb, h: arb, c: arb, d: arb) -> bool:
     """Whether the segment from (a, pa) to (b, pb) is proved below u_Y on the cell [a, b] (module docstring): below
     both tangents' envelope at a, b and its kink, or below one tangent at both ends."""
