@@ -46,15 +46,18 @@ h_i = g_{i+1} − g_i, so that c_i + d_i = h_i m_i.
   (total mass SQ_0 <= 1), u_{Z_lo} = φ <= u_Y on [0, ∞), and δ_k computed from Z_lo is a lower bound.
 
   *Why it is second order, and why an edge costs little.* u_Y − u_{Z_lo} is the interpolation of the lowerings
-  minus the chord gap, so a lowering at a grid point lowers u_{Z_lo} only on the two cells beside it. Over a smooth
-  part of the law η_i ≈ c_i d_i/(c_i + d_i) ≈ h_i m_i/4, O(Δ²) per cell (:func:`_lowerings` takes the mean of the
-  two cells' values and raises it where a cell is not covered). At an edge of the law (the subsampled Gaussian's Y
-  >= 1 − q in the remove direction, Y <= 1/(1 − q) in the add direction) the mass piles up inside one cell, u_Y
-  bends sharply inside it, and no grid measure can follow: a first-order loss near that cell. The lowerings keep it
-  there: η = 0 at the bottom and upwards η_{i+1} = d_i (1 − η_i/c_i)₊ (each cell covered exactly) until this meets
-  the smooth choice, and η_top = U_top and downwards η_i = c_i (1 − η_{i+1}/d_i)₊. A deficit confined to a few
-  cells moves a k-fold δ by O(Δ²). A construction that rounds mass down at the bottom of the grid instead (the
-  groups below) loses mean, which lowers u at every t below it and moves δ_k by about k times that mean.
+  minus the chord gap, so a lowering at a grid point lowers u_{Z_lo} only on the two cells beside it, with two
+  exceptions: a lowering at the bottom point (the left ray then lies lower too: u drops at every t below, a loss
+  of mean) and a point lowered by all of U_i (φ = 0 from there up: the tail above is lost). Over a smooth part of
+  the law η_i ≈ c_i d_i/(c_i + d_i) ≈ h_i m_i/4, O(Δ²) per cell (:func:`_lowerings` splits each cell's cover
+  between its ends by the potentials there and takes the mean of the two cells' demands at each point). At an
+  edge of the law (the subsampled Gaussian's Y >= 1 − q in the remove direction, Y <= 1/(1 − q) in the add
+  direction) the mass piles up inside one cell, u_Y bends sharply inside it, and no grid measure can follow: a
+  first-order loss near that cell. The lowerings keep it there: from the bottom, η_0 = 0 and η_{i+1} = d_i (1 −
+  η_i/c_i)₊ (each cell covered exactly, and always within the room the left ray leaves) until the smooth choice
+  fits that room; from the top, η_top = U_top and η_i = c_i (1 − η_{i+1}/d_i)₊ downwards. A deficit confined to a
+  few cells moves a k-fold δ by O(Δ²). Rounding mass down at the bottom of the grid instead (the groups below)
+  loses mean, which moves δ_k by about k times that mean.
 
   *Certification.* The lowerings are floats (exact dyadics): any choice is valid, only the tightness depends on
   it. The points U_i − η_i are balls; the minorant is built in balls, a point kept only where convexity is proved
