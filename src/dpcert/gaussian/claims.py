@@ -15,7 +15,7 @@ by dpcert.
   them, δ = 1e-5): the README's printed ε = 2.92 at σ = 1.12 (Mironov's [Mir17] conversion) reproduces over integer
   orders, and the issue's setting σ = 1.1 has the certified RDP ε below (CKS conversion, every order <= 10^4).
   The tight ε of the same run (PLD, both neighbouring directions) is certified in [2.3791, 2.3797] (resolution
-  8192; the claim's default resolution 4096 gives [2.37486, 2.38016]): the claims state ε <= 2.381 and
+  8192; the claim's default resolution 4096 gives [2.37850, 2.38016]): the claims state ε <= 2.381 and
   ε >= 2.374 (slow: about 25 s).
 * opacus#643: Opacus' GDP (CLT) accountant's ε = 1.83 for σ = 3, q = 0.2, 50 steps, δ = 1/48000 is not a bound:
   the certified δ(1.83) is in [5.208e-5, 5.261e-5], 2.5x the target (expected REFUTED), and the certified tight ε
