@@ -82,9 +82,9 @@ EXPECTED_OUTPUT = {
         "certified delta there is 41.5x the target (unsafe); dpcert's safe sigma is 7.48700946799",
         "Tight PLD band",
         # the tight band (tests/gaussian/test_pld.py: exact one-step delta, q = 1 Gaussian, mpmath quadrature), by
-        # dpcert.enclose within its width and time budget (narrower than the ball path's [2.37486, 2.38016]);
+        # dpcert.enclose within its width and time budget (narrower than the ball path's [2.37850, 2.38016]);
         # dp-accounting's float PLD estimate inside it, the certified RDP bound above it
-        "14040 steps: certified tight eps in [2.37486, 2.38009]; certified RDP bound 2.594818; "
+        "14040 steps: certified tight eps in [2.37849, 2.38009]; certified RDP bound 2.594818; "
         "dp-accounting PLD 2.379644 (inside)",
     ],
     "br_figure1.ipynb": [

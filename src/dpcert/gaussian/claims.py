@@ -15,7 +15,7 @@ by dpcert.
   them, δ = 1e-5): the README's printed ε = 2.92 at σ = 1.12 (Mironov's [Mir17] conversion) reproduces over integer
   orders, and the issue's setting σ = 1.1 has the certified RDP ε below (CKS conversion, every order <= 10^4).
   The tight ε of the same run (PLD, both neighbouring directions) is certified in [2.3791, 2.3797] (resolution
-  8192; the claim's default resolution 4096 gives [2.37486, 2.38016]): the claims state ε <= 2.381 and
+  8192; the claim's default resolution 4096 gives [2.37850, 2.38016]): the claims state ε <= 2.381 and
   ε >= 2.374 (slow: about 25 s).
 * Opacus' GDP accountant at the MNIST setting (σ = 1.1, 14040 steps, δ = 1e-5) reports ε = 2.3222268073411425:
   below the certified tight ε [2.3791, 2.3797]; the certified δ at that ε is 1.48x the target (expected REFUTED,

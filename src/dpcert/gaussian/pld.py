@@ -7,8 +7,8 @@ whose modules carry the proofs. This module holds DP-SGD's drivers and quantitie
 ``dpsgd.sigma``) and keeps the names it always had (``step_measures``, ``compose``, ``both_directions``,
 ``delta_enclosure``, …) as thin forms of the engine's.
 
-The upper end converges like Δ², the lower one mostly so (its meeting group's slack is a first-order loss,
-:mod:`dpcert.pld.discretise`); ``n = 1/Δ`` is the resolution reported. When the starting grid would not fit
+Both ends converge like Δ² (the lower one's loss at the edge Y >= 1 − q stays local, :mod:`dpcert.pld.discretise`);
+``n = 1/Δ`` is the resolution reported. When the starting grid would not fit
 :data:`MAX_CELLS` (a tiny q with a small σ: a long loss range), coarser grids are tried.
 
 References:

@@ -51,8 +51,8 @@ _ATOM_DENOMINATOR = 2**12
 
 def _on_atoms(loss: LaplaceLoss, n: int) -> int:
     """n raised to a multiple of the denominator of r = Δ/b (times a power of two), so that the atoms at ±r are grid
-    points: an atom inside a cell can only be rounded down by the lower construction (a first-order loss), one on
-    a grid point is kept exactly. Left as it is for a denominator above :data:`_ATOM_DENOMINATOR`."""
+    points: an atom inside a cell costs the lower construction a first-order deficit near it, one on a grid point
+    is kept exactly. Left as it is for a denominator above :data:`_ATOM_DENOMINATOR`."""
     den = loss.r.denominator
     if den == 1 or den > _ATOM_DENOMINATOR:
         return n
