@@ -54,8 +54,8 @@ def test_mixed_or_partial_inputs_are_refused_in_one_line():
 
 
 def test_the_trained_form_is_the_rate_form():
-    a = dpsgd_eps(sigma="1", delta="1e-3", epochs=1, batch_size=1, n=100, seconds=30).enclosure
-    b = dpsgd_eps("0.01", "1", 100, "1e-3", seconds=30).enclosure
+    a = dpsgd_eps(sigma="1", delta="1e-3", epochs=1, batch_size=2, n=100, seconds=30).enclosure
+    b = dpsgd_eps("0.02", "1", 50, "1e-3", seconds=30).enclosure
     assert a == b
 
 
@@ -75,33 +75,66 @@ def test_fixed_replace_one_at_full_batch_is_the_gaussian_at_sensitivity_2():
     assert enc.lo <= Fraction(str(exact)) <= enc.hi and enc.rel_width() < 0.01
 
 
-def test_replace_one_upper_end_is_above_the_realised_pairs_peer_values():
-    """The proved pair's certified upper end is >= what any realised pair gives: dp-accounting's optimistic PLD
-    of its replace-one mirror pair (realised by the record +-e, others 0) and of the fixed-size pair (shift 2)."""
+def _dpa_eps(sigma, q, k, delta, pessimistic, relation="ADD_OR_REMOVE_ONE"):
     dpa = pytest.importorskip("dp_accounting")
     from dp_accounting.pld import privacy_loss_distribution as pld
 
-    q, sigma, k, delta = 0.05, 2.0, 50, 1e-5
-    enc = dpsgd_eps("0.05", "2", k, "1e-5", neighboring="replace_one", seconds=30).enclosure
-    mirror = pld.from_gaussian_mechanism(
+    p = pld.from_gaussian_mechanism(
         sigma,
         sampling_prob=q,
-        pessimistic_estimate=False,
-        use_connect_dots=False,
+        pessimistic_estimate=pessimistic,
+        use_connect_dots=pessimistic,
         value_discretization_interval=1e-4,
-        neighboring_relation=dpa.NeighboringRelation.REPLACE_ONE,
+        neighboring_relation=getattr(dpa.NeighboringRelation, relation),
     ).self_compose(k)
-    assert enc.hi >= Fraction(mirror.get_epsilon_for_delta(delta))
+    return Fraction(p.get_epsilon_for_delta(delta))
+
+
+def test_poisson_replace_one_lower_end_is_dp_accountings_mirror_pair():
+    """The lower end composes the realised mirror pair: it lies below dp-accounting's pessimistic estimate of that
+    pair, and the pair's own certified enclosure meets dp-accounting's [optimistic, pessimistic] bracket."""
+    from dpcert.gaussian.pld import both_directions
+    from dpcert.pld.accountant import eps_enclosure
+
+    q, sigma, k, delta = 0.05, 2.0, 50, 1e-5
+    enc = dpsgd_eps("0.05", "2", k, "1e-5", neighboring="replace_one", seconds=30).enclosure
+    pess = _dpa_eps(sigma, q, k, delta, True, "REPLACE_ONE")
+    opt = _dpa_eps(sigma, q, k, delta, False, "REPLACE_ONE")
+    assert enc.lo <= pess and opt <= enc.hi
+    comps = both_directions(Fraction(1, 20), Fraction(2), k, 2048, 1e-22, None, "poisson", "replace_one", "lower")
+    mirror = eps_enclosure(comps, Fraction(1, 10**5), 1e-6)
+    assert mirror.lo <= pess and opt <= mirror.hi and mirror.rel_width() < 0.01
+    # the upper end is the proved fixed-size pair's: the same for both samplers, and above the mirror pair
     fixed = dpsgd_eps("0.05", "2", k, "1e-5", sampling="fixed", neighboring="replace_one", seconds=30).enclosure
-    assert fixed == enc  # one proved pair for both samplers
-    remove2 = pld.from_gaussian_mechanism(
-        sigma / 2,
-        sampling_prob=q,
-        pessimistic_estimate=False,
-        use_connect_dots=False,
-        value_discretization_interval=1e-4,
-    ).self_compose(k)
-    assert fixed.hi >= Fraction(remove2.get_epsilon_for_delta(delta))
+    assert fixed.hi == enc.hi and mirror.hi <= enc.hi
+
+
+def test_fixed_replace_one_lower_end_is_the_realised_shift_2_pair():
+    q, sigma, k, delta = 0.05, 2.0, 50, 1e-5
+    enc = dpsgd_eps("0.05", "2", k, "1e-5", sampling="fixed", neighboring="replace_one", seconds=30).enclosure
+    # dp-accounting's remove pair at sigma/2 (shift 2 at sigma): its estimates bracket the lower end's pair
+    assert enc.lo <= _dpa_eps(sigma / 2, q, k, delta, True)
+    assert _dpa_eps(sigma / 2, q, k, delta, False) <= enc.hi
+
+
+def test_the_symmetrised_pair_has_the_remove_pairs_delta_above_eps_0():
+    """Lemma 3: for eps >= 0 the symmetrised pair's delta is the base pair's; one step against the closed form
+    P(L > eps) - e^eps Q(L > eps) of the shift-2 remove pair, in mpmath."""
+    from dpcert.gaussian.sampling import SymmetrisedLoss
+    from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss
+    from dpcert.pld.accountant import compose_directions, delta_enclosure
+
+    mpmath.mp.dps = 30
+    q, s, e = mpmath.mpf("0.2"), mpmath.mpf("0.5"), mpmath.mpf("0.5")
+    x = s**2 * mpmath.log((mpmath.e**e - (1 - q)) / q) + mpmath.mpf(1) / 2
+    exact = (1 - q) * mpmath.ncdf(-x / s) + q * mpmath.ncdf(-(x - 1) / s) - mpmath.e**e * mpmath.ncdf(-x / s)
+    loss = SymmetrisedLoss(SubsampledGaussianLoss("remove", Fraction(1, 5), Fraction(1, 2)))
+    enc = delta_enclosure(compose_directions([loss], 1, 1024, 1e-25), Fraction(1, 2))
+    assert enc.lo <= Fraction(str(exact)) <= enc.hi and enc.rel_width() < 1e-3
+    # below eps = 0 its curve is the mirrored one (Lemma 3): H_a = 1 - a + a H_{1/a}
+    lo = delta_enclosure(compose_directions([loss], 1, 1024, 1e-25), Fraction(-1, 2))
+    a = mpmath.e ** mpmath.mpf("-0.5")
+    assert lo.lo <= Fraction(str(1 - a + a * exact)) <= lo.hi
 
 
 def test_shuffle_bracket_ends_are_the_two_gaussian_closed_forms():
@@ -164,6 +197,18 @@ def test_a_schedule_lies_within_dp_accountings_bracket():
     one = dpsgd_schedule_eps([("0.02", "1.1", 100), ("0.02", "1.1", 100)], "1e-5", seconds=30).enclosure
     plain = dpsgd_eps("0.02", "1.1", 200, "1e-5", seconds=30).enclosure
     assert one.lo <= plain.hi and plain.lo <= one.hi
+
+
+@pytest.mark.slow
+def test_the_mnist_replace_one_mirror_pair_contains_dp_accountings_4p2175():
+    from dpcert.gaussian.pld import both_directions
+    from dpcert.pld.accountant import eps_enclosure
+
+    comps = both_directions(
+        Fraction(256, 60000), Fraction(11, 10), 14040, 2048, 1e-22, None, "poisson", "replace_one", "lower"
+    )
+    mirror = eps_enclosure(comps, Fraction(1, 10**5), 1e-6)
+    assert mirror.lo <= Fraction("4.2175") <= mirror.hi
 
 
 @pytest.mark.slow

@@ -22,9 +22,10 @@ _NEIGHBOURS = "add/remove one, Poisson sampling (both directions, the max)"
 
 _RELATIONS = {
     ("poisson", "add_remove"): _NEIGHBOURS,
-    ("poisson", "replace_one"): "replace one, Poisson sampling (a proved pair at shift 2, symmetrised: looser than "
-    "dp-accounting's mirror pair, which is realised but not proved to dominate)",
-    ("fixed", "replace_one"): "replace one, fixed-size batches without replacement (the proved symmetrised pair)",
+    ("poisson", "replace_one"): "replace one, Poisson sampling (lower end: dp-accounting's mirror pair, realised; "
+    "upper end: the proved fixed-size pair, looser: the mirror pair is not proved to dominate)",
+    ("fixed", "replace_one"): "replace one, fixed-size batches without replacement (lower end: the realised pair; "
+    "upper end: its proved symmetrisation)",
     ("shuffle", "replace_one"): "replace one, shuffled disjoint batches (bracket: realised epoch-sum lower bound, "
     "no-amplification upper bound; closed form)",
 }

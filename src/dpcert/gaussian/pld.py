@@ -32,7 +32,15 @@ from dpcert.arith.exact import Exact, as_fraction, fraction_to_decimal
 from dpcert.core.params import choice, integer, probability, real
 from dpcert.core.quantity import Quantity
 from dpcert.errors import InvalidParameter
-from dpcert.gaussian.sampling import NEIGHBORINGS, SAMPLINGS, SymmetrisedLoss, as_steps, check_relation, shuffle_layout
+from dpcert.gaussian.sampling import (
+    NEIGHBORINGS,
+    SAMPLINGS,
+    MirrorLoss,
+    SymmetrisedLoss,
+    as_steps,
+    check_relation,
+    shuffle_layout,
+)
 from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss
 from dpcert.gaussian.sgm_loss import directions as _poisson_directions
 from dpcert.pld.accountant import (
@@ -153,9 +161,13 @@ def start_resolution(q: Fraction, sigma: Fraction, steps: int) -> int:
     return max(64, min(int(2 ** math.ceil(math.log2(n))), 2**22))
 
 
-def directions(q: Fraction, sigma: Fraction, sampling: str = "poisson", neighboring: str = "add_remove") -> list:
-    """The dominating directions of one step (:mod:`dpcert.gaussian.sampling`): add/remove with Poisson sampling,
-    the remove and add pairs; replace-one (Poisson or fixed size), the symmetrised pair of rate q at shift 2.
+def directions(
+    q: Fraction, sigma: Fraction, sampling: str = "poisson", neighboring: str = "add_remove", which: str = "upper"
+) -> list:
+    """The directions of one step (:mod:`dpcert.gaussian.sampling`). Add/remove with Poisson sampling: the remove
+    and add pairs, tight (``which`` does not matter). Replace-one: ``which="upper"`` the proved dominating pair
+    (symmetrised, rate q, shift 2), ``which="lower"`` the realised pair whose composition no valid ε can be below
+    (Poisson: dp-accounting's mirror pair; fixed size: the shift-2 remove pair).
 
     Raises:
         InvalidParameter: for a relation the sampler's analysis does not cover, or ``shuffle`` (no PLD: closed form).
@@ -165,7 +177,39 @@ def directions(q: Fraction, sigma: Fraction, sampling: str = "poisson", neighbor
         raise InvalidParameter("sampling", sampling, "poisson or fixed for the PLD accountant (shuffle: closed form)")
     if neighboring == "add_remove":
         return _poisson_directions(q, sigma)
+    if which == "lower":
+        if sampling == "poisson":
+            return [MirrorLoss(q, sigma)]
+        return [SubsampledGaussianLoss("remove", q, sigma / 2)]
     return [SymmetrisedLoss(SubsampledGaussianLoss("remove", q, sigma / 2))]
+
+
+def tight(neighboring: str) -> bool:
+    """Whether one pair both dominates and is realised (add/remove), so that one composition gives both ends."""
+    return neighboring == "add_remove"
+
+
+def refine_bounds(
+    solve: Callable[[int, float, str], Enclosure],
+    neighboring: str,
+    n0: int,
+    rel_tol: float,
+    seconds: float,
+    progress: Progress,
+    tail_of: Callable[[Enclosure, float], float],
+) -> PldResult:
+    """:func:`dpcert.pld.accountant.refining` of ``solve(n, tail, which)``: once (``which="both"``) for a tight
+    relation; else the lower end (the realised pair's, ``"lower"``) and the upper end (the dominating pair's,
+    ``"upper"``) refined each on half the budget, the result [lower's lower end, upper's upper end] (its width
+    holds the gap between the two pairs, which no resolution closes; ``reached`` says both ends were narrowed)."""
+    if tight(neighboring):
+        return refining(lambda n, t: solve(n, t, "both"), n0, rel_tol, seconds, progress, tail_of, TAIL0)
+    lo = refining(lambda n, t: solve(n, t, "lower"), n0, rel_tol, seconds / 2, progress, tail_of, TAIL0)
+    hi = refining(lambda n, t: solve(n, t, "upper"), n0, rel_tol, seconds / 2, progress, tail_of, TAIL0)
+    reached = lo.reached and hi.reached
+    limited = "width" if reached else (hi.limited_by if not hi.reached else lo.limited_by)
+    enc = Enclosure(lo.enclosure.lo, hi.enclosure.hi)
+    return PldResult(enc, hi.resolution, lo.seconds + hi.seconds, reached, lo.runs + hi.runs, limited)
 
 
 def _noise(sigma: Fraction, neighboring: str) -> Fraction:
@@ -189,7 +233,7 @@ def fitting_start(
     """
     try:
         return fitting_resolution(
-            directions(q, sigma, sampling, neighboring),
+            directions(q, sigma, sampling, neighboring) + directions(q, sigma, sampling, neighboring, "lower"),
             start_resolution(q, _noise(sigma, neighboring), steps),
             tail / steps,
             max_cells,
@@ -207,15 +251,16 @@ def both_directions(
     progress: Callable[[str], None] | None = None,
     sampling: str = "poisson",
     neighboring: str = "add_remove",
+    which: str = "upper",
 ) -> list[Composed]:
-    """The k-fold compositions of both directions (remove, then add; replace-one: its one symmetric direction) at
-    resolution n.
+    """The k-fold compositions of both directions (remove, then add; replace-one: the ``which`` pair,
+    :func:`directions`) at resolution n.
 
     Both are always computed: that remove dominates add is not proved (docs/derivations/gaussian.md#sgm-directions).
     ``tail`` is the P-mass each side of one step's grid may leave out (all steps) and, divided by the number of
     products, each window's.
     """
-    return compose_directions(directions(q, sigma, sampling, neighboring), steps, n, tail, progress)
+    return compose_directions(directions(q, sigma, sampling, neighboring, which), steps, n, tail, progress)
 
 
 # ----------------------------------------------------------------------------------------------- quantities
@@ -331,11 +376,11 @@ def dpsgd_delta(
     _check_q(qq)
     _check_sigma(qq, s)
 
-    def solve(n: int, tail: float) -> Enclosure:
-        return delta_enclosure(both_directions(qq, s, k, n, tail, progress, sa, ne), e)
+    def solve(n: int, tail: float, which: str) -> Enclosure:
+        return delta_enclosure(both_directions(qq, s, k, n, tail, progress, sa, ne, which), e)
 
     start = fitting_start(qq, s, k, TAIL0, START_CELLS, sa, ne)
-    return refining(solve, start, rel_tol, seconds, progress, _tail_of(rel_tol), TAIL0)
+    return refine_bounds(solve, ne, start, rel_tol, seconds, progress, _tail_of(rel_tol))
 
 
 def _given(**kw: Any) -> dict[str, Any]:
@@ -401,16 +446,16 @@ def dpsgd_eps(
     _check_q(qq)
     _check_sigma(qq, s)
 
-    def solve(n: int, tail: float) -> Enclosure:
+    def solve(n: int, tail: float, which: str) -> Enclosure:
         # the ε search is cheap (probes reuse the compositions): never let it, rather than the grid, set the width
-        comps = both_directions(qq, s, k, n, tail, progress, sa, ne)
+        comps = both_directions(qq, s, k, n, tail, progress, sa, ne, which)
         return eps_enclosure(comps, d, min(rel_tol, EPS_SEARCH_TOL))
 
     def tail(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)
 
     start = fitting_start(qq, s, k, TAIL0, START_CELLS, sa, ne)
-    return refining(solve, start, rel_tol, seconds, progress, tail, TAIL0)
+    return refine_bounds(solve, ne, start, rel_tol, seconds, progress, tail)
 
 
 def _sigma_guess(q: Fraction, steps: int, eps: Fraction, delta: Fraction) -> float:
@@ -484,10 +529,18 @@ def dpsgd_sigma(
     tail = float(d) * rel_tol / 1000
     n0 = fitting_start(qq, Fraction(guess).limit_denominator(1000), k, tail, START_CELLS, sa, ne)
 
-    def at(s: Fraction, n: int) -> list[Composed]:
-        return both_directions(qq, s, k, n, tail, None, sa, ne)
+    def at(which: str) -> Callable[[Fraction, int], list[Composed]]:
+        return lambda s, n: both_directions(qq, s, k, n, tail, None, sa, ne, which)
 
-    return calibrate(at, e, d, guess, n0, rel_tol, seconds, progress, name="sigma")
+    if tight(ne):
+        return calibrate(at("both"), e, d, guess, n0, rel_tol, seconds, progress, name="sigma")
+    # σ_hi from the dominating pair (δ <= target proved), σ_lo from the realised pair (δ > target proved)
+    hi = calibrate(at("upper"), e, d, guess, n0, rel_tol, seconds / 2, progress, name="sigma")
+    lo = calibrate(at("lower"), e, d, guess, n0, rel_tol, seconds / 2, progress, name="sigma")
+    reached = lo.reached and hi.reached
+    limited = "width" if reached else (hi.limited_by if not hi.reached else lo.limited_by)
+    enc = Enclosure(lo.enclosure.lo, hi.enclosure.hi)
+    return PldResult(enc, hi.resolution, lo.seconds + hi.seconds, reached, lo.runs + hi.runs, limited)
 
 
 def _parsed(q: Any, sigma: Any, steps: Any) -> tuple[Fraction, Fraction, int]:
@@ -498,7 +551,7 @@ def _level_resolution(q: Fraction, s: Fraction, k: int, level: int, tail: float,
     """The starting resolution times 2^level, halved back while one step's grid does not fit."""
     try:
         start = fitting_start(q, s, k, tail, MAX_CELLS, sa, ne) * 2**level
-        return fitting_resolution(directions(q, s, sa, ne), start, tail / k)
+        return fitting_resolution(directions(q, s, sa, ne) + directions(q, s, sa, ne, "lower"), start, tail / k)
     except GridTooLarge as err:
         raise _too_long(q, s, err) from None
 
@@ -509,15 +562,22 @@ def _delta_at_level(q: Fraction, s: Fraction, k: int, eps: Fraction, level: int,
     if sa == "shuffle":
         return _shuffle_delta(q, s, k, eps)
     n = _level_resolution(q, s, k, level, TAIL0, sa, ne)
-    return delta_enclosure(both_directions(q, s, k, n, TAIL0, None, sa, ne), eps)
+    hi = delta_enclosure(both_directions(q, s, k, n, TAIL0, None, sa, ne), eps)
+    if tight(ne):
+        return hi
+    return Enclosure(delta_enclosure(both_directions(q, s, k, n, TAIL0, None, sa, ne, "lower"), eps).lo, hi.hi)
 
 
 @functools.lru_cache(maxsize=32)
 def _eps_at_level(q: Fraction, s: Fraction, k: int, delta: Fraction, level: int, sa: str, ne: str) -> Enclosure:
     if sa == "shuffle":
         return _shuffle_eps(q, s, k, delta)
-    n = _level_resolution(q, s, k, level, float(delta) * 1e-6, sa, ne)
-    return eps_enclosure(both_directions(q, s, k, n, float(delta) * 1e-6, None, sa, ne), delta, 1e-4)
+    tail = float(delta) * 1e-6
+    n = _level_resolution(q, s, k, level, tail, sa, ne)
+    hi = eps_enclosure(both_directions(q, s, k, n, tail, None, sa, ne), delta, 1e-4)
+    if tight(ne):
+        return hi
+    return Enclosure(eps_enclosure(both_directions(q, s, k, n, tail, None, sa, ne, "lower"), delta, 1e-4).lo, hi.hi)
 
 
 @functools.lru_cache(maxsize=32)

@@ -59,12 +59,14 @@ own swap (Ŵ(α) = 1 − α + αŴ(1/α)), so one direction is computed (:class:
 symmetrisation of Dong–Roth–Su's subsampling theorem (their C_γ(f) = min{f_γ, f_γ⁻¹}**) for the fixed-size
 sampler, proved here for both samplers.
 
-*How tight.* For a fixed batch size it is the right pair up to the symmetrisation: with every other gradient −e,
-the record e in D and −e in D′, the batch sums are −be (record out) and −(b − 2)e or −be (record in), so one step
-of (D, D′) is exactly (W_P, W_Q), and the k-fold product of (W_P, W_Q) is a realised lower bound. For Poisson
-sampling it is **looser**: dp-accounting's replace-one pair ((1 − q)N(0) + qN(−1), (1 − q)N(0) + qN(1)) is realised
-(the record ±e, the others 0), hence a lower bound, but that it dominates every pair of clipped gradients is not
-proved here; the certified upper end uses the proved pair, about twice its ε at DP-SGD's settings.
+*How tight, and the lower end.* Under replace-one the dpsgd drivers report [the realised pair's certified lower
+end, the proved pair's certified upper end]: the true ε of the worst pair of datasets lies in it. For a fixed batch
+size the realised pair is (W_P, W_Q) itself: with every other gradient −e, the record e in D and −e in D′, the batch
+sums are −be (record out) and −(b − 2)e or −be (record in), so each step of (D, D′) is exactly (W_P, W_Q); the gap
+is the symmetrisation's only. For Poisson sampling the realised pair is dp-accounting's replace-one pair
+((1 − q)N(0) + qN(1), (1 − q)N(0) + qN(−1)) (:class:`MirrorLoss`; the record ±e, every other gradient 0); that it
+dominates every pair of clipped gradients is not proved here, so the proved upper end, that of the fixed-size pair,
+is **looser** (at the MNIST setting [4.2146, 18.44] where dp-accounting reports 4.2175 from the mirror pair).
 
 **Shuffling (disjoint batches of b each epoch, T = n/b steps an epoch, E epochs), replace-one.** *Upper end*:
 within an epoch the differing record is in exactly one batch, the other batches being the same under D and D′ given
@@ -86,20 +88,23 @@ References:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
 from flint import arb
 
+from dpcert.arith.ball import ball
 from dpcert.core.params import integer
 from dpcert.errors import InvalidParameter
-from dpcert.pld.loss import PrivacyLoss
+from dpcert.pld.loss import PrivacyLoss, solve_switch
 
 __all__ = [
     "SAMPLINGS",
     "NEIGHBORINGS",
     "SymmetrisedLoss",
+    "MirrorLoss",
     "steps_of",
     "as_steps",
     "check_relation",
@@ -141,6 +146,63 @@ class SymmetrisedLoss(PrivacyLoss):
 
     def loss_variance(self) -> float:
         return self.base.loss_variance()
+
+
+class MirrorLoss(PrivacyLoss):
+    """dp-accounting's replace-one pair of Poisson sampling, P = (1 − q)N(0, σ²) + qN(1, σ²), Q = (1 − q)N(0, σ²) +
+    qN(−1, σ²): realised (the record e in D, −e in D′, every other gradient 0), so its composition is a certified
+    *lower* bound of a Poisson replace-one run; its domination is not proved here (module docstring).
+
+    With a = e^{−1/(2σ²)} and z = e^{x/σ²}, dP/dQ = ((1 − q) + qaz)/((1 − q) + qa/z) is increasing in x, and L >= l
+    iff z >= z_l, the positive root of qa·z² + (1 − q)(1 − e^l)·z − qa·e^l = 0 (taken as 2qa·e^l/(B + √(B² +
+    4q²a²e^l)) when B = (1 − q)(1 − e^l) > 0, so that no difference cancels). Then Q(L >= l) = (1 − q)Φ̄(x_l/σ) +
+    qΦ̄((x_l + 1)/σ) and P(L >= l) = (1 − q)Φ̄(x_l/σ) + qΦ̄((x_l − 1)/σ), x_l = σ² log z_l; no atoms.
+    """
+
+    def __init__(self, q: Fraction, sigma: Fraction, name: str = "replace (realised)") -> None:
+        self.q, self.sigma, self.name = Fraction(q), Fraction(sigma), name
+
+    def survivals(self, n: int, i_lo: int, i_hi: int) -> tuple[list[arb], list[arb]]:
+        sg, bq = ball(self.sigma), ball(self.q)
+        one_q = 1 - bq
+        a = (-1 / (2 * sg * sg)).exp()
+        s2 = arb(2).sqrt()
+        step = ball(Fraction(1, n))
+        sq, sp = [], []
+        for i in range(i_lo, i_hi + 1):
+            el = (i * step).exp()
+            b = -one_q * (i * step).expm1()  # (1 − q)(1 − e^l)
+            root = (b * b + 4 * bq * bq * a * a * el).sqrt()
+            z = (-b + root) / (2 * bq * a) if i >= 0 else 2 * bq * a * el / (b + root)
+            x = sg * sg * z.log()
+            phibar = [((x + c) / (sg * s2)).erfc() / 2 for c in (0, 1, -1)]
+            sq.append(one_q * phibar[0] + bq * phibar[1])
+            sp.append(one_q * phibar[0] + bq * phibar[2])
+        return sq, sp
+
+    def _x(self, lv: float) -> float:
+        qf, s = float(self.q), float(self.sigma)
+        a = math.exp(-1 / (2 * s * s))
+        b = (1 - qf) * -math.expm1(lv)
+        root = math.sqrt(b * b + 4 * qf * qf * a * a * math.exp(lv))
+        z = (-b + root) / (2 * qf * a) if lv >= 0 else 2 * qf * a * math.exp(lv) / (b + root)
+        return s * s * math.log(z)
+
+    def grid_range(self, n: int, tail: float) -> tuple[int, int]:
+        from scipy import special
+
+        s = float(self.sigma)
+        lt = math.log(tail)
+
+        def small_above(lv: float) -> bool:  # P(L >= lv) <= tail (its q-part dominates far out)
+            return float(special.log_ndtr(-(self._x(lv) - 1) / s)) <= lt
+
+        hi = solve_switch(small_above, 0.0, 700.0)
+        return -math.ceil(n * hi) - 1, math.ceil(n * hi) + 1
+
+    def loss_variance(self) -> float:
+        s = float(self.sigma)
+        return 4 * float(self.q) ** 2 * math.expm1(min(1 / (s * s), 700))
 
 
 def _nearest(target: int, ok: Any, limit: int = 10**6) -> list[int]:

@@ -6,7 +6,8 @@ at every step (under add/remove, D ⊃ D′ is "remove" throughout), so each dir
 by stage: the k_i-fold composition of stage i (:func:`dpcert.pld.compose.compose`) and then the compositions of
 the stages combined (:func:`dpcert.pld.compose.combine`, whose error bookkeeping is proved there), all on one grid;
 δ(ε) is the largest direction's, and ε(δ) its certified inverse (:mod:`dpcert.pld.accountant`). The pairs of each
-stage are those of :mod:`dpcert.gaussian.sampling` (the same sampler and relation for the whole run).
+stage are those of :mod:`dpcert.gaussian.sampling` (the same sampler and relation for the whole run; under
+replace-one the lower end composes the realised pairs and the upper end the proved dominating ones).
 
 References:
     Composition of dominating pairs: Y. Zhu, J. Dong, Y.-X. Wang, AISTATS 2022 (arXiv 2106.08567).
@@ -31,8 +32,9 @@ from dpcert.gaussian.pld import (
     _relation,
     directions,
     fitting_start,
+    refine_bounds,
 )
-from dpcert.pld.accountant import EPS_SEARCH_TOL, Progress, compose_directions, delta_enclosure, eps_enclosure, refining
+from dpcert.pld.accountant import EPS_SEARCH_TOL, Progress, compose_directions, delta_enclosure, eps_enclosure
 from dpcert.pld.compose import Composed, combine
 
 __all__ = ["dpsgd_schedule_eps", "dpsgd_schedule_delta", "MAX_STAGES"]
@@ -63,9 +65,17 @@ def _stages(stages: Sequence[Any]) -> list[tuple[Fraction, Fraction, int]]:
 
 
 def _compositions(
-    stages: list[tuple[Fraction, Fraction, int]], n: int, tail: float, sa: str, ne: str, progress: Progress
+    stages: list[tuple[Fraction, Fraction, int]],
+    n: int,
+    tail: float,
+    sa: str,
+    ne: str,
+    progress: Progress,
+    which: str = "upper",
 ) -> list[Composed]:
-    per_stage = [compose_directions(directions(q, s, sa, ne), k, n, tail / len(stages), progress) for q, s, k in stages]
+    per_stage = [
+        compose_directions(directions(q, s, sa, ne, which), k, n, tail / len(stages), progress) for q, s, k in stages
+    ]
     total = sum(k for _, _, k in stages)
     out = []
     for d in range(len(per_stage[0])):
@@ -101,10 +111,10 @@ def dpsgd_schedule_delta(
     if sa == "shuffle":
         raise InvalidParameter("sampling", sa, "poisson or fixed for a schedule")
 
-    def solve(n: int, tail: float) -> Enclosure:
-        return delta_enclosure(_compositions(st, n, tail, sa, ne, progress), e)
+    def solve(n: int, tail: float, which: str) -> Enclosure:
+        return delta_enclosure(_compositions(st, n, tail, sa, ne, progress, which), e)
 
-    return refining(solve, _start(st, sa, ne), rel_tol, seconds, progress, lambda enc, prev: prev, TAIL0)
+    return refine_bounds(solve, ne, _start(st, sa, ne), rel_tol, seconds, progress, lambda enc, prev: prev)
 
 
 def dpsgd_schedule_eps(
@@ -128,10 +138,10 @@ def dpsgd_schedule_eps(
     if sa == "shuffle":
         raise InvalidParameter("sampling", sa, "poisson or fixed for a schedule")
 
-    def solve(n: int, tail: float) -> Enclosure:
-        return eps_enclosure(_compositions(st, n, tail, sa, ne, progress), d, min(rel_tol, EPS_SEARCH_TOL))
+    def solve(n: int, tail: float, which: str) -> Enclosure:
+        return eps_enclosure(_compositions(st, n, tail, sa, ne, progress, which), d, min(rel_tol, EPS_SEARCH_TOL))
 
     def tail(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)
 
-    return refining(solve, _start(st, sa, ne), rel_tol, seconds, progress, tail, TAIL0)
+    return refine_bounds(solve, ne, _start(st, sa, ne), rel_tol, seconds, progress, tail)
