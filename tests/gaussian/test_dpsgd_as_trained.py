@@ -41,8 +41,8 @@ def test_a_fractional_step_count_is_refused_naming_nearest_whole_inputs():
     assert "14062.5" in msg and "epochs=56 or 64" in msg and "batch_size=250 or 288" in msg
     # brute force: the named neighbours are the nearest whole ones
     assert [e for e in range(50, 70) if e * 60000 % 256 == 0] == [56, 64]
-    assert min((b for b in range(257, 400) if 3_600_000 % b == 0)) == 288
-    assert max((b for b in range(1, 256) if 3_600_000 % b == 0)) == 250
+    assert min(b for b in range(257, 400) if 3_600_000 % b == 0) == 288
+    assert max(b for b in range(1, 256) if 3_600_000 % b == 0) == 250
 
 
 def test_mixed_or_partial_inputs_are_refused_in_one_line():
@@ -244,3 +244,20 @@ def test_cli_json_states_the_relation_and_the_run_as_trained(capsys):
     assert main(["dpsgd", "delta", "q=0.01", "sigma=1", "steps=10", "eps=0.1", "--json", "--quiet"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["quantity"] == "dpsgd.delta" and out["neighboring"] == "add_remove" and out["sampling"] == "poisson"
+
+
+def test_cli_sigma_by_rdp_brackets_dp_accountings_rdp_calibration(capsys):
+    """σ_hi is safe and σ_lo is not, by dp-accounting's RDP accountant (an independent float evaluation)."""
+    dpa = pytest.importorskip("dp_accounting")
+    args = ["dpsgd", "sigma", "--method", "rdp", "q=0.01", "steps=1000", "eps=2", "delta=1e-5", "--rel-tol", "1e-3"]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    lo, hi = float(Fraction(out["enclosure"]["lo"])), float(Fraction(out["enclosure"]["hi"]))
+    assert out["method"] == "rdp" and out["neighboring"] == "add_remove" and 0 < lo < hi < lo * 1.002
+
+    def rdp_eps(s):
+        acc = dpa.rdp.RdpAccountant(list(range(2, 257)))
+        acc.compose(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(s)), 1000)
+        return acc.get_epsilon(1e-5)
+
+    assert rdp_eps(hi) <= 2 + 1e-9 and rdp_eps(lo) > 2

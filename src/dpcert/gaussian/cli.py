@@ -190,9 +190,14 @@ def _cmd_sigma(a: argparse.Namespace) -> int:
     from dpcert.cli_support import parse_kv, print_json
     from dpcert.core.params import inputs_to_json
     from dpcert.core.vocabulary import resolve_aliases
+    from dpcert.errors import InvalidParameter
     from dpcert.gaussian.pld import DPSGD_SIGMA, dpsgd_sigma
 
     kv = parse_kv(a.inputs)
+    if a.method == "rdp":
+        return _sigma_rdp(a, kv)
+    if a.method != "pld":
+        raise InvalidParameter("--method", a.method, "pld (the tight PLD calibration, default) or rdp")
     parsed = DPSGD_SIGMA.parse(kv)  # every input checked before any work
     res = dpsgd_sigma(
         **resolve_aliases(kv, DPSGD_SIGMA.aliases), rel_tol=a.rel_tol, seconds=a.seconds, progress=_progress(a.quiet)
@@ -273,6 +278,54 @@ def _cmd_delta(a: argparse.Namespace) -> int:
     return 0
 
 
+def _sigma_rdp(a: argparse.Namespace, kv: dict[str, str]) -> int:
+    from dpcert.cli_support import print_json
+    from dpcert.core.params import choice, inputs_to_json, validate
+    from dpcert.gaussian.dpsgd_rdp import DPSGD_RDP_EPS, dpsgd_rdp_sigma
+    from dpcert.gaussian.pld import DPSGD_SIGMA
+
+    rdp = {k: kv.pop(k) for k in ("conversion", "max_order") if k in kv}
+    parsed = DPSGD_SIGMA.parse(kv)  # every input checked before any work
+    if (str(parsed["sampling"]), str(parsed["neighboring"])) != ("poisson", "add_remove"):
+        from dpcert.errors import InvalidParameter
+
+        raise InvalidParameter("--method", "rdp", "pld for sampling or neighboring other than poisson, add_remove")
+    extra = validate(
+        (choice("conversion", ("cks", "mironov"), default="cks"), DPSGD_RDP_EPS.params[5]), rdp, where=" (rdp)"
+    )
+    enc = dpsgd_rdp_sigma(
+        parsed["q"],
+        parsed["steps"],
+        parsed["eps"],
+        parsed["delta"],
+        conversion=str(extra["conversion"]),
+        max_order=extra["max_order"],
+        rel_tol=a.rel_tol,
+    )
+    if a.json:
+        print_json(
+            {
+                "quantity": "dpsgd.rdp.sigma",
+                "method": "rdp",
+                "inputs": inputs_to_json({**parsed, **extra}),
+                "enclosure": enc.to_json(20),
+                "safe_sigma": enc.to_json(20)["hi"],
+                "rel_tol": a.rel_tol,
+                **_relation_json(parsed, kv),
+                "reference": DPSGD_RDP_EPS.reference,
+            }
+        )
+        return 0
+    lo, hi = enc.decimal(12)
+    print(
+        f"DP-SGD noise calibration by RDP (Poisson q = {parsed['q'].given}, steps = {parsed['steps']}, "
+        f"eps = {parsed['eps'].given}, delta = {parsed['delta'].given}; {extra['conversion']} conversion, every "
+        f"integer order <= {extra['max_order']})"
+    )
+    print(f"sigma = {hi} is (eps, delta)-DP by RDP (certified); the least such sigma by RDP lies in [{lo}, {hi}]")
+    return 0
+
+
 def _common(p: argparse.ArgumentParser, seconds: float) -> None:
     from dpcert.cli_support import real_option, seconds_option
 
@@ -327,6 +380,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         nargs="*",
         metavar="name=value",
         help=_INPUTS.replace("sigma=<noise multiplier> ", "").replace("delta=", "eps=<>=0> delta="),
+    )
+    s.add_argument(
+        "--method", default="pld", help="pld (default: tight, both ends proved) or rdp (RDP calibration, certified)"
     )
     _common(s, 600.0)
     s.set_defaults(fn=_cmd_sigma)
