@@ -22,8 +22,7 @@ _NEIGHBOURS = "add/remove one, Poisson sampling (both directions, the max)"
 
 _RELATIONS = {
     ("poisson", "add_remove"): _NEIGHBOURS,
-    ("poisson", "replace_one"): "replace one, Poisson sampling (lower end: dp-accounting's mirror pair, realised; "
-    "upper end: the proved fixed-size pair, looser: the mirror pair is not proved to dominate)",
+    ("poisson", "replace_one"): "replace one, Poisson sampling (the mirror pair, realised and proved to dominate)",
     ("fixed", "replace_one"): "replace one, fixed-size batches without replacement (lower end: the realised pair; "
     "upper end: its proved symmetrisation)",
     ("shuffle", "replace_one"): "replace one, shuffled disjoint batches (bracket: realised epoch-sum lower bound, "

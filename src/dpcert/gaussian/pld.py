@@ -164,10 +164,10 @@ def start_resolution(q: Fraction, sigma: Fraction, steps: int) -> int:
 def directions(
     q: Fraction, sigma: Fraction, sampling: str = "poisson", neighboring: str = "add_remove", which: str = "upper"
 ) -> list:
-    """The directions of one step (:mod:`dpcert.gaussian.sampling`). Add/remove with Poisson sampling: the remove
-    and add pairs, tight (``which`` does not matter). Replace-one: ``which="upper"`` the proved dominating pair
-    (symmetrised, rate q, shift 2), ``which="lower"`` the realised pair whose composition no valid ε can be below
-    (Poisson: dp-accounting's mirror pair; fixed size: the shift-2 remove pair).
+    """The directions of one step (:mod:`dpcert.gaussian.sampling`). Poisson sampling: add/remove, the remove and add
+    pairs; replace-one, the mirror pair; both tight (realised and proved to dominate: ``which`` does not matter).
+    Fixed size, replace-one: ``which="upper"`` the proved dominating pair (symmetrised, rate q, shift 2),
+    ``which="lower"`` the realised shift-2 remove pair, whose composition no valid ε can be below.
 
     Raises:
         InvalidParameter: for a relation the sampler's analysis does not cover, or ``shuffle`` (no PLD: closed form).
@@ -177,32 +177,33 @@ def directions(
         raise InvalidParameter("sampling", sampling, "poisson or fixed for the PLD accountant (shuffle: closed form)")
     if neighboring == "add_remove":
         return _poisson_directions(q, sigma)
+    if sampling == "poisson":
+        return [MirrorLoss(q, sigma)]
     if which == "lower":
-        if sampling == "poisson":
-            return [MirrorLoss(q, sigma)]
         return [SubsampledGaussianLoss("remove", q, sigma / 2)]
     return [SymmetrisedLoss(SubsampledGaussianLoss("remove", q, sigma / 2))]
 
 
-def tight(neighboring: str) -> bool:
-    """Whether one pair both dominates and is realised (add/remove), so that one composition gives both ends."""
-    return neighboring == "add_remove"
+def tight(sampling: str, neighboring: str) -> bool:
+    """Whether one pair both dominates and is realised (Poisson sampling, either relation), so that one composition
+    gives both ends."""
+    return sampling == "poisson"
 
 
 def refine_bounds(
     solve: Callable[[int, float, str], Enclosure],
-    neighboring: str,
+    same: bool,
     n0: int,
     rel_tol: float,
     seconds: float,
     progress: Progress,
     tail_of: Callable[[Enclosure, float], float],
 ) -> PldResult:
-    """:func:`dpcert.pld.accountant.refining` of ``solve(n, tail, which)``: once (``which="both"``) for a tight
-    relation; else the lower end (the realised pair's, ``"lower"``) and the upper end (the dominating pair's,
+    """:func:`dpcert.pld.accountant.refining` of ``solve(n, tail, which)``: once (``which="both"``) when ``same``
+    (a tight pair); else the lower end (the realised pair's, ``"lower"``) and the upper end (the dominating pair's,
     ``"upper"``) refined each on half the budget, the result [lower's lower end, upper's upper end] (its width
     holds the gap between the two pairs, which no resolution closes; ``reached`` says both ends were narrowed)."""
-    if tight(neighboring):
+    if same:
         return refining(lambda n, t: solve(n, t, "both"), n0, rel_tol, seconds, progress, tail_of, TAIL0)
     lo = refining(lambda n, t: solve(n, t, "lower"), n0, rel_tol, seconds / 2, progress, tail_of, TAIL0)
     hi = refining(lambda n, t: solve(n, t, "upper"), n0, rel_tol, seconds / 2, progress, tail_of, TAIL0)
@@ -212,9 +213,9 @@ def refine_bounds(
     return PldResult(enc, hi.resolution, lo.seconds + hi.seconds, reached, lo.runs + hi.runs, limited)
 
 
-def _noise(sigma: Fraction, neighboring: str) -> Fraction:
-    """The noise multiplier at sensitivity 1 of the pair the grid is built on (replace-one: shift 2, so σ/2)."""
-    return sigma if neighboring == "add_remove" else sigma / 2
+def _noise(sigma: Fraction, sampling: str, neighboring: str) -> Fraction:
+    """The noise multiplier at sensitivity 1 of the pair the grid is built on (fixed size: shift 2, so σ/2)."""
+    return sigma if sampling == "poisson" else sigma / 2
 
 
 def fitting_start(
@@ -234,7 +235,7 @@ def fitting_start(
     try:
         return fitting_resolution(
             directions(q, sigma, sampling, neighboring) + directions(q, sigma, sampling, neighboring, "lower"),
-            start_resolution(q, _noise(sigma, neighboring), steps),
+            start_resolution(q, _noise(sigma, sampling, neighboring), steps),
             tail / steps,
             max_cells,
         )
@@ -380,7 +381,7 @@ def dpsgd_delta(
         return delta_enclosure(both_directions(qq, s, k, n, tail, progress, sa, ne, which), e)
 
     start = fitting_start(qq, s, k, TAIL0, START_CELLS, sa, ne)
-    return refine_bounds(solve, ne, start, rel_tol, seconds, progress, _tail_of(rel_tol))
+    return refine_bounds(solve, tight(sa, ne), start, rel_tol, seconds, progress, _tail_of(rel_tol))
 
 
 def _given(**kw: Any) -> dict[str, Any]:
@@ -455,7 +456,7 @@ def dpsgd_eps(
         return min(prev, float(d) * rel_tol / 1000)
 
     start = fitting_start(qq, s, k, TAIL0, START_CELLS, sa, ne)
-    return refine_bounds(solve, ne, start, rel_tol, seconds, progress, tail)
+    return refine_bounds(solve, tight(sa, ne), start, rel_tol, seconds, progress, tail)
 
 
 def _sigma_guess(q: Fraction, steps: int, eps: Fraction, delta: Fraction) -> float:
@@ -525,14 +526,14 @@ def dpsgd_sigma(
         raise InvalidParameter(
             "q", _short(qq), "a sampling rate >= 1e-150 for the PLD calibration (its first sigma guess is float64)"
         )
-    guess = _sigma_guess(qq, k, e, d) * (1 if ne == "add_remove" else 2)
+    guess = _sigma_guess(qq, k, e, d) * (1 if sa == "poisson" else 2)
     tail = float(d) * rel_tol / 1000
     n0 = fitting_start(qq, Fraction(guess).limit_denominator(1000), k, tail, START_CELLS, sa, ne)
 
     def at(which: str) -> Callable[[Fraction, int], list[Composed]]:
         return lambda s, n: both_directions(qq, s, k, n, tail, None, sa, ne, which)
 
-    if tight(ne):
+    if tight(sa, ne):
         return calibrate(at("both"), e, d, guess, n0, rel_tol, seconds, progress, name="sigma")
     # σ_hi from the dominating pair (δ <= target proved), σ_lo from the realised pair (δ > target proved)
     hi = calibrate(at("upper"), e, d, guess, n0, rel_tol, seconds / 2, progress, name="sigma")
@@ -563,7 +564,7 @@ def _delta_at_level(q: Fraction, s: Fraction, k: int, eps: Fraction, level: int,
         return _shuffle_delta(q, s, k, eps)
     n = _level_resolution(q, s, k, level, TAIL0, sa, ne)
     hi = delta_enclosure(both_directions(q, s, k, n, TAIL0, None, sa, ne), eps)
-    if tight(ne):
+    if tight(sa, ne):
         return hi
     return Enclosure(delta_enclosure(both_directions(q, s, k, n, TAIL0, None, sa, ne, "lower"), eps).lo, hi.hi)
 
@@ -575,7 +576,7 @@ def _eps_at_level(q: Fraction, s: Fraction, k: int, delta: Fraction, level: int,
     tail = float(delta) * 1e-6
     n = _level_resolution(q, s, k, level, tail, sa, ne)
     hi = eps_enclosure(both_directions(q, s, k, n, tail, None, sa, ne), delta, 1e-4)
-    if tight(ne):
+    if tight(sa, ne):
         return hi
     return Enclosure(eps_enclosure(both_directions(q, s, k, n, tail, None, sa, ne, "lower"), delta, 1e-4).lo, hi.hi)
 

@@ -23,9 +23,9 @@ since (1 − p)R + pX − α′((1 − p)R + pX′) = p(X − α[(1 − β)R + �
 and αβ = α′) and H is the supremum over sets of that signed measure. (This is the advanced joint convexity of
 Balle–Barthe–Gaboardi 2018, written as an identity.) α ↦ α′ maps [1, ∞) onto [1, ∞).
 
-**Lemma 2 (one step, replace-one).** Under replace-one, every step of DP-SGD with Poisson rate γ or with a fixed
-batch of b = γn, conditioned on what came before, has H_α′(M(D)‖M(D′)) <= γ·G_2(α) = H_α′(W_P‖W_Q) for every α′ >=
-1, where (W_P, W_Q) = ((1 − γ)N(0, σ²) + γN(2, σ²), N(0, σ²)) (the "remove" pair of rate γ at shift 2, i.e.
+**Lemma 2 (one step, replace-one, a first bound).** Under replace-one, every step of DP-SGD with Poisson rate γ or with
+a fixed batch of b = γn, conditioned on what came before, has H_α′(M(D)‖M(D′)) <= γ·G_2(α) = H_α′(W_P‖W_Q) for every α′
+>= 1, where (W_P, W_Q) = ((1 − γ)N(0, σ²) + γN(2, σ²), N(0, σ²)) (the "remove" pair of rate γ at shift 2, i.e.
 :class:`~dpcert.gaussian.sgm_loss.SubsampledGaussianLoss` at σ/2).
 
 *Proof.* Poisson: the differing record (gradient u in D, u′ in D′) is in the batch with probability γ independently
@@ -51,22 +51,46 @@ is a perspective of W), its derivative lies in [−1, 0] on both, and at α = 1 
 <= the right one −Q(L > 0) exactly when P(L > 0) + Q(L > 0) <= 1; so the survival functions above are those of
 probability laws. ∎ For W_P, W_Q of Lemma 2, L > 0 iff x > 1, so P(L > 0) + Q(L > 0) = γ + 2(1 − γ)Φ̄(1/σ) <= 1.
 
-**Theorem (replace-one, Poisson or fixed size).** For each ordered replace-one pair (D, D′), each step satisfies
-H_α <= Ŵ(α) for every α >= 0: for α >= 1 by Lemma 2, and for α < 1 because H_α(A‖B) = 1 − α + αH_{1/α}(B‖A) and
-(D′, D) is a replace-one pair too. So (P̃, Q̃) of Lemma 3 built on (W_P, W_Q) dominates every step, and its k-fold
-product dominates the adaptive composition (Zhu–Dong–Wang 2022, composition of dominating pairs). The pair is its
-own swap (Ŵ(α) = 1 − α + αŴ(1/α)), so one direction is computed (:class:`SymmetrisedLoss`). This is the
-symmetrisation of Dong–Roth–Su's subsampling theorem (their C_γ(f) = min{f_γ, f_γ⁻¹}**) for the fixed-size
-sampler, proved here for both samplers.
+**Theorem (replace-one, fixed size; also valid for Poisson).** For each ordered replace-one pair (D, D′), each step
+satisfies H_α <= Ŵ(α) for every α >= 0: for α >= 1 by Lemma 2, and for α < 1 because H_α(A‖B) = 1 − α + αH_{1/α}(B‖A)
+and (D′, D) is a replace-one pair too. So (P̃, Q̃) of Lemma 3 built on (W_P, W_Q) dominates every step, and its k-fold
+product dominates the adaptive composition (Zhu–Dong–Wang 2022, composition of dominating pairs). The pair is its own
+swap (Ŵ(α) = 1 − α + αŴ(1/α)), so one direction is computed (:class:`SymmetrisedLoss`). This is the symmetrisation of
+Dong–Roth–Su's subsampling theorem (their C_γ(f) = min{f_γ, f_γ⁻¹}**) for the fixed-size sampler, proved here for both
+samplers.
 
-*How tight, and the lower end.* Under replace-one the dpsgd drivers report [the realised pair's certified lower
-end, the proved pair's certified upper end]: the true ε of the worst pair of datasets lies in it. For a fixed batch
-size the realised pair is (W_P, W_Q) itself: with every other gradient −e, the record e in D and −e in D′, the batch
-sums are −be (record out) and −(b − 2)e or −be (record in), so each step of (D, D′) is exactly (W_P, W_Q); the gap
-is the symmetrisation's only. For Poisson sampling the realised pair is dp-accounting's replace-one pair
-((1 − q)N(0) + qN(1), (1 − q)N(0) + qN(−1)) (:class:`MirrorLoss`; the record ±e, every other gradient 0); that it
-dominates every pair of clipped gradients is not proved here, so the proved upper end, that of the fixed-size pair,
-is **looser** (at the MNIST setting [4.2146, 18.44] where dp-accounting reports 4.2175 from the mirror pair).
+**Theorem (replace-one, Poisson: the mirror pair is tight).** With A_v = (1 − q)N(0, σ²I) + qN(v, σ²I), every
+step of a Poisson replace-one pair is dominated by (A_e, A_{−e}) (e a unit vector), the pair dp-accounting uses,
+which the record e in D and −e in D′ (every other gradient 0) realises (:class:`MirrorLoss`). *Proof.* As in
+Lemma 2 (conditioning on the others' sum, joint convexity) it suffices to show H_α′(A_u‖A_{u′}) <=
+H_α′(A_e‖A_{−e}) for ‖u‖, ‖u′‖ <= 1 and α′ >= 1; the pair is its own mirror image (x ↦ −x swaps it), so α′ < 1
+follows as in the theorem above.
+
+1. *Unit vectors.* Take unit s, s′ with ⟨s, s′⟩ = ⟨u, u′⟩ (in one more dimension if needed; s = u, s′ = u′ when both are
+   unit and parallel). The linear map M with Ms = u, Ms′ = u′ (and 0 orthogonally) is a contraction, since Gram(s, s′) −
+   Gram(u, u′) = diag(1 − ‖u‖², 1 − ‖u′‖²) ⪰ 0, so x ↦ Mx + N(0, σ²(I − MMᵀ)) maps N(c, σ²I) to N(Mc, σ²I) for every c,
+   hence A_s to A_u and A_{s′} to A_{u′}: post-processing, H_α′(A_u‖A_{u′}) <= H_α′(A_s‖A_{s′}).
+2. *Lemma 1* (R = N(0), X = N(s), X′ = N(s′), p = q): H_α′(A_s‖A_{s′}) = q·sup_S f, f = φ_s − aφ_0 − bφ_{s′}
+   (φ_c the density of N(c, σ²I)) with a = α(1 − β) >= 0 and b = αβ = α′ >= 1 (α, β those of Lemma 1); the sup
+   is attained on S* = {f > 0}.
+3. *A reflection* (if s′ = −s there is nothing to prove). Let ρ be the reflection in the hyperplane through 0 orthogonal
+   to s + s′: it swaps s and −s′ (both unit), so ρs′ = −s, and it fixes φ_0. Let H₊ = {x : ⟨x, s + s′⟩ >= 0}. With A =
+   e^{⟨x,s⟩/σ²}, B = e^{⟨x,s′⟩/σ²}, κ = e^{−1/(2σ²)}: f(x)/φ_0(x) = κA − a − bκB and f(ρx)/φ_0(x) = κ/B − a − bκ/A, and
+   AB >= 1 on H₊. If x ∈ H₊ and f(ρx) > 0 then κ/B > bκ/A, so A > bB, and f(x)/φ_0 − f(ρx)/φ_0 = κ(AB − 1)(A − bB)/(AB)
+   >= 0, so f(x) > 0: on H₊, 1_{S*}(x) >= 1_{S*}(ρx). Also φ_{s′}(x) >= φ_{−s}(x) on H₊ (x is nearer s′ than −s there).
+   Hence N(s′)(S*) − N(−s)(S*) = ∫_{H₊} (φ_{s′} − φ_{−s})(x)(1_{S*}(x) − 1_{S*}(ρx)) dx >= 0, and
+
+           sup_S f = ∫_{S*} f <= ∫_{S*} (φ_s − aφ_0 − bφ_{−s}) <= the same sup with s′ = −s,
+
+   which by Lemma 1 again is H_α′(A_s‖A_{−s})/q = H_α′(A_e‖A_{−e})/q (a rotation). ∎
+
+So under replace-one with Poisson sampling the PLD engine's enclosure is of the tight ε, as under add/remove.
+
+*Fixed size: how tight, and the lower end.* Under replace-one with fixed-size batches the drivers report [the
+realised pair's certified lower end, the proved pair's certified upper end]: the true ε of the worst pair of
+datasets lies in it. The realised pair is (W_P, W_Q) itself: with every other gradient −e, the record e in D and −e
+in D′, the batch sums are −be (record out) and −(b − 2)e or −be (record in), so each step of (D, D′) is exactly
+(W_P, W_Q); the gap is the symmetrisation's only.
 
 **Shuffling (disjoint batches of b each epoch, T = n/b steps an epoch, E epochs), replace-one.** *Upper end*:
 within an epoch the differing record is in exactly one batch, the other batches being the same under D and D′ given
@@ -149,9 +173,9 @@ class SymmetrisedLoss(PrivacyLoss):
 
 
 class MirrorLoss(PrivacyLoss):
-    """dp-accounting's replace-one pair of Poisson sampling, P = (1 − q)N(0, σ²) + qN(1, σ²), Q = (1 − q)N(0, σ²) +
-    qN(−1, σ²): realised (the record e in D, −e in D′, every other gradient 0), so its composition is a certified
-    *lower* bound of a Poisson replace-one run; its domination is not proved here (module docstring).
+    """The replace-one pair of Poisson sampling, P = (1 − q)N(0, σ²) + qN(1, σ²), Q = (1 − q)N(0, σ²) + qN(−1, σ²)
+    (dp-accounting's): realised (the record e in D, −e in D′, every other gradient 0) and proved to dominate (the
+    module docstring's reflection theorem), so tight. It is its own mirror image: one direction.
 
     With a = e^{−1/(2σ²)} and z = e^{x/σ²}, dP/dQ = ((1 − q) + qaz)/((1 − q) + qa/z) is increasing in x, and L >= l
     iff z >= z_l, the positive root of qa·z² + (1 − q)(1 − e^l)·z − qa·e^l = 0 (taken as 2qa·e^l/(B + √(B² +

@@ -33,6 +33,7 @@ from dpcert.gaussian.pld import (
     directions,
     fitting_start,
     refine_bounds,
+    tight,
 )
 from dpcert.pld.accountant import EPS_SEARCH_TOL, Progress, compose_directions, delta_enclosure, eps_enclosure
 from dpcert.pld.compose import Composed, combine
@@ -114,7 +115,7 @@ def dpsgd_schedule_delta(
     def solve(n: int, tail: float, which: str) -> Enclosure:
         return delta_enclosure(_compositions(st, n, tail, sa, ne, progress, which), e)
 
-    return refine_bounds(solve, ne, _start(st, sa, ne), rel_tol, seconds, progress, lambda enc, prev: prev)
+    return refine_bounds(solve, tight(sa, ne), _start(st, sa, ne), rel_tol, seconds, progress, lambda enc, prev: prev)
 
 
 def dpsgd_schedule_eps(
@@ -144,4 +145,4 @@ def dpsgd_schedule_eps(
     def tail(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)
 
-    return refine_bounds(solve, ne, _start(st, sa, ne), rel_tol, seconds, progress, tail)
+    return refine_bounds(solve, tight(sa, ne), _start(st, sa, ne), rel_tol, seconds, progress, tail)
