@@ -167,7 +167,7 @@ def directions(
     """The directions of one step (:mod:`dpcert.gaussian.sampling`). Poisson sampling: add/remove, the remove and add
     pairs; replace-one, the mirror pair; both tight (realised and proved to dominate: ``which`` does not matter).
     Fixed size, replace-one: ``which="upper"`` the proved dominating pair (symmetrised, rate q, shift 2),
-    ``which="lower"`` the realised shift-2 remove pair, whose composition no valid ε can be below.
+    ``which="lower"`` the realised shift-2 remove and add pairs, whose compositions no valid ε can be below.
 
     Raises:
         InvalidParameter: for a relation the sampler's analysis does not cover, or ``shuffle`` (no PLD: closed form).
@@ -179,8 +179,8 @@ def directions(
         return _poisson_directions(q, sigma)
     if sampling == "poisson":
         return [MirrorLoss(q, sigma)]
-    if which == "lower":
-        return [SubsampledGaussianLoss("remove", q, sigma / 2)]
+    if which == "lower":  # (D, D′) and (D′, D) realise the remove and the add direction: the max is realised
+        return _poisson_directions(q, sigma / 2)
     return [SymmetrisedLoss(SubsampledGaussianLoss("remove", q, sigma / 2))]
 
 

@@ -90,7 +90,9 @@ So under replace-one with Poisson sampling the PLD engine's enclosure is of the 
 realised pair's certified lower end, the proved pair's certified upper end]: the true ε of the worst pair of
 datasets lies in it. The realised pair is (W_P, W_Q) itself: with every other gradient −e, the record e in D and −e
 in D′, the batch sums are −be (record out) and −(b − 2)e or −be (record in), so each step of (D, D′) is exactly
-(W_P, W_Q); the gap is the symmetrisation's only.
+(W_P, W_Q), and each step of (D′, D) is (W_Q, W_P): the lower end is the larger of the two compositions' (the
+"remove" and "add" directions of the shift-2 pair), and the gap is the symmetrisation's only (an adaptive adversary
+may mix the two directions across steps, which the symmetrised pair covers).
 
 **Shuffling (disjoint batches of b each epoch, T = n/b steps an epoch, E epochs), replace-one.** *Upper end*:
 within an epoch the differing record is in exactly one batch, the other batches being the same under D and D′ given
