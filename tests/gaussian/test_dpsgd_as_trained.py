@@ -286,3 +286,16 @@ def test_cli_sigma_by_rdp_brackets_dp_accountings_rdp_calibration(capsys):
         return acc.get_epsilon(1e-5)
 
     assert rdp_eps(hi) <= 2 + 1e-9 and rdp_eps(lo) > 2
+
+
+def test_calibration_under_replace_one_is_safe_at_its_upper_end():
+    from dpcert.gaussian.pld import dpsgd_sigma
+
+    r = dpsgd_sigma("0.05", 50, "2", "1e-5", neighboring="replace_one", seconds=30, rel_tol=0.02)
+    lo, hi = r.enclosure.lo, r.enclosure.hi
+    assert 0 < lo < hi and r.reached
+    assert dpsgd_eps("0.05", hi, 50, "1e-5", neighboring="replace_one", seconds=20).enclosure.hi <= 2
+    # at lo the mirror pair's delta(2) is proved above 1e-5, so dp-accounting's pessimistic estimate must be too
+    assert _dpa_delta(float(lo), 0.05, 50, 2.0, True, "REPLACE_ONE") > Fraction(1, 10**5)
+    with pytest.raises(InvalidParameter, match="bracket"):
+        dpsgd_sigma("1/250", 15000, "2", "1e-5", sampling="shuffle", neighboring="replace_one")

@@ -277,7 +277,8 @@ _DELTA = probability("delta", zero=False, doc="target delta in (0, 1)")
 _REF = (
     "privacy loss distribution of the Poisson-subsampled Gaussian (both neighbouring directions), k-fold by "
     "arb_poly powers; upper: connect-the-dots chord split (Doroshenko et al. PETS 2022), lower: mean-balanced "
-    "contraction onto the grid; convex order (Shaked–Shanthikumar 2007 Thm 4.A.15)"
+    "contraction onto the grid; convex order (Shaked–Shanthikumar 2007 Thm 4.A.15); other samplers and replace-one: "
+    "the pairs proved in dpcert.gaussian.sampling"
 )
 
 
@@ -669,6 +670,13 @@ class DpsgdQuantity(Quantity):
     def parse(self, inputs: Any) -> dict:
         has_steps = any(p.name == "steps" for p in self.params)
         return super().parse(as_steps(dict(inputs), self.aliases, has_steps))
+
+    def bracket_within(self, inputs: Any = None, *, seconds: float = 10.0, **kw: Any) -> Any:
+        # the trained form turned into q and steps first, so that the narrowing hint names the run's inputs
+        extra = {"rel_tol": kw.pop("rel_tol")} if "rel_tol" in kw else {}
+        has_steps = any(p.name == "steps" for p in self.params)
+        given = as_steps({**(inputs or {}), **kw}, self.aliases, has_steps)
+        return super().bracket_within(given, seconds=seconds, **extra)
 
 
 _SAMPLING = choice(
