@@ -299,3 +299,13 @@ def test_calibration_under_replace_one_is_safe_at_its_upper_end():
     assert _dpa_delta(float(lo), 0.05, 50, 2.0, True, "REPLACE_ONE") > Fraction(1, 10**5)
     with pytest.raises(InvalidParameter, match="bracket"):
         dpsgd_sigma("1/250", 15000, "2", "1e-5", sampling="shuffle", neighboring="replace_one")
+
+
+def test_cli_rdp_takes_the_trained_form_and_refuses_other_relations(capsys):
+    args = ["dpsgd", "eps", "--method", "rdp", "sigma=1.1", "delta=1e-5", "--json"]
+    assert main([*args, "epochs=64", "batch_size=256", "n=60000"]) == 0
+    a = json.loads(capsys.readouterr().out)
+    assert main([*args, "q=256/60000", "steps=15000"]) == 0
+    b = json.loads(capsys.readouterr().out)
+    assert a["enclosure"] == b["enclosure"] and a["inputs"]["steps"] == 15000
+    assert main([*args, "q=0.01", "steps=10", "sampling=fixed", "neighboring=replace_one"]) == 2

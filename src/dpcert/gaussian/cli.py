@@ -143,8 +143,15 @@ def _eps_rdp(a: argparse.Namespace, kv: dict[str, str]) -> int:
     from dpcert.cli_support import print_json
     from dpcert.core.params import inputs_to_json
     from dpcert.core.vocabulary import resolve_aliases
+    from dpcert.errors import InvalidParameter
     from dpcert.gaussian.dpsgd_rdp import DPSGD_RDP_EPS, dpsgd_rdp_eps
+    from dpcert.gaussian.sampling import as_steps
 
+    for name, default in (("sampling", "poisson"), ("neighboring", "add_remove")):
+        if kv.get(name, default) != default:
+            raise InvalidParameter(name, kv[name], f"{default} with --method rdp (or --method pld)")
+        kv.pop(name, None)
+    kv = as_steps(kv, DPSGD_RDP_EPS.aliases)
     parsed = DPSGD_RDP_EPS.parse(kv)  # every input checked before any work
     res = dpsgd_rdp_eps(**resolve_aliases(kv, DPSGD_RDP_EPS.aliases))
     enc = res.enclosure
