@@ -76,12 +76,13 @@ def test_an_alias_never_names_another_input_of_the_same_quantity():
 
 
 def test_the_contracted_names_are_the_declared_ones():
-    """gaussian.*, sgm.*, dpsgd.* keep their inputs (a contract): the vocabulary adds names, it renames none."""
+    """gaussian.*, sgm.*, dpsgd.* keep their inputs (a contract): the vocabulary adds names, it renames none
+    (dpsgd.* added two inputs with defaults, sampling and neighboring, after the old ones)."""
     want = {
         "sgm.rdp": ["q", "sigma", "alpha"],
         "sgm.delta": ["q", "sigma", "eps"],
-        "dpsgd.eps": ["q", "sigma", "steps", "delta"],
-        "dpsgd.sigma": ["q", "steps", "eps", "delta"],
+        "dpsgd.eps": ["q", "sigma", "steps", "delta", "sampling", "neighboring"],
+        "dpsgd.sigma": ["q", "steps", "eps", "delta", "sampling", "neighboring"],
         "gaussian.delta": ["eps", "sigma", "sensitivity", "k"],
     }
     for name, params in want.items():

@@ -162,6 +162,19 @@ TERMS: tuple[Term, ...] = (
             Alias("gamma", "legacy", ("shuffle.rdp.poisson",), "shuffle.rdp.poisson's name before the vocabulary"),
         ),
     ),
+    Term(
+        "sampling",
+        "",
+        "DP-SGD's batch sampler: poisson (each record in a step's batch with probability q), fixed (batches of q·n "
+        "drawn without replacement), shuffle (each epoch a permutation cut into disjoint batches)",
+        "choice",
+    ),
+    Term(
+        "neighboring",
+        "",
+        "the neighbouring relation: add_remove (one record added or removed) or replace_one (one record replaced)",
+        "choice",
+    ),
     # DaRRM
     Term("gamma", "γ", "DaRRM's noise function γ (a named one, or a table of its K + 1 values)", "choice or table"),
     Term("Delta", "Δ", "the δ of each of DaRRM's K mechanisms", "[0, 1)"),
@@ -192,8 +205,13 @@ VOCABULARY: dict[str, Term] = {t.name: t for t in TERMS}
 
 #: the field's names that are NOT aliases, and why (shown on the docs page)
 NOT_ALIASES: tuple[tuple[str, str], ...] = (
-    ("epochs", "Opacus' epochs is steps × q (a pass over the data), not the number of steps: not accepted as steps"),
-    ("batch_size", "Opacus' expected batch size is q × n: not a name of q"),
+    (
+        "epochs",
+        "passes over the data (steps × q), never a name of steps: `dpsgd.*` take `epochs`, `batch_size` and `n` "
+        "together instead of q and steps (q = batch_size/n, steps = epochs·n/batch_size, a whole number), and record "
+        "q and steps",
+    ),
+    ("batch_size", "records per batch (q × n, expected under Poisson sampling), never a name of q: see epochs"),
     ("lambda", "a Python keyword: the Rényi order is alpha (legacy lam)"),
 )
 

@@ -14,7 +14,10 @@
 * :mod:`dpcert.gaussian.sgm_loss`: the Gaussian and the Poisson-subsampled Gaussian as mechanisms of the PLD engine
   (:mod:`dpcert.pld`): the survival masses of their privacy loss in both neighbouring directions;
 * :mod:`dpcert.gaussian.pld`: the tight DP-SGD accounting, certified both ends (``dpsgd.delta``, ``dpsgd.eps``,
-  ``dpsgd.sigma``) from the privacy loss distribution of both neighbouring directions, on the PLD engine.
+  ``dpsgd.sigma``) from the privacy loss distribution of both neighbouring directions, on the PLD engine;
+* :mod:`dpcert.gaussian.sampling`: DP-SGD as trained: ``epochs``/``batch_size``/``n``, the samplers (Poisson, fixed
+  size, shuffling) and the neighbouring relations (add/remove, replace-one), each with its proved pair or bracket;
+* :mod:`dpcert.gaussian.schedule`: DP-SGD whose q and σ change over training, stages composed on one grid.
 
 Public functions (imported on first use): the Gaussian mechanism's :func:`gaussian_delta` (δ(ε), certified),
 :func:`gaussian_eps` (ε(δ)) and :func:`gaussian_sigma` (the calibration of σ to (ε, δ)); heterogeneous Gaussians
@@ -22,7 +25,8 @@ composed, :func:`gaussian_composed_delta` and :func:`gaussian_composed_eps`; one
 Gaussian, :func:`sgm_rdp` (its RDP at an order) and :func:`sgm_delta` (its exact δ(ε)); DP-SGD by RDP,
 :func:`dpsgd_rdp_eps` (an :class:`RdpEps`, with the best order), and by its privacy loss distribution (tight),
 :func:`dpsgd_delta`, :func:`dpsgd_eps` and :func:`dpsgd_sigma` (the noise multiplier calibrated to (ε, δ)), each a
-:class:`PldResult`.
+:class:`PldResult`, taking ``epochs``/``batch_size``/``n``, ``sampling`` and ``neighboring``; schedules,
+:func:`dpsgd_schedule_eps` and :func:`dpsgd_schedule_delta`; the calibration by RDP, :func:`dpsgd_rdp_sigma`.
 """
 
 from dpcert.gaussian.declaration import DECLARATION
@@ -42,6 +46,9 @@ __all__ = [
     "dpsgd_delta",
     "dpsgd_eps",
     "dpsgd_sigma",
+    "dpsgd_rdp_sigma",
+    "dpsgd_schedule_eps",
+    "dpsgd_schedule_delta",
     "PldResult",
 ]
 
@@ -58,6 +65,9 @@ _EXPORTS = {
     "dpsgd_delta": "pld",
     "dpsgd_eps": "pld",
     "dpsgd_sigma": "pld",
+    "dpsgd_rdp_sigma": "dpsgd_rdp",
+    "dpsgd_schedule_eps": "schedule",
+    "dpsgd_schedule_delta": "schedule",
     "PldResult": "pld",
 }
 

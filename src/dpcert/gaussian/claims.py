@@ -20,6 +20,12 @@ by dpcert.
 * Opacus' GDP accountant at the MNIST setting (σ = 1.1, 14040 steps, δ = 1e-5) reports ε = 2.3222268073411425:
   below the certified tight ε [2.3791, 2.3797]; the certified δ at that ε is 1.48x the target (expected REFUTED,
   slow: about 20 s).
+* Shuffled batches accounted as Poisson sampling: the MNIST setting with batch 240 (250 whole batches an epoch),
+  σ = 1.1, 60 epochs, replace-one: the proved shuffle bracket of ε at δ = 1e-5 is [3.8303, 158.37]
+  (:mod:`dpcert.gaussian.sampling`), so the Poisson ε 2.3796 reported for such a run is refuted (expected REFUTED).
+* Fixed-size batches under replace-one: dp-accounting's RDP accountant reports ε = 5.2386 for the MNIST setting
+  (SampledWithoutReplacementDpEvent, sensitivity 1 under replace-one, google/differential-privacy#378); the pair a
+  fixed batch size realises certifies ε > 14 (expected REFUTED, slow).
 * opacus#643: Opacus' GDP (CLT) accountant's ε = 1.83 for σ = 3, q = 0.2, 50 steps, δ = 1/48000 is not a bound:
   the certified δ(1.83) is in [5.208e-5, 5.261e-5], 2.5x the target (expected REFUTED), and the certified tight ε
   lies in (1.95, 2.00).
@@ -189,6 +195,51 @@ CLAIMS = [
         "bound: at its eps the certified delta lies in [1.4367e-5, 1.4886e-5] (the claim's resolution 4096; "
         "[1.4798e-5, 1.4846e-5] at 8192), about 1.48x the target, and the tight eps is certified in [2.3791, "
         "2.3797], 2.4 % above it",
+        slow=True,
+    ),
+    QuantityClaim(
+        id="gaussian.mnist_shuffled.poisson_eps_2p3796",
+        reference=_MNIST + "; the issue's Poisson add/remove eps 2.3796 (dp-accounting, Opacus) reported for a run "
+        "trained with shuffled batches (batch 240 so that an epoch is 250 whole batches, 60 epochs)",
+        statement="DP-SGD trained with shuffled disjoint batches (batch 240 of 60,000, 60 epochs, sigma = 1.1) is "
+        "(2.3796, 1e-5)-DP under replace-one, as Poisson accounting says",
+        quantity=DPSGD_EPS,
+        inputs={
+            "q": "240/60000",
+            "sigma": "1.1",
+            "steps": 15000,
+            "delta": "1e-5",
+            "sampling": "shuffle",
+            "neighboring": "replace_one",
+        },
+        comparison=AtMost.of("2.3796"),
+        expected=Verdict.REFUTED,
+        erratum="the sum of each epoch's 250 noisy batch sums is a post-processing of the run that separates a "
+        "record e from -e as N(e, 250 sigma^2) from N(-e, 250 sigma^2); over 60 epochs no valid eps is below "
+        "3.8303 (the shuffle bracket is [3.8303, 158.37]): Poisson accounting does not bound a shuffled run",
+    ),
+    QuantityClaim(
+        id="gaussian.mnist_fixed.dp_accounting_rdp_eps_5p2386",
+        reference="dp_accounting 0.6.0 RdpAccountant(REPLACE_ONE) of SampledWithoutReplacementDpEvent(60000, 256, "
+        "GaussianDpEvent(1.1)) composed 14040 times: eps = 5.238575563637398 at delta = 1e-5 (google/"
+        "differential-privacy#378)",
+        statement="DP-SGD with fixed-size batches of 256 drawn without replacement from 60,000 records, sigma = 1.1, "
+        "14040 steps, is (5.2386, 1e-5)-DP under replace-one, as dp-accounting's RDP accountant reports",
+        quantity=DPSGD_EPS,
+        inputs={
+            "q": "256/60000",
+            "sigma": "1.1",
+            "steps": 14040,
+            "delta": "1e-5",
+            "sampling": "fixed",
+            "neighboring": "replace_one",
+        },
+        comparison=AtMost.of("5.2386"),
+        expected=Verdict.REFUTED,
+        erratum="dp-accounting's RDP accountant takes the replace-one sensitivity as 1 where its DpEvent's noise "
+        "multiplier is relative to the norm bound (replacing a record moves the sum by 2); with every other "
+        "gradient -e and the record e against -e each step is ((1 - q)N(0) + qN(2), N(0)) at noise 1.1, whose "
+        "composition alone certifies eps > 14 (the proved upper end is about 18.4)",
         slow=True,
     ),
     QuantityClaim(

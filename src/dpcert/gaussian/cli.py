@@ -20,6 +20,31 @@ __all__ = ["add_commands"]
 
 _NEIGHBOURS = "add/remove one, Poisson sampling (both directions, the max)"
 
+_RELATIONS = {
+    ("poisson", "add_remove"): _NEIGHBOURS,
+    ("poisson", "replace_one"): "replace one, Poisson sampling (the mirror pair, realised and proved to dominate)",
+    ("fixed", "replace_one"): "replace one, fixed-size batches without replacement (lower end: the realised pair; "
+    "upper end: its proved symmetrisation)",
+    ("shuffle", "replace_one"): "replace one, shuffled disjoint batches (bracket: realised epoch-sum lower bound, "
+    "no-amplification upper bound; closed form)",
+}
+
+
+def _relation_text(parsed: dict) -> str:
+    return _RELATIONS[(str(parsed["sampling"]), str(parsed["neighboring"]))]
+
+
+def _relation_json(parsed: dict, kv: dict) -> dict:
+    """The relation keys of every JSON result (and the run as trained, when it was given so)."""
+    out = {
+        "neighbours": _relation_text(parsed),
+        "neighboring": str(parsed["neighboring"]),
+        "sampling": str(parsed["sampling"]),
+    }
+    if "epochs" in kv:
+        out["as_trained"] = {k: int(kv[k]) for k in ("epochs", "batch_size", "n")}
+    return out
+
 
 #: progress lines start once a run has taken this long, then come at most once per this many seconds
 _PROGRESS_AFTER = 2.0
@@ -85,7 +110,7 @@ def _eps_pld(a: argparse.Namespace, kv: dict[str, str]) -> int:
                 "resolution": res.resolution,
                 "resolutions_tried": list(res.runs),
                 "seconds": res.seconds,
-                "neighbours": _NEIGHBOURS,
+                **_relation_json(parsed, kv),
                 "reference": DPSGD_EPS.reference,
             }
         )
@@ -93,11 +118,13 @@ def _eps_pld(a: argparse.Namespace, kv: dict[str, str]) -> int:
     lo, hi = enc.decimal(12)
     print(
         f"DP-SGD eps by PLD (Poisson q = {parsed['q'].given}, sigma = {parsed['sigma'].given}, "
-        f"steps = {parsed['steps']}, delta = {parsed['delta'].given}; {_NEIGHBOURS})"
+        f"steps = {parsed['steps']}, delta = {parsed['delta'].given}; {_relation_text(parsed)})"
     )
     print(f"eps <= {hi}   (certified enclosure [{lo}, {hi}])")
     width = "exact" if enc.is_exact else f"relative width {enc.rel_width():.2e}"
-    if not res.runs:  # no grid was needed (steps·q <= delta)
+    if not res.runs and str(parsed["sampling"]) == "shuffle":
+        print("closed form: both ends are Gaussian profiles (no grid)")
+    elif not res.runs:  # no grid was needed (steps·q <= delta)
         print("exact with no grid: steps*q <= delta bounds delta(0), the total variation of the composition")
     else:
         print(f"{width} at resolution {res.resolution} cells per unit loss, {res.seconds:.1f} s")
@@ -116,8 +143,15 @@ def _eps_rdp(a: argparse.Namespace, kv: dict[str, str]) -> int:
     from dpcert.cli_support import print_json
     from dpcert.core.params import inputs_to_json
     from dpcert.core.vocabulary import resolve_aliases
+    from dpcert.errors import InvalidParameter
     from dpcert.gaussian.dpsgd_rdp import DPSGD_RDP_EPS, dpsgd_rdp_eps
+    from dpcert.gaussian.sampling import as_steps
 
+    for name, default in (("sampling", "poisson"), ("neighboring", "add_remove")):
+        if kv.get(name, default) != default:
+            raise InvalidParameter(name, kv[name], f"{default} with --method rdp (or --method pld)")
+        kv.pop(name, None)
+    kv = as_steps(kv, DPSGD_RDP_EPS.aliases)
     parsed = DPSGD_RDP_EPS.parse(kv)  # every input checked before any work
     res = dpsgd_rdp_eps(**resolve_aliases(kv, DPSGD_RDP_EPS.aliases))
     enc = res.enclosure
@@ -162,9 +196,14 @@ def _cmd_sigma(a: argparse.Namespace) -> int:
     from dpcert.cli_support import parse_kv, print_json
     from dpcert.core.params import inputs_to_json
     from dpcert.core.vocabulary import resolve_aliases
+    from dpcert.errors import InvalidParameter
     from dpcert.gaussian.pld import DPSGD_SIGMA, dpsgd_sigma
 
     kv = parse_kv(a.inputs)
+    if a.method == "rdp":
+        return _sigma_rdp(a, kv)
+    if a.method != "pld":
+        raise InvalidParameter("--method", a.method, "pld (the tight PLD calibration, default) or rdp")
     parsed = DPSGD_SIGMA.parse(kv)  # every input checked before any work
     res = dpsgd_sigma(
         **resolve_aliases(kv, DPSGD_SIGMA.aliases), rel_tol=a.rel_tol, seconds=a.seconds, progress=_progress(a.quiet)
@@ -185,7 +224,7 @@ def _cmd_sigma(a: argparse.Namespace) -> int:
                 "limited_by": res.limited_by,
                 "resolution": res.resolution,
                 "seconds": res.seconds,
-                "neighbours": _NEIGHBOURS,
+                **_relation_json(parsed, kv),
                 "reference": DPSGD_SIGMA.reference,
             }
         )
@@ -193,12 +232,103 @@ def _cmd_sigma(a: argparse.Namespace) -> int:
     lo, hi = enc.decimal(12)
     print(
         f"DP-SGD noise calibration by PLD (Poisson q = {parsed['q'].given}, steps = {parsed['steps']}, "
-        f"eps = {parsed['eps'].given}, delta = {parsed['delta'].given})"
+        f"eps = {parsed['eps'].given}, delta = {parsed['delta'].given}; {_relation_text(parsed)})"
     )
     print(f"sigma = {hi} is (eps, delta)-DP (certified); the least such sigma lies in [{lo}, {hi}]")
     print(f"relative width {enc.rel_width():.2e} at resolution {res.resolution}, {res.seconds:.1f} s")
     if not res.reached:
         print(_not_reached(res.limited_by, a.rel_tol))
+    return 0
+
+
+def _cmd_delta(a: argparse.Namespace) -> int:
+    from dpcert.cli_support import parse_kv, print_json
+    from dpcert.core.params import inputs_to_json
+    from dpcert.core.vocabulary import resolve_aliases
+    from dpcert.gaussian.pld import DPSGD_DELTA, dpsgd_delta
+
+    kv = parse_kv(a.inputs)
+    parsed = DPSGD_DELTA.parse(kv)  # every input checked before any work
+    res = dpsgd_delta(
+        **resolve_aliases(kv, DPSGD_DELTA.aliases), rel_tol=a.rel_tol, seconds=a.seconds, progress=_progress(a.quiet)
+    )
+    enc = res.enclosure
+    if a.json:
+        print_json(
+            {
+                "quantity": DPSGD_DELTA.name,
+                "method": "pld",
+                "inputs": inputs_to_json(parsed),
+                "enclosure": enc.to_json(20),
+                "rel_width": 0.0 if enc.is_exact or not enc.hi else enc.rel_width(),
+                "rel_tol": a.rel_tol,
+                "reached": res.reached,
+                "limited_by": res.limited_by,
+                "resolution": res.resolution,
+                "seconds": res.seconds,
+                **_relation_json(parsed, kv),
+                "reference": DPSGD_DELTA.reference,
+            }
+        )
+        return 0
+    lo, hi = enc.decimal(12)
+    print(
+        f"DP-SGD delta by PLD (q = {parsed['q'].given}, sigma = {parsed['sigma'].given}, steps = {parsed['steps']}, "
+        f"eps = {parsed['eps'].given}; {_relation_text(parsed)})"
+    )
+    print(f"delta <= {hi}   (certified enclosure [{lo}, {hi}])")
+    if res.runs:
+        print(f"at resolution {res.resolution} cells per unit loss, {res.seconds:.1f} s")
+    if not res.reached:
+        print(_not_reached(res.limited_by, a.rel_tol))
+    return 0
+
+
+def _sigma_rdp(a: argparse.Namespace, kv: dict[str, str]) -> int:
+    from dpcert.cli_support import print_json
+    from dpcert.core.params import choice, inputs_to_json, validate
+    from dpcert.gaussian.dpsgd_rdp import DPSGD_RDP_EPS, dpsgd_rdp_sigma
+    from dpcert.gaussian.pld import DPSGD_SIGMA
+
+    rdp = {k: kv.pop(k) for k in ("conversion", "max_order") if k in kv}
+    parsed = DPSGD_SIGMA.parse(kv)  # every input checked before any work
+    if (str(parsed["sampling"]), str(parsed["neighboring"])) != ("poisson", "add_remove"):
+        from dpcert.errors import InvalidParameter
+
+        raise InvalidParameter("--method", "rdp", "pld for sampling or neighboring other than poisson, add_remove")
+    extra = validate(
+        (choice("conversion", ("cks", "mironov"), default="cks"), DPSGD_RDP_EPS.params[5]), rdp, where=" (rdp)"
+    )
+    enc = dpsgd_rdp_sigma(
+        parsed["q"],
+        parsed["steps"],
+        parsed["eps"],
+        parsed["delta"],
+        conversion=str(extra["conversion"]),
+        max_order=extra["max_order"],
+        rel_tol=a.rel_tol,
+    )
+    if a.json:
+        print_json(
+            {
+                "quantity": "dpsgd.rdp.sigma",
+                "method": "rdp",
+                "inputs": inputs_to_json({**parsed, **extra}),
+                "enclosure": enc.to_json(20),
+                "safe_sigma": enc.to_json(20)["hi"],
+                "rel_tol": a.rel_tol,
+                **_relation_json(parsed, kv),
+                "reference": DPSGD_RDP_EPS.reference,
+            }
+        )
+        return 0
+    lo, hi = enc.decimal(12)
+    print(
+        f"DP-SGD noise calibration by RDP (Poisson q = {parsed['q'].given}, steps = {parsed['steps']}, "
+        f"eps = {parsed['eps'].given}, delta = {parsed['delta'].given}; {extra['conversion']} conversion, every "
+        f"integer order <= {extra['max_order']})"
+    )
+    print(f"sigma = {hi} is (eps, delta)-DP by RDP (certified); the least such sigma by RDP lies in [{lo}, {hi}]")
     return 0
 
 
@@ -211,6 +341,12 @@ def _common(p: argparse.ArgumentParser, seconds: float) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+_INPUTS = (
+    "q=<rate in (0,1]> sigma=<noise multiplier> steps=<int> delta=<(0,1)> (or epochs=<int> batch_size=<int> n=<int> "
+    "instead of q and steps) [sampling=poisson|fixed|shuffle] [neighboring=add_remove|replace_one]"
+)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -227,19 +363,32 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "inputs",
         nargs="*",
         metavar="name=value",
-        help="q=<rate in (0,1]> sigma=<noise multiplier> steps=<int> delta=<(0,1)> "
-        "[rdp only: conversion=cks|mironov max_order=<int> orders=integer|real]",
+        help=_INPUTS + " [rdp only: conversion=cks|mironov max_order=<int> orders=integer|real]",
     )
     e.add_argument("--method", default="pld", help="pld (default: tight, certified both ends) or rdp")
     _common(e, 300.0)
     e.set_defaults(fn=_cmd_eps)
+    dl = inner.add_parser(
+        "delta",
+        help="certified delta(eps) of DP-SGD, e.g. `dpcert dpsgd delta q=0.01 sigma=1 steps=1000 eps=2`",
+        description="The tight delta(eps) of DP-SGD (PLD), for the sampler and neighbouring relation given.",
+    )
+    dl.add_argument("inputs", nargs="*", metavar="name=value", help=_INPUTS.replace("delta=<(0,1)>", "eps=<>=0>"))
+    _common(dl, 300.0)
+    dl.set_defaults(fn=_cmd_delta)
     s = inner.add_parser(
         "sigma",
         help="certified noise calibration, e.g. `dpcert dpsgd sigma q=0.01 steps=1000 eps=2 delta=1e-5`",
         description="The least noise multiplier making DP-SGD (eps, delta)-DP, bracketed by two proofs (PLD).",
     )
     s.add_argument(
-        "inputs", nargs="*", metavar="name=value", help="q=<rate in (0,1]> steps=<int> eps=<>=0> delta=<(0,1)>"
+        "inputs",
+        nargs="*",
+        metavar="name=value",
+        help=_INPUTS.replace("sigma=<noise multiplier> ", "").replace("delta=", "eps=<>=0> delta="),
+    )
+    s.add_argument(
+        "--method", default="pld", help="pld (default: tight, both ends proved) or rdp (RDP calibration, certified)"
     )
     _common(s, 600.0)
     s.set_defaults(fn=_cmd_sigma)

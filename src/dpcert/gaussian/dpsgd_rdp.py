@@ -63,6 +63,7 @@ from dpcert.arith.exact import Exact, as_fraction
 from dpcert.composition.rdp import cks_eps_raw, mironov_eps
 from dpcert.core.params import choice, integer, probability, real
 from dpcert.core.quantity import Quantity
+from dpcert.errors import InvalidParameter
 from dpcert.gaussian import sgm
 
 __all__ = [
@@ -75,6 +76,7 @@ __all__ = [
     "DEFAULT_MAX_ORDER",
     "REAL_ORDER_BITS",
     "real_order_search",
+    "dpsgd_rdp_sigma",
     "QUANTITIES",
 ]
 
@@ -470,6 +472,52 @@ def dpsgd_rdp_eps_float(
             )
             best = min(best, float(res.fun))
     return max(0.0, best)
+
+
+def dpsgd_rdp_sigma(
+    q: Any,
+    steps: Any,
+    eps: Any,
+    delta: Any,
+    *,
+    conversion: str = "cks",
+    max_order: Any = DEFAULT_MAX_ORDER,
+    rel_tol: float = 1e-4,
+) -> Enclosure:
+    """Certified calibration by RDP: [σ_lo, σ_hi] around the least σ whose RDP ε (every integer order up to
+    ``max_order``) is <= ``eps``; at σ_hi the RDP ε's certified upper end is <= eps, so σ_hi is proved (ε, δ)-DP,
+    and at σ_lo the RDP ε's certified lower end is > eps (σ_lo bounds the RDP calibration, not the tight one).
+
+    The RDP ε is non-increasing in σ: each order's ρ(α) is a Rényi divergence, non-increasing under the
+    post-processing that adds independent noise, and both conversions and the minimum over orders preserve that.
+    Bisection on exact rationals.
+
+    >>> dpsgd_rdp_sigma("0.01", 1000, "2", "1e-5", rel_tol=1e-3).short(4)
+    '[1.022, 1.024]'
+    """
+    e = as_fraction(real("eps", 0, lo_open=True).parse(eps))
+
+    def value(s: Fraction) -> Enclosure:
+        return dpsgd_rdp_eps(q, s, steps, delta, conversion=conversion, max_order=max_order, rel_tol=1e-9).enclosure
+
+    lo, hi = Fraction(1, 8), Fraction(1)
+    while not value(hi).hi <= e:
+        lo, hi = hi, hi * 2
+        if hi > 2**40:
+            raise InvalidParameter("eps", str(eps), "a target some noise multiplier <= 2^40 meets by RDP")
+    while value(lo).hi <= e and lo > Fraction(1, 2**40):
+        hi, lo = lo, lo / 2
+    # invariant: value(hi).hi <= e (σ_hi safe); lo: not proved safe
+    while (hi - lo) > Fraction(rel_tol).limit_denominator(10**12) * hi:
+        mid = Fraction(round((lo + hi) / 2 * 2**40), 2**40)
+        if mid <= lo or mid >= hi:
+            break
+        if value(mid).hi <= e:
+            hi = mid
+        else:
+            lo = mid
+    s_lo = lo if value(lo).lo > e else Fraction(0)
+    return Enclosure(s_lo, hi)
 
 
 DPSGD_RDP_EPS = Quantity(
