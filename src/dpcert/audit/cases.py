@@ -132,9 +132,10 @@ CASES: tuple[Case, ...] = (
         max_order="256",
     ),
     # ---- DP-SGD, tight (PLD, both directions): TF Privacy's and Opacus' MNIST setting (batch 256 of 60,000,
-    # sigma = 1.1, 60 epochs of 234 steps, delta = 1e-5), Poisson sampling, add/remove neighbours. A replace-one row
-    # is the same case with neighboring="replace_one" once dpsgd.eps takes that input (the adapters read it).
+    # sigma = 1.1, 60 epochs of 234 steps, delta = 1e-5), Poisson sampling, add/remove and replace-one neighbours
+    # (the adapters read the relation; a peer without replace-one answers nothing for that row).
     _c("dpsgd.eps", "agreement", q="256/60000", sigma="1.1", steps="14040", delta="1e-5"),
+    _c("dpsgd.eps", "agreement", q="256/60000", sigma="1.1", steps="14040", delta="1e-5", neighboring="replace_one"),
     _c("dpsgd.sigma", "agreement", q="0.01", steps="100", eps="1", delta="1e-5"),
     # ---- one GaussianDpEvent(2.0) and one LaplaceDpEvent(2.0), add/remove (sensitivity 1) and replace-one
     # (sensitivity 2: a replaced record moves a sum by twice the norm bound), where dp-accounting's two
