@@ -170,14 +170,19 @@ def both_directions(
     n: int,
     tail: float,
     progress: Callable[[str], None] | None = None,
+    *,
+    method: str = "arb",
+    eps: Fraction | None = None,
+    delta: Fraction | None = None,
 ) -> list[Composed]:
     """The k-fold compositions of both directions (remove, then add) at resolution n.
 
     Both are always computed: that remove dominates add is not proved (docs/derivations/gaussian.md#sgm-directions).
     ``tail`` is the P-mass each side of one step's grid may leave out (all steps) and, divided by the number of
-    products, each window's.
+    products, each window's. ``method``, ``eps``, ``delta``: :func:`dpcert.pld.accountant.compose_directions`
+    (``"fft"``: the float path with its proved round-off bound, tilted for that ε or ε(δ)).
     """
-    return compose_directions(directions(q, sigma), steps, n, tail, progress)
+    return compose_directions(directions(q, sigma), steps, n, tail, progress, method=method, eps=eps, delta=delta)
 
 
 # ----------------------------------------------------------------------------------------------- quantities
@@ -232,7 +237,7 @@ def dpsgd_delta(
     _check_sigma(qq, s)
 
     def solve(n: int, tail: float) -> Enclosure:
-        return delta_enclosure(both_directions(qq, s, k, n, tail, progress), e)
+        return delta_enclosure(both_directions(qq, s, k, n, tail, progress, method="fft", eps=e), e)
 
     return refining(
         solve, fitting_start(qq, s, k, TAIL0, START_CELLS), rel_tol, seconds, progress, _tail_of(rel_tol), TAIL0
@@ -272,7 +277,8 @@ def dpsgd_eps(
 
     def solve(n: int, tail: float) -> Enclosure:
         # the ε search is cheap (probes reuse the compositions): never let it, rather than the grid, set the width
-        return eps_enclosure(both_directions(qq, s, k, n, tail, progress), d, min(rel_tol, EPS_SEARCH_TOL))
+        comps = both_directions(qq, s, k, n, tail, progress, method="fft", delta=d)
+        return eps_enclosure(comps, d, min(rel_tol, EPS_SEARCH_TOL))
 
     def tail(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)
@@ -326,7 +332,7 @@ def dpsgd_sigma(
     n = fitting_start(qq, Fraction(guess).limit_denominator(1000), k, tail, START_CELLS)
 
     def at(s: Fraction, n: int) -> list[Composed]:
-        return both_directions(qq, s, k, n, tail)
+        return both_directions(qq, s, k, n, tail, method="fft", eps=e)
 
     return calibrate(at, e, d, guess, n, rel_tol, seconds, progress, name="sigma")
 

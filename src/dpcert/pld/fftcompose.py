@@ -362,12 +362,14 @@ class FloatComposed:
 
     Attributes:
         n: the resolution. steps: k. theta, lam: the tilt θ and the normaliser λ (exact floats).
-        a: the window's first grid index; size: its length N.
-        r1_up, r0_up, r1_lo, r0_lo: reverse cumulative sums (floats) of X± times e^{(1−θ)r/n} and e^{−θr/n}.
+        base: the first grid index the sums cover; ref: the index their weights are relative to; end: one past the
+            window's last index.
+        r1_up, r0_up, r1_lo, r0_lo: reverse cumulative sums (floats), from base on, of X± times e^{(1−θ)(m − ref)/n}
+            and e^{−θ(m − ref)/n}.
         rel: the relative allowance of those sums (γ and the weights' 6u), as a float.
         floor_up, floor_lo: their absolute allowance (the weights' 2^-940 times the mass).
         above_log: a ball, log of the upper measure's untilted mass above the window (−inf if none).
-        below_log: a ball, log of the same below the window.
+        below_log: a ball, log of the same below ``base``.
         error: k·P_ac(L >= L_max), added to the upper end. infinite: 1 − (1 − p)^k.
         bound: B, the round-off bound on every composed entry (tilted units; for reports).
     """
@@ -377,8 +379,9 @@ class FloatComposed:
     theta: Fraction
     lam: Fraction
     lam_lo: Fraction
-    a: int
-    size: int
+    base: int
+    ref: int
+    end: int
     r1_up: np.ndarray
     r0_up: np.ndarray
     r1_lo: np.ndarray
@@ -398,26 +401,26 @@ class FloatComposed:
         """The certified enclosure of this direction's δ_k(ε) (lower end >= 0, upper end <= 1)."""
         n, k, theta = self.n, self.steps, self.theta
         m0 = math.floor(eps * n) + 1
-        top = self.a + self.size - 1
+        top = self.end - 1
         with workprec(working_precision(n)):
-            ceps = ball(eps).exp()
             lo = arb(0)
             hi = arb(0)
             if m0 <= top:
-                r0 = max(0, m0 - self.a)
+                r0 = max(0, m0 - self.base)
                 one = 1 + ball(self.rel)
-                f1 = (k * ball(self.lam) + ball((1 - theta) * Fraction(self.a, n))).exp()
-                f0 = (k * ball(self.lam) + ball(eps - theta * Fraction(self.a, n))).exp()
+                ref = Fraction(self.ref, n)
+                f1 = (k * ball(self.lam) + ball((1 - theta) * ref)).exp()
+                f0 = (k * ball(self.lam) + ball(eps - theta * ref)).exp()
                 s1u = ball(Fraction(float(self.r1_up[r0]))) * one + ball(Fraction(self.floor_up))
                 s0u = ball(Fraction(float(self.r0_up[r0]))) / one - ball(Fraction(self.floor_up))
                 hi = f1 * s1u - f0 * s0u
-                g1 = (k * ball(self.lam_lo) + ball((1 - theta) * Fraction(self.a, n))).exp()
-                g0 = (k * ball(self.lam_lo) + ball(eps - theta * Fraction(self.a, n))).exp()
+                g1 = (k * ball(self.lam_lo) + ball((1 - theta) * ref)).exp()
+                g0 = (k * ball(self.lam_lo) + ball(eps - theta * ref)).exp()
                 s1l = ball(Fraction(float(self.r1_lo[r0]))) / one - ball(Fraction(self.floor_lo))
                 s0l = ball(Fraction(float(self.r0_lo[r0]))) * one + ball(Fraction(self.floor_lo))
                 lo = g1 * s1l - g0 * s0l
                 hi += self.above_log.exp()
-                if m0 < self.a:
+                if m0 < self.base:
                     hi += self.below_log.exp()
             elif self.upper_measure is not None and self.logw_up is not None:
                 log_b, _ = _chernoff(self.upper_measure, self.logw_up, n, k, 1.0, m0, above=True)
@@ -525,20 +528,22 @@ def compose_fft(
     if not math.isfinite(lam_f):
         return None
     lam = Fraction(lam_f)
-    alpha = th * off / n - lam
+    with np.errstate(divide="ignore"):
+        lam_lo_f = _log_mgf_float(np.log(w_lo), off, n, float(th))
+    # the lower measure's own normaliser λ_lo (its mass may exceed the upper's: it keeps the top tail)
+    lam_lo = Fraction(lam_lo_f) if math.isfinite(lam_lo_f) else lam
     beta = th / n
-    # every exponent of the tilt table within the float range
-    if max(abs(float(alpha)), abs(float(alpha + beta * length))) > 690:
+    alpha, alpha_lo = th * off / n - lam, th * off / n - lam_lo
+    # every exponent of the tilt tables within the float range
+    if max(abs(float(al + e)) for al in (alpha, alpha_lo) for e in (0, beta * length)) > 690:
         return None
     g = _geometric(alpha, beta, length)
-    pos_up = w_up > 0
-    x_up = _rel_up(w_up * g, 7 * 2.0**-53) + np.where(pos_up, 2.0**-930, 0.0)
-    x_lo = np.maximum(_rel_down(w_lo * g, 7 * 2.0**-53) - np.where(w_lo > 0, 2.0**-930, 0.0), 0.0)
+    g_lo = g if lam_lo == lam else _geometric(alpha_lo, beta, length)
+    x_up = _rel_up(w_up * g, 7 * 2.0**-53) + np.where(w_up > 0, 2.0**-930, 0.0)
+    x_lo = np.maximum(_rel_down(w_lo * g_lo, 7 * 2.0**-53) - np.where(w_lo > 0, 2.0**-930, 0.0), 0.0)
     s_up, s_lo = _sum_up(x_up), _sum_up(x_lo)
     if not (s_up <= 1 + 2.0**-20 and s_lo <= 1 + 2.0**-20):
         return None
-    # the lower measure's own normaliser: its mass may be below the upper's; λ_lo keeps Σ x_lo <= 1 too
-    lam_lo = lam
     # the window: the tilted k-fold law's bulk ± 10 s.d., widened (doubling) until float Chernoff estimates put
     # less than 1e-30 of the tilted mass outside it, or the whole support when that fits (tightness only)
     jj = np.arange(length, dtype=float)
@@ -596,21 +601,29 @@ def compose_fft(
             lo_b, _ = _chernoff(step.lower, lw_lo, n, k, float(th), a, above=False)
             t_out = (lo_a - k * ball(lam_lo)).exp() + (lo_b - k * ball(lam_lo)).exp()
             above_log, _ = _chernoff(step.upper, lw_up, n, k, 1.0, top, above=True)
-            below_log, _ = _chernoff(step.upper, lw_up, n, k, 1.0, a, above=False)
         t_out_f = _up(t_out) if t_out.is_finite() else math.inf
     cut = _up(Fraction(b) + Fraction(t_out_f)) if math.isfinite(t_out_f) else math.inf
-    x_plus = np.maximum(np.nextafter(y.real + b, np.inf), 0.0)  # >= x_up^{*k} on the window (×(1 + u): rel)
+    x_plus = np.maximum(np.nextafter(y.real + b, np.inf), 0.0)  # >= x_up^{*k} on the window
     x_minus = np.maximum(y.imag - cut, 0.0)  # <= x_lo^{*k}·(1 + u)
-    # the weights e^{(1−θ)r/n} and e^{−θr/n} on the window
-    v1 = _geometric(Fraction(0), (1 - th) / n, size)
-    v0 = _geometric(Fraction(0), -th / n, size)
-    r1_up = np.cumsum((x_plus * v1)[::-1])[::-1]
-    r0_up = np.cumsum((x_plus * v0)[::-1])[::-1]
-    r1_lo = np.cumsum((x_minus * v1)[::-1])[::-1]
-    r0_lo = np.cumsum((x_minus * v0)[::-1])[::-1]
+    # the weights e^{(1−θ)(r − r_ref)/n} and e^{−θ(r − r_ref)/n}, relative to the tilted mean r_ref (where δ is
+    # decided), from r_cut on, where they stay below e^690; the indices below a + r_cut are left to the Chernoff
+    # bound (upper) or dropped (lower)
+    r_ref = min(max(0, round(k * (mu1 + off) - a)), size - 1)
+    r_cut = max(0, r_ref - math.floor(690 * n / float(th)))
+    count = size - r_cut
+    v1 = _geometric((1 - th) * (r_cut - r_ref) / n, (1 - th) / n, count)
+    v0 = _geometric(-th * (r_cut - r_ref) / n, -th / n, count)
+    xp, xm = x_plus[r_cut:], x_minus[r_cut:]
+    r1_up = np.cumsum((xp * v1)[::-1])[::-1]
+    r0_up = np.cumsum((xp * v0)[::-1])[::-1]
+    r1_lo = np.cumsum((xm * v1)[::-1])[::-1]
+    r0_lo = np.cumsum((xm * v0)[::-1])[::-1]
     rel = (1 + _gamma(size + 4)) * (1 + 6 * _U) * (1 + _U) ** 2 - 1
-    floor_up = _up(Fraction(_FLOOR) * Fraction(_sum_up(x_plus)) * 2)
-    floor_lo = _up(Fraction(_FLOOR) * Fraction(_sum_up(x_minus)) * 2)
+    floor_up = _up(Fraction(_FLOOR) * Fraction(_sum_up(xp)) * 2)
+    floor_lo = _up(Fraction(_FLOOR) * Fraction(_sum_up(xm)) * 2)
+    base = a + r_cut
+    with workprec(working_precision(n)):
+        below_log, _ = _chernoff(step.upper, _logw(step.upper), n, k, 1.0, base, above=False)
     with workprec(working_precision(n)):
         err = steps * step.tail
         inf = arb(0) if step.infinite == 0 else 1 - (1 - ball(step.infinite)) ** steps
@@ -620,8 +633,9 @@ def compose_fft(
         th,
         lam,
         lam_lo,
-        a,
-        size,
+        base,
+        a + r_ref,
+        a + size,
         r1_up,
         r0_up,
         r1_lo,
