@@ -283,7 +283,9 @@ def dpsgd_eps(
     def tail(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)
 
-    return refining(solve, fitting_start(qq, s, k, TAIL0, START_CELLS), rel_tol, seconds, progress, tail, TAIL0)
+    # a target below the first tail would meet the grid's floor (k times the dropped tail): start below it
+    tail0 = min(TAIL0, float(d) * rel_tol / 1000)
+    return refining(solve, fitting_start(qq, s, k, tail0, START_CELLS), rel_tol, seconds, progress, tail, tail0)
 
 
 def _sigma_guess(q: Fraction, steps: int, eps: Fraction, delta: Fraction) -> float:

@@ -182,7 +182,7 @@ def fitting_resolution(losses: list[PrivacyLoss], n: int, tail: float, max_cells
         GridTooLarge: if even n = 1 does not fit.
     """
     while True:
-        worst = max(cells_needed(loss, n, max(tail, 1e-300)) for loss in losses)
+        worst = max(cells_needed(loss, n, max(tail, 1e-320)) for loss in losses)
         if worst <= max_cells:
             return n
         if n == 1:

@@ -106,9 +106,18 @@ def _gamma(m: int) -> Fraction:
     return m * _U / (1 - m * _U)
 
 
+_TINY_FLOAT = 2.0**-1070
+_TINY_ARB = arb(2) ** -1070
+_HUGE_ARB = arb(2) ** 1000
+
+
 def _up(x: Fraction | arb) -> float:
     """A float >= x (exact rational or ball)."""
     if isinstance(x, arb):
+        if x < _TINY_ARB:  # an exponent far below the float range: its exact fraction would be huge
+            return _TINY_FLOAT
+        if not x.upper() < _HUGE_ARB:
+            return math.inf
         x = fraction_of(x.upper())
     f = float(x)
     return f if Fraction(f) >= x else math.nextafter(f, math.inf)
@@ -117,6 +126,8 @@ def _up(x: Fraction | arb) -> float:
 def _down(x: Fraction | arb) -> float:
     """A float <= x."""
     if isinstance(x, arb):
+        if abs(x) < _TINY_ARB:
+            return 0.0 if x >= 0 else -_TINY_FLOAT
         x = fraction_of(x.lower())
     f = float(x)
     return f if Fraction(f) <= x else math.nextafter(f, -math.inf)
@@ -309,6 +320,26 @@ def _log_mgf_float(logw: np.ndarray, off: int, n: int, tau: float) -> float:
     return top + math.log(float(np.sum(np.exp(e - top))))
 
 
+#: The Chernoff parameters s tried in floats: from 1e-4 to 1e16, since a loss of scale h needs s about 1/h².
+_S_GRID = np.geomspace(1e-4, 1e16, 101)
+
+
+def _log_mgf_floats(logw: np.ndarray, off: int, n: int, taus: np.ndarray) -> np.ndarray:
+    """log Σ_j w_j e^{τj/n} in floats for every τ of ``taus`` (tightness only)."""
+    idx = (np.arange(len(logw)) + off) / n
+    finite = np.isfinite(logw)
+    lw, ix = logw[finite], idx[finite]
+    out = np.full(len(taus), -math.inf)
+    if len(lw) == 0:
+        return out
+    step = max(1, 2_000_000 // len(lw))
+    for i in range(0, len(taus), step):
+        e = lw[None, :] + taus[i : i + step, None] * ix[None, :]
+        top = np.max(e, axis=1)
+        out[i : i + step] = top + np.log(np.sum(np.exp(e - top[:, None]), axis=1))
+    return out
+
+
 def _log_mgf(meas: Measure, n: int, tau: Fraction) -> arb:
     """A ball whose upper end bounds log Σ_j v_j e^{τj/n} for the exact measure (Arb's polynomial evaluation)."""
     top = meas.poly(ball(tau / n).exp()).upper()  # an upper bound of the (non-negative) exact sum
@@ -325,17 +356,40 @@ def _chernoff(
     The k-fold support is [k·off, k·(off + len − 1)], so a side beyond it has no mass at all (log bound −∞)."""
     if (above and edge > k * (meas.off + meas.length - 1)) or (not above and edge <= k * meas.off):
         return arb("-inf"), Fraction(0)
-    best, best_s = math.inf, 0.0
-    for s in np.geomspace(1e-3, 64, 48):
-        tau = tau0 + s if above else tau0 - s
-        val = k * _log_mgf_float(logw, meas.off, n, tau) + (-s if above else s) * edge / n
-        if val < best:
-            best, best_s = val, float(s)
-    s = Fraction(best_s).limit_denominator(1 << 20)
+    taus = tau0 + _S_GRID if above else tau0 - _S_GRID
+    vals = k * _log_mgf_floats(logw, meas.off, n, taus) + (-_S_GRID if above else _S_GRID) * edge / n
+    best_s = float(_S_GRID[int(np.argmin(vals))])
+    s = Fraction(best_s).limit_denominator(1 << 20) if best_s < 1e6 else Fraction(round(best_s))
     tau = Fraction(tau0) + (s if above else -s)
     log_m = _log_mgf(meas, n, tau)
     sign = -1 if above else 1
     return k * log_m + ball(sign * s * edge / n), s
+
+
+def _tilted_law(x: np.ndarray, mass: float, k: int) -> tuple[float, float, np.ndarray]:
+    """The k-fold law of x/mass: (mean index, s.d., log x/mass) in floats (tightness only)."""
+    jj = np.arange(len(x), dtype=float)
+    xs = x / max(mass, 1e-300)
+    mu = float(np.sum(xs * jj))
+    var = max(float(np.sum(xs * (jj - mu) ** 2)), 0.0)
+    with np.errstate(divide="ignore"):
+        return k * mu, math.sqrt(k * var), np.log(xs)
+
+
+def _place(laws: list, n: int, k: int, full: int, length: int) -> tuple[int, int] | None:
+    """A window (start, size) relative to the k-fold support's first index, covering each law's bulk, or None
+    past :data:`MAX_WINDOW`."""
+    lo = min(mu - 10 * sd - 16 for mu, sd, _ in laws)
+    hi = max(mu + 10 * sd + 16 for mu, sd, _ in laws)
+    size = 1 << max(1, math.ceil(math.log2(max(min(full, hi - lo), length, 2))))
+    while size < full:
+        if size > MAX_WINDOW:
+            return None
+        start = min(max(0, round((lo + hi) / 2 - size / 2)), full - size)
+        if all(_outside_small(logx, n, k, start, start + size) for _, _, logx in laws):
+            return start, size
+        size *= 2
+    return (0, size) if size <= MAX_WINDOW else None
 
 
 def _outside_small(logx: np.ndarray, n: int, k: int, lo: int, hi: int, log_tol: float = -46.0) -> bool:
@@ -345,14 +399,37 @@ def _outside_small(logx: np.ndarray, n: int, k: int, lo: int, hi: int, log_tol: 
         edge = hi if above else lo
         if not above and lo <= 0:
             continue
-        best = math.inf
-        for s in np.geomspace(1e-3, 64, 40):
-            tau = float(s) if above else -float(s)
-            val = k * _log_mgf_float(logx, 0, n, tau) - tau * edge / n
-            best = min(best, val)
+        taus = _S_GRID if above else -_S_GRID
+        best = float(np.min(k * _log_mgf_floats(logx, 0, n, taus) - taus * edge / n))
         if best > log_tol:
             return False
     return True
+
+
+#: Ends below 2^-4000 are written as 2^-4000 (upper) or 0 (lower): their exact fractions would be huge.
+_END_FLOOR = Fraction(1, 2**4000)
+
+
+def _ends(x: arb, upper: bool) -> Fraction:
+    """The upper end of x capped to [2^-4000, 1] (``upper``), or its lower end clipped to [0, 1]."""
+    if not x.is_finite():
+        return Fraction(1) if upper else Fraction(0)
+    if upper:
+        return (
+            Fraction(1)
+            if not x < 1
+            else _END_FLOOR
+            if x < arb(_END_FLOOR.numerator) / _END_FLOOR.denominator
+            else fraction_of(x.upper())
+        )
+    if not x > arb(_END_FLOOR.numerator) / _END_FLOOR.denominator:
+        return Fraction(0)
+    return min(Fraction(1), fraction_of(x.lower()))
+
+
+def _nonneg(x: arb) -> arb:
+    """A ball for max(0, x): 0 when x is not certainly positive, else x (a lower bound of a non-negative sum)."""
+    return x if x > 0 else arb(0)
 
 
 @dataclass(frozen=True)
@@ -394,8 +471,6 @@ class FloatComposed:
     error: arb
     infinite: arb = field(default_factory=lambda: arb(0))
     bound: float = 0.0
-    upper_measure: Measure | None = None
-    logw_up: np.ndarray | None = None
 
     def delta(self, eps: Fraction) -> Enclosure:
         """The certified enclosure of this direction's δ_k(ε) (lower end >= 0, upper end <= 1)."""
@@ -412,23 +487,23 @@ class FloatComposed:
                 f1 = (k * ball(self.lam) + ball((1 - theta) * ref)).exp()
                 f0 = (k * ball(self.lam) + ball(eps - theta * ref)).exp()
                 s1u = ball(Fraction(float(self.r1_up[r0]))) * one + ball(Fraction(self.floor_up))
-                s0u = ball(Fraction(float(self.r0_up[r0]))) / one - ball(Fraction(self.floor_up))
+                # a sum of non-negative terms is >= 0: the floor never makes it negative
+                s0u = _nonneg(ball(Fraction(float(self.r0_up[r0]))) / one - ball(Fraction(self.floor_up)))
                 hi = f1 * s1u - f0 * s0u
                 g1 = (k * ball(self.lam_lo) + ball((1 - theta) * ref)).exp()
                 g0 = (k * ball(self.lam_lo) + ball(eps - theta * ref)).exp()
-                s1l = ball(Fraction(float(self.r1_lo[r0]))) / one - ball(Fraction(self.floor_lo))
+                s1l = _nonneg(ball(Fraction(float(self.r1_lo[r0]))) / one - ball(Fraction(self.floor_lo)))
                 s0l = ball(Fraction(float(self.r0_lo[r0]))) * one + ball(Fraction(self.floor_lo))
                 lo = g1 * s1l - g0 * s0l
                 hi += self.above_log.exp()
                 if m0 < self.base:
                     hi += self.below_log.exp()
-            elif self.upper_measure is not None and self.logw_up is not None:
-                log_b, _ = _chernoff(self.upper_measure, self.logw_up, n, k, 1.0, m0, above=True)
-                hi = log_b.exp()
+            else:  # past the window: the bound on the untilted mass above it covers every larger ε
+                hi = self.above_log.exp()
             hi = hi + self.error + self.infinite
             lo = lo + self.infinite
-        lo_f = max(Fraction(0), fraction_of(lo.lower())) if lo.is_finite() else Fraction(0)
-        hi_f = min(Fraction(1), fraction_of(hi.upper())) if hi.is_finite() else Fraction(1)
+        lo_f = _ends(lo, upper=False)
+        hi_f = _ends(hi, upper=True)
         return Enclosure(lo_f, hi_f)
 
 
@@ -436,9 +511,9 @@ class FloatComposed:
 
 
 def _logw(meas: Measure) -> np.ndarray:
-    mid = np.array([float(c.mid()) for c in meas.poly.coeffs()])
+    """log of the measure's atoms rounded up (their balls' radii included, as Arb's evaluation includes them)."""
     with np.errstate(divide="ignore"):
-        return np.log(np.maximum(mid, 0.0))
+        return np.log(_floats(meas, True))
 
 
 def _theta_cap(meas: Measure, n: int) -> float:
@@ -544,24 +619,17 @@ def compose_fft(
     s_up, s_lo = _sum_up(x_up), _sum_up(x_lo)
     if not (s_up <= 1 + 2.0**-20 and s_lo <= 1 + 2.0**-20):
         return None
-    # the window: the tilted k-fold law's bulk ± 10 s.d., widened (doubling) until float Chernoff estimates put
-    # less than 1e-30 of the tilted mass outside it, or the whole support when that fits (tightness only)
-    jj = np.arange(length, dtype=float)
-    xs = x_up / max(s_up, 1e-300)
-    mu1 = float(np.sum(xs * jj))
-    var1 = max(float(np.sum(xs * (jj - mu1) ** 2)), 0.0)
+    # the window: the tilted k-fold laws' bulks (upper and lower: the lower one may sit lower, having lost mean)
+    # ± 10 s.d., widened (doubling) until float Chernoff estimates put less than 1e-20 of each tilted mass outside
+    # it, or the whole support when that fits; the upper law's alone if both need more than MAX_WINDOW (tightness
+    # only: any window is valid)
     full = k * (length - 1) + 1
-    half = 10.0 * math.sqrt(k * var1) + 32
-    size = 1 << max(1, math.ceil(math.log2(max(min(full, 2 * half), length))))
-    with np.errstate(divide="ignore"):
-        logx = np.log(xs)
-    while size < full:
-        start = min(max(0, round(k * mu1 - size / 2)), full - size)
-        if _outside_small(logx, n, k, start, start + size):
-            break
-        size *= 2
-    if size > MAX_WINDOW:
+    laws = [_tilted_law(x_up, s_up, k), _tilted_law(x_lo, s_lo, k)]
+    placed = _place(laws, n, k, full, length) or _place(laws[:1], n, k, full, length)
+    if placed is None:
         return None
+    start, size = placed
+    mu1 = laws[0][0] / k
     if full <= size:
         a = k * off
         aliased = False
@@ -600,7 +668,6 @@ def compose_fft(
             lo_a, _ = _chernoff(step.lower, lw_lo, n, k, float(th), top, above=True)
             lo_b, _ = _chernoff(step.lower, lw_lo, n, k, float(th), a, above=False)
             t_out = (lo_a - k * ball(lam_lo)).exp() + (lo_b - k * ball(lam_lo)).exp()
-            above_log, _ = _chernoff(step.upper, lw_up, n, k, 1.0, top, above=True)
         t_out_f = _up(t_out) if t_out.is_finite() else math.inf
     cut = _up(Fraction(b) + Fraction(t_out_f)) if math.isfinite(t_out_f) else math.inf
     x_plus = np.maximum(np.nextafter(y.real + b, np.inf), 0.0)  # >= x_up^{*k} on the window
@@ -610,20 +677,24 @@ def compose_fft(
     # bound (upper) or dropped (lower)
     r_ref = min(max(0, round(k * (mu1 + off) - a)), size - 1)
     r_cut = max(0, r_ref - math.floor(690 * n / float(th)))
-    count = size - r_cut
+    r_end = min(size, r_ref + math.floor(650 * n / float(th)))  # past it e^{−θ(r − r_ref)/n} < e^-650
+    count = r_end - r_cut
     v1 = _geometric((1 - th) * (r_cut - r_ref) / n, (1 - th) / n, count)
     v0 = _geometric(-th * (r_cut - r_ref) / n, -th / n, count)
-    xp, xm = x_plus[r_cut:], x_minus[r_cut:]
+    xp, xm = x_plus[r_cut:r_end], x_minus[r_cut:r_end]
     r1_up = np.cumsum((xp * v1)[::-1])[::-1]
     r0_up = np.cumsum((xp * v0)[::-1])[::-1]
     r1_lo = np.cumsum((xm * v1)[::-1])[::-1]
     r0_lo = np.cumsum((xm * v0)[::-1])[::-1]
-    rel = (1 + _gamma(size + 4)) * (1 + 6 * _U) * (1 + _U) ** 2 - 1
-    floor_up = _up(Fraction(_FLOOR) * Fraction(_sum_up(xp)) * 2)
-    floor_lo = _up(Fraction(_FLOOR) * Fraction(_sum_up(xm)) * 2)
-    base = a + r_cut
+    rel = (1 + _gamma(count + 4)) * (1 + 6 * _U) * (1 + _U) ** 2 - 1
+    # every weight is above e^-650 > 2^-950 (normal, relative error 6u); a product may still underflow, by less
+    # than 2^-1074 each
+    floor_up = floor_lo = _up(Fraction(count + 1, 2**1074))
+    base, end = a + r_cut, a + r_end
     with workprec(working_precision(n)):
-        below_log, _ = _chernoff(step.upper, _logw(step.upper), n, k, 1.0, base, above=False)
+        lw_up = _logw(step.upper)
+        below_log, _ = _chernoff(step.upper, lw_up, n, k, 1.0, base, above=False)
+        above_log, _ = _chernoff(step.upper, lw_up, n, k, 1.0, end, above=True)
     with workprec(working_precision(n)):
         err = steps * step.tail
         inf = arb(0) if step.infinite == 0 else 1 - (1 - ball(step.infinite)) ** steps
@@ -635,7 +706,7 @@ def compose_fft(
         lam_lo,
         base,
         a + r_ref,
-        a + size,
+        end,
         r1_up,
         r0_up,
         r1_lo,
@@ -648,6 +719,4 @@ def compose_fft(
         err,
         inf,
         b,
-        step.upper,
-        logw,
     )
