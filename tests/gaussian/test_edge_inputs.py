@@ -323,7 +323,6 @@ def test_pld_eps_at_delta_1e300_is_below_the_rdp_bound():
     assert hi - lo <= hi / 100
 
 
-
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",

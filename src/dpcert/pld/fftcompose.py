@@ -297,6 +297,31 @@ def _spectral_bound(err_u: np.ndarray, err_l: np.ndarray, q_hat: np.ndarray) -> 
     return _up(bound * (1 + Fraction(1, 10**6)) + Fraction(_UNDER))
 
 
+def _cyclic_power(x_up: np.ndarray, x_lo: np.ndarray, k: int, size: int) -> tuple[np.ndarray, float]:
+    """The k-fold cyclic convolutions (length N = ``size``, a power of 2) of two non-negative float vectors of
+    ℓ1-mass <= 1 + 2^-20, as the real and imaginary parts of one complex array, and B: every part of every entry is
+    within B of the exact cyclic convolution of the floats given (module docstring §3)."""
+    length = len(x_up)
+    t = size.bit_length() - 1
+    s_up, s_lo = _sum_up(x_up), _sum_up(x_lo)
+    w = _twiddles(size)
+    z = np.zeros(size, dtype=complex)
+    z.real[:length] = x_up
+    z.imag[:length] = x_lo
+    zf = _fft(z, w)
+    zr = np.conj(np.roll(zf[::-1], 1))  # conj Z_{−j}
+    u_hat = (zf + zr) * 0.5
+    l_hat = (zf - zr) * -0.5j
+    e_f = Fraction(_fft_factor(t)) * (Fraction(s_up) + Fraction(s_lo))
+    e_u = _up(e_f * (1 + _U) + _U * Fraction(s_up))
+    e_l = _up(e_f * (1 + _U) + _U * Fraction(s_lo))
+    pu, err_u = _power(u_hat, e_u, k)
+    pl, err_l = _power(l_hat, e_l, k)
+    q_hat = pu + 1j * pl
+    y = _ifft_unscaled(q_hat, w) * (1.0 / size)
+    return y, _spectral_bound(err_u, err_l, q_hat)
+
+
 # ---------------------------------------------------------------------------------------------- the measures
 
 
@@ -517,9 +542,28 @@ def _logw(meas: Measure) -> np.ndarray:
 
 
 def _theta_cap(meas: Measure, n: int) -> float:
-    """The largest θ whose tilt keeps every exponent of one step within the float range (with room)."""
-    span = max(1, meas.length) / n
-    return max(1.0, 500.0 / span)
+    """The largest θ (floats, tightness only) whose tilt factor e^{θj/n − λ(θ)} stays below e^600 at the top of one
+    step's range (below the float range at the bottom only underflows, which the bounds cover)."""
+    logw = _logw(meas)
+    top = (meas.off + meas.length - 1) / n
+
+    def fits(theta: float) -> bool:
+        return theta * top - _log_mgf_float(logw, meas.off, n, theta) <= 600
+
+    if not fits(1.0):
+        return 1.0
+    lo, hi = 1.0, 2.0
+    while fits(hi) and hi < 1e12:
+        lo, hi = hi, hi * 2
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
+
+
+#: The largest tilt chosen (past it a bounded loss near its maximum is answered by the top cells
+#: alone, and a larger tilt narrows nothing).
+_THETA_MAX = 2000.0
 
 
 def saddle_theta(step: StepMeasures, steps: int, eps: Fraction) -> float:
@@ -535,7 +579,7 @@ def saddle_theta(step: StepMeasures, steps: int, eps: Fraction) -> float:
         return steps * float(np.sum(e * idx) / np.sum(e))
 
     target = float(eps)
-    lo, hi = 1.0, _theta_cap(step.upper, n)
+    lo, hi = 1.0, min(_theta_cap(step.upper, n), _THETA_MAX)
     if mean_at(lo) >= target:
         return 1.0
     if mean_at(hi) <= target:
@@ -555,13 +599,13 @@ def rdp_theta(step: StepMeasures, steps: int, delta: Fraction) -> float:
     logw = _logw(step.upper)
     n, off = step.n, step.upper.off
     ld = math.log(delta.numerator) - math.log(delta.denominator)
-    cap = _theta_cap(step.upper, n)
-    best, arg = math.inf, 1.0
-    for th in np.geomspace(1.0001, cap, 200):
-        val = (steps * _log_mgf_float(logw, off, n, float(th)) - ld) / (th - 1)
-        if val < best:
-            best, arg = val, float(th)
-    return arg
+    cap = min(_theta_cap(step.upper, n), _THETA_MAX)
+    grid = np.geomspace(1.0001, max(cap, 1.001), 200)
+    vals = np.array([(steps * _log_mgf_float(logw, off, n, float(th)) - ld) / (th - 1) for th in grid])
+    # the smallest θ within 0.1 % of the best: a bounded loss's bound flattens as θ grows, and a needlessly large
+    # tilt only narrows the range of ε the composition answers well
+    best = float(np.min(vals))
+    return float(grid[int(np.argmax(vals <= best + 1e-3 * abs(best)))])
 
 
 # ---------------------------------------------------------------------------------------------- composition
@@ -609,8 +653,8 @@ def compose_fft(
     lam_lo = Fraction(lam_lo_f) if math.isfinite(lam_lo_f) else lam
     beta = th / n
     alpha, alpha_lo = th * off / n - lam, th * off / n - lam_lo
-    # every exponent of the tilt tables within the float range
-    if max(abs(float(al + e)) for al in (alpha, alpha_lo) for e in (0, beta * length)) > 690:
+    # the tilt tables' largest exponent within the float range (a smaller one only underflows: module docstring §2)
+    if max(float(al + beta * length) for al in (alpha, alpha_lo)) > 690:
         return None
     g = _geometric(alpha, beta, length)
     g_lo = g if lam_lo == lam else _geometric(alpha_lo, beta, length)
@@ -636,25 +680,9 @@ def compose_fft(
     else:
         a = k * off + start
         aliased = True
-    t = size.bit_length() - 1
     if progress is not None:
         progress(f"float composition: theta {float(th):.4g}, window {size} cells")
-    w = _twiddles(size)
-    z = np.zeros(size, dtype=complex)
-    z.real[:length] = x_up
-    z.imag[:length] = x_lo
-    zf = _fft(z, w)
-    zr = np.conj(np.roll(zf[::-1], 1))  # conj Z_{−j}
-    u_hat = (zf + zr) * 0.5
-    l_hat = (zf - zr) * -0.5j
-    e_f = Fraction(_fft_factor(t)) * (Fraction(s_up) + Fraction(s_lo))
-    e_u = _up(e_f * (1 + _U) + _U * Fraction(s_up))
-    e_l = _up(e_f * (1 + _U) + _U * Fraction(s_lo))
-    pu, err_u = _power(u_hat, e_u, k)
-    pl, err_l = _power(l_hat, e_l, k)
-    q_hat = pu + 1j * pl
-    y = _ifft_unscaled(q_hat, w) * (1.0 / size)
-    b = _spectral_bound(err_u, err_l, q_hat)
+    y, b = _cyclic_power(x_up, x_lo, k, size)
     shift = (a - k * off) % size
     y = np.roll(y, -shift)
     with workprec(working_precision(n)):
