@@ -145,9 +145,10 @@ _SCALE = real("scale", 0, lo_open=True, doc="the Laplace noise scale b > 0")
 _SENS = real("sensitivity", 0, lo_open=True, doc="the L1 sensitivity of the query, > 0")
 _K = integer("k", 1, MAX_K, doc="number of Laplace mechanisms composed")
 _REF = (
-    "privacy loss distribution of the Laplace mechanism (atoms at +-sensitivity/scale), k-fold by a tilted "
-    "float FFT with a proved round-off bound (arb_poly powers for the ball evaluator); upper: connect-the-dots chord split (Doroshenko et al. PETS 2022), lower: mean-balanced contraction onto the "
-    "grid; convex order (Shaked–Shanthikumar 2007 Thm 4.A.15)"
+    "privacy loss distribution of the Laplace mechanism (atoms at +-sensitivity/scale), k-fold by a tilted float "
+    "FFT with a proved round-off bound (arb_poly powers for the ball evaluator); upper: connect-the-dots chord "
+    "split (Doroshenko et al. PETS 2022), lower: mean-balanced contraction onto the grid; convex order "
+    "(Shaked–Shanthikumar 2007 Thm 4.A.15)"
 )
 
 
