@@ -284,8 +284,9 @@ def dpsgd_eps(
     def tail(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)
 
-    # a target below the first tail would meet the grid's floor (k times the dropped tail): start below it
-    tail0 = min(TAIL0, float(d) * rel_tol / 1000)
+    # the dropped tails add at most their mass to δ_up: a thousandth of the width asked for, relative to the target,
+    # is all they may take (a fixed first tail far below it only lengthens the grid; one above it would floor δ)
+    tail0 = float(d) * rel_tol / 1000
     return refining(solve, fitting_start(qq, s, k, tail0, START_CELLS), rel_tol, seconds, progress, tail, tail0)
 
 

@@ -325,15 +325,24 @@ def _cyclic_power(x_up: np.ndarray, x_lo: np.ndarray, k: int, size: int) -> tupl
 # ---------------------------------------------------------------------------------------------- the measures
 
 
+#: The last few measures converted (keyed by the polynomial's identity, which the entry keeps alive).
+_CONVERTED: list[tuple[object, np.ndarray, np.ndarray]] = []
+
+
 def _floats(meas: Measure, upper: bool) -> np.ndarray:
     """The measure's atoms as floats, >= the exact ones (``upper``) or <= them and >= 0."""
+    for poly, up, lo in _CONVERTED:
+        if poly is meas.poly:
+            return up if upper else lo
     coeffs = meas.poly.coeffs()
     mid = np.array([float(c.mid()) for c in coeffs])
     rad = np.array([float(c.rad()) for c in coeffs])
     slack = np.abs(mid) * 2.0**-50 + 2 * rad  # one ulp of each conversion, and the radius
-    if upper:
-        return np.maximum(np.nextafter(mid + slack, np.inf), 0.0)
-    return np.maximum(np.nextafter(mid - slack, -np.inf), 0.0)
+    up = np.maximum(np.nextafter(mid + slack, np.inf), 0.0)
+    lo = np.maximum(np.nextafter(mid - slack, -np.inf), 0.0)
+    _CONVERTED.append((meas.poly, up, lo))
+    del _CONVERTED[:-8]
+    return up if upper else lo
 
 
 def _log_mgf_float(logw: np.ndarray, off: int, n: int, tau: float) -> float:
@@ -346,7 +355,16 @@ def _log_mgf_float(logw: np.ndarray, off: int, n: int, tau: float) -> float:
 
 
 #: The Chernoff parameters s tried in floats: from 1e-4 to 1e16, since a loss of scale h needs s about 1/h².
-_S_GRID = np.geomspace(1e-4, 1e16, 101)
+_S_GRID = np.geomspace(1e-4, 1e16, 41)
+
+
+def _best_s(value: Callable[[np.ndarray], np.ndarray]) -> float:
+    """The s >= 0 minimising a float Chernoff exponent: the coarse grid, then 16 points around its best."""
+    vals = value(_S_GRID)
+    i = int(np.argmin(vals))
+    fine = np.geomspace(_S_GRID[max(i - 1, 0)], _S_GRID[min(i + 1, len(_S_GRID) - 1)], 16)
+    fv = value(fine)
+    return float(fine[int(np.argmin(fv))]) if float(np.min(fv)) < float(vals[i]) else float(_S_GRID[i])
 
 
 def _log_mgf_floats(logw: np.ndarray, off: int, n: int, taus: np.ndarray) -> np.ndarray:
@@ -381,9 +399,8 @@ def _chernoff(
     The k-fold support is [k·off, k·(off + len − 1)], so a side beyond it has no mass at all (log bound −∞)."""
     if (above and edge > k * (meas.off + meas.length - 1)) or (not above and edge <= k * meas.off):
         return arb("-inf"), Fraction(0)
-    taus = tau0 + _S_GRID if above else tau0 - _S_GRID
-    vals = k * _log_mgf_floats(logw, meas.off, n, taus) + (-_S_GRID if above else _S_GRID) * edge / n
-    best_s = float(_S_GRID[int(np.argmin(vals))])
+    sign = -1.0 if above else 1.0
+    best_s = _best_s(lambda ss: k * _log_mgf_floats(logw, meas.off, n, tau0 - sign * ss) + sign * ss * edge / n)
     s = Fraction(best_s).limit_denominator(1 << 20) if best_s < 1e6 else Fraction(round(best_s))
     tau = Fraction(tau0) + (s if above else -s)
     log_m = _log_mgf(meas, n, tau)
