@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         ours, theirs, res, peer = [], [], None, None
         for _ in range(max(1, a.runs)):
             t0 = time.perf_counter()
-            res = dpsgd_eps(q, s, k, d, rel_tol=width, seconds=600.0)
+            res = dpsgd_eps(q, s, k, d, rel_tol=width, seconds=target or 60.0)
             ours.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
             peer = _peer(float(eval(q)), float(s), k, float(d))  # noqa: S307 - the literals above

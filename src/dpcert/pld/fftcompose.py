@@ -9,16 +9,23 @@ never trusted beyond these bounds. The answer is an :class:`~dpcert.arith.ball.E
 **1. Tilting.** Let w_j >= 0 (j the grid index, loss j/n) be one step's measure and ρ = e^{θ/n}, C = e^λ for a
 float θ >= 1 and a float λ. Put x_j = w_j ρ^j / C. Convolution commutes with the tilt: (x^{*k})_m = ρ^m (w^{*k})_m /
 C^k, so (w^{*k})_m = C^k e^{−θm/n} (x^{*k})_m. θ is chosen so that the tilted law has its bulk near the ε asked
-for (the saddle point), λ so that Σ x_j ≈ 1; the tail δ depends on then sits at the top of the float range, and an
-absolute error on x^{*k} becomes, after untilting, a *relative* one on δ — down to δ = 1e-300.
+for (:func:`saddle_theta`: k·E_θ[L] = ε; for ε(δ), :func:`rdp_theta`: the Rényi order of the RDP conversion
+[Mir17], whose ε is just above the true one), λ so that Σ x_j ≈ 1 (the lower measure gets its own λ_lo: it keeps
+the top tail the upper one leaves to k·P(L >= L_max), so its tilted mass may be larger). The tail δ depends on then
+sits at the top of the float range, and an absolute error on x^{*k} becomes, after untilting, a *relative* one on
+δ — down to δ = 1e-300.
 
 **2. Rounding the inputs.** The float x_up is >= the exact tilted upper measure componentwise, x_lo <= the exact
 tilted lower measure (and >= 0). A larger measure raises every E f_c (f_c(y) = (y − c)₊ >= 0 and the composition
 of non-negative measures is monotone in each factor), a smaller one lowers it, so the upper end stays an upper
 bound and the lower end a lower bound. The factors ρ^j/C are formed as T1[j // B]·T2[j mod B], each table entry
 from an Arb ball (:func:`_geometric`): away from underflow the relative error is at most 6u (u = 2^-53: two
-conversions of at most one ulp each and one rounded product), and a value whose float is below 2^-950 is below
-2^-940; the bounds below carry that as an additive 2^-940.
+conversions of at most one ulp each and one rounded product; T2 spans at most e^{±40}, so a product above 2^-950
+has a normal T1), and a value whose float is below 2^-950 is below 2^-940. The atoms themselves are rounded from
+their balls (midpoint ± one ulp ± the radius). So x_up = (W·ĝ)(1 + 7u) rounded up, plus 2^-930 wherever W > 0
+(which covers W·2^-940 for W <= 1), and x_lo = (W·ĝ)(1 − 7u) rounded down, minus 2^-930, clipped at 0. The extra
+mass, at most 2^-930 per cell, is far below the round-off bound B of §3. The largest tilt exponent must stay
+below 690 (no overflow); a very negative one only underflows, which the above covers.
 
 **3. The FFT and its round-off.** The transform is this module's own radix-2 network (:func:`_fft`; the error
 analysis must be of the code that runs). Twiddles w_j = e^{−2πij/N} are T1·T2 products of Arb-rounded tables, so
@@ -49,29 +56,33 @@ part minus B minus the lower composition's whole tilted mass outside the window,
 bound of (x_lo^{*k})_m. T is bounded by Chernoff in Arb from the exact one-step measure: Σ_{m >= b} (v^{*k})_m e^{θm/n}
 <= e^{−sb/n} M(θ + s)^k and Σ_{m < a} <= e^{sa/n} M(θ − s)^k for s >= 0, M(τ) = Σ_j v_j e^{τj/n}. The upper end's
 mass outside the window is handled in untilted terms the same way (§5). When the whole support fits (k(L − 1) < N)
-there is no aliasing and T = 0.
+there is no aliasing and T = 0. The window (a power of two) is placed in floats around both tilted laws' bulks
+(± 10 s.d., widened until a float Chernoff estimate leaves less than e^-46 outside): only tightness depends on it.
 
 **5. δ(ε), the whole curve.** For m0 = ⌊εn⌋ + 1 the first index above ε, and X⁺ >= x_up^{*k} >= 0 on the window,
 
     Σ_{m >= m0} (w^{*k})_m (e^{m/n} − e^ε) <= C^k Σ_{m >= m0} X⁺_m (e^{(1−θ)m/n} − e^ε e^{−θm/n}),
 
 because each weight is >= 0; the right side is R1(m0) − e^ε R0(m0) with two reverse cumulative sums of
-non-negative terms, computed once per composition (every ε, every probe of the inversion, reuses them). A
-sum of non-negative terms computed in any order errs by at most γ_m relative (m terms), the weights by 6u plus
-2^-940, the products by u. The lower end is the same sum over the lower bound X⁻, with R1 rounded down and R0 up.
-Beyond the window the upper end adds the untilted Chernoff bounds Σ_{m >= b} (w^{*k})_m e^{m/n} <=
-e^{−sb/n} M_up(1 + s)^k and (when m0 lies below the window) Σ_{m < a} (w^{*k})_m e^{m/n} <= e^{sa/n} M_up(1 − s)^k;
-it adds k·P_ac(L >= L_max) as the arb path does (:mod:`dpcert.pld.discretise`), and both ends add the infinite
-part 1 − (1 − p)^k. An upper end above 1 is replaced by 1 (δ <= 1 for probability measures).
+non-negative terms, computed once per composition (every ε, every probe of the inversion, reuses them). The
+weights are written relative to the tilted mean m_ref, e^{(1−θ)(m − m_ref)/n} and e^{−θ(m − m_ref)/n}, the factor
+e^{kλ + (1−θ)m_ref/n} (and e^{kλ + ε − θm_ref/n}) applied in Arb, and the sums cover only [base, end), where the
+weights stay within [e^-650, e^690]: all normal, so each errs by at most 6u, each product by u (plus at most 2^-1074
+if it underflows), and a sum of non-negative terms computed in any order by at most γ_m relative (m terms). The
+lower end is the same sum over X⁻ with R1 rounded down and R0 up; a lower sum is never below 0. Outside
+[base, end) the upper end adds untilted Chernoff bounds, Σ_{m >= end} (w^{*k})_m e^{m/n} <= e^{−s·end/n}
+M_up(1 + s)^k (also the whole answer for an ε past the window) and, when m0 < base, Σ_{m < base} (w^{*k})_m e^{m/n}
+<= e^{s·base/n} M_up(1 − s)^k (the lower end simply drops those indices). The upper end adds k·P_ac(L >= L_max) as
+the arb path does (:mod:`dpcert.pld.discretise`), and both ends add the infinite part 1 − (1 − p)^k. An upper end
+above 1 is replaced by 1 (δ <= 1), and ends below 2^-4000 by 2^-4000 (upper) or 0 (lower).
 
 The path declines (returns ``None``, and the caller takes the arb path) when a tilt exponent would leave the float
 range or the window would exceed :data:`MAX_WINDOW`.
 
 References:
-    Round-off of the FFT: N. J. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM 2002,
-    ch. 3 (γ_m, complex products) and ch. 24 (the radix-2 network); the bound above is a componentwise form of it
-    for this module's network, proved here. Exponential tilting of a privacy loss: S. Asoodeh, F. Alghamdi et al.,
-    "A saddle-point accountant", ICML 2023 (arXiv 2208.09595).
+    Round-off: [Hig02] ch. 3 (γ_m, complex products) and ch. 24 (the radix-2 FFT's normwise bound); the bound above
+    is a componentwise form for this module's network, proved here. The tilt is the classical exponential
+    (Esscher) tilt; its order for ε(δ) is the RDP conversion's [Mir17].
 """
 
 from __future__ import annotations
