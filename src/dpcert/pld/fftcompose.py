@@ -7,12 +7,12 @@ wrong. Every claim below is about the exact real value of a float array and is p
 never trusted beyond these bounds. The answer is an :class:`~dpcert.arith.ball.Enclosure` as on the arb path.
 
 **1. Tilting.** Let w_j >= 0 (j the grid index, loss j/n) be one step's measure and ρ = e^{θ/n}, C = e^λ for a
-float θ >= 1 and a float λ. Put x_j = w_j ρ^j / C. Convolution commutes with the tilt: (x^{*k})_m = ρ^m (w^{*k})_m /
-C^k, so (w^{*k})_m = C^k e^{−θm/n} (x^{*k})_m. θ is chosen so that the tilted law has its bulk near the ε asked
+float θ >= 1 and a float λ. Put x_j = w_j ρ^j / C. Convolution commutes with the tilt: (x^{∗k})_m = ρ^m (w^{∗k})_m /
+C^k, so (w^{∗k})_m = C^k e^{−θm/n} (x^{∗k})_m. θ is chosen so that the tilted law has its bulk near the ε asked
 for (:func:`saddle_theta`: k·E_θ[L] = ε; for ε(δ), :func:`rdp_theta`: the Rényi order of the RDP conversion
 [Mir17], whose ε is just above the true one), λ so that Σ x_j ≈ 1 (the lower measure gets its own λ_lo: it keeps
 the top tail the upper one leaves to k·P(L >= L_max), so its tilted mass may be larger). The tail δ depends on then
-sits at the top of the float range, and an absolute error on x^{*k} becomes, after untilting, a *relative* one on
+sits at the top of the float range, and an absolute error on x^{∗k} becomes, after untilting, a *relative* one on
 δ — down to δ = 1e-300.
 
 **2. Rounding the inputs.** The float x_up is >= the exact tilted upper measure componentwise, x_lo <= the exact
@@ -29,39 +29,39 @@ below 690 (no overflow); a very negative one only underflows, which the above co
 
 **3. The FFT and its round-off.** The transform is this module's own radix-2 network (:func:`_fft`; the error
 analysis must be of the code that runs). Twiddles w_j = e^{−2πij/N} are T1·T2 products of Arb-rounded tables, so
-|ŵ − w| <= μ = (1 + 2u + 2^-70)²(1 + c) − 1 with c = √2·γ₂ (γ_m = mu/(1 − mu)) the bound on the relative error of
-one complex product (|fl(xy) − xy| <= √2γ₂|xy| for the textbook formula, with or without a fused multiply-add: each
-part's error is at most γ₂(|ac| + |bd|)); an addition errs by at most u times its result. *Claim:* after ℓ
+∣ŵ − w∣ <= μ = (1 + 2u + 2^-70)²(1 + c) − 1 with c = √2·γ₂ (γ_m = mu/(1 − mu)) the bound on the relative error of
+one complex product (∣fl(xy) − xy∣ <= √2γ₂∣xy∣ for the textbook formula, with or without a fused multiply-add: each
+part's error is at most γ₂(∣ac∣ + ∣bd∣)); an addition errs by at most u times its result. *Claim:* after ℓ
 butterfly levels every entry, which belongs to a subsequence of 2^ℓ inputs of ℓ1-mass S, is within (K^ℓ − 1)·S of
 its exact value, K = (1 + μ)(1 + c)(1 + u). *Proof* by induction: an output is a ± f̂b with a, b from the two
 halves (masses S_a + S_b = S, exact values of modulus <= S_a, S_b, errors e_a <= η S_a, e_b <= η S_b); the computed
 value differs from the exact one by at most e_a + (1 + μ)(1 + c)e_b + (μ + (1 + μ)c)S_b + u·(S_a + e_a + (1 + μ)(1 +
 c)(S_b + e_b)) <= (Kη + K − 1)(S_a + S_b). So the forward transform of an input of ℓ1-mass S errs by at most E =
 (K^t − 1)·S in every entry (N = 2^t), and the inverse (the conjugated network, then the exact scaling 2^-t) of an
-input Q̂ errs by at most (K^t − 1)Σ|Q̂_j| / N plus Σ_j |Q̂_j − Q_j| / N for an input error.
+input Q̂ errs by at most (K^t − 1)Σ∣Q̂_j∣ / N plus Σ_j ∣Q̂_j − Q_j∣ / N for an input error.
 
 The two measures travel together as z = x_up + i·x_lo; U_j = (Z_j + conj Z_{−j})/2 and L_j = (Z_j − conj Z_{−j})/(2i)
 are their transforms, within e_U = E + u(S_up + E) (one rounded addition; halving and multiplying by i are exact).
 The k-th power is taken by binary powering: the computed power of Û is Û^k·Π(1 + ε_i) over k − 1 products, so it
-is within ((1 + c)^{k−1} − 1)|Û|^k of Û^k, and |Û^k − U^k| <= k·e_U·r^{k−1} with r >= max(|Û|, |U|), bounded by
-|Û|(1 + 3u) + e_U (the modulus is computed as a square root of a sum of squares: three roundings). Underflow only
+is within ((1 + c)^{k−1} − 1)∣Û∣^k of Û^k, and ∣Û^k − U^k∣ <= k·e_U·r^{k−1} with r >= max(∣Û∣, ∣U∣), bounded by
+∣Û∣(1 + 3u) + e_U (the modulus is computed as a square root of a sum of squares: three roundings). Underflow only
 adds absolute errors below 2^-1074 per operation, which the powering (intermediates of modulus <= 1 + 2^-20) can
 amplify by at most 2^25·48 for k <= 2^24: below 2^-1000 in all, carried as such. Summing, the inverse transform
 of Q̂ = Û^k + i·L̂^k is within B (:func:`_spectral_bound`) of the cyclic convolutions in every entry.
 
 **4. Aliasing.** The cyclic convolution of length N is, at each index m of the chosen window [a, a + N), the
 k-fold composition at m plus the composition's mass at the indices ≡ m (mod N) outside the window (>= 0). So the
-computed real part plus B is an upper bound of (x_up^{*k})_m — aliasing only adds mass there — and the imaginary
+computed real part plus B is an upper bound of (x_up^{∗k})_m — aliasing only adds mass there — and the imaginary
 part minus B minus the lower composition's whole tilted mass outside the window, T, clipped at 0, is a lower
-bound of (x_lo^{*k})_m. T is bounded by Chernoff in Arb from the exact one-step measure: Σ_{m >= b} (v^{*k})_m e^{θm/n}
+bound of (x_lo^{∗k})_m. T is bounded by Chernoff in Arb from the exact one-step measure: Σ_{m >= b} (v^{∗k})_m e^{θm/n}
 <= e^{−sb/n} M(θ + s)^k and Σ_{m < a} <= e^{sa/n} M(θ − s)^k for s >= 0, M(τ) = Σ_j v_j e^{τj/n}. The upper end's
 mass outside the window is handled in untilted terms the same way (§5). When the whole support fits (k(L − 1) < N)
 there is no aliasing and T = 0. The window (a power of two) is placed in floats around both tilted laws' bulks
 (± 10 s.d., widened until a float Chernoff estimate leaves less than e^-46 outside): only tightness depends on it.
 
-**5. δ(ε), the whole curve.** For m0 = ⌊εn⌋ + 1 the first index above ε, and X⁺ >= x_up^{*k} >= 0 on the window,
+**5. δ(ε), the whole curve.** For m0 = ⌊εn⌋ + 1 the first index above ε, and X⁺ >= x_up^{∗k} >= 0 on the window,
 
-    Σ_{m >= m0} (w^{*k})_m (e^{m/n} − e^ε) <= C^k Σ_{m >= m0} X⁺_m (e^{(1−θ)m/n} − e^ε e^{−θm/n}),
+    Σ_{m >= m0} (w^{∗k})_m (e^{m/n} − e^ε) <= C^k Σ_{m >= m0} X⁺_m (e^{(1−θ)m/n} − e^ε e^{−θm/n}),
 
 because each weight is >= 0; the right side is R1(m0) − e^ε R0(m0) with two reverse cumulative sums of
 non-negative terms, computed once per composition (every ε, every probe of the inversion, reuses them). The
@@ -70,8 +70,8 @@ e^{kλ + (1−θ)m_ref/n} (and e^{kλ + ε − θm_ref/n}) applied in Arb, and t
 weights stay within [e^-650, e^690]: all normal, so each errs by at most 6u, each product by u (plus at most 2^-1074
 if it underflows), and a sum of non-negative terms computed in any order by at most γ_m relative (m terms). The
 lower end is the same sum over X⁻ with R1 rounded down and R0 up; a lower sum is never below 0. Outside
-[base, end) the upper end adds untilted Chernoff bounds, Σ_{m >= end} (w^{*k})_m e^{m/n} <= e^{−s·end/n}
-M_up(1 + s)^k (also the whole answer for an ε past the window) and, when m0 < base, Σ_{m < base} (w^{*k})_m e^{m/n}
+[base, end) the upper end adds untilted Chernoff bounds, Σ_{m >= end} (w^{∗k})_m e^{m/n} <= e^{−s·end/n}
+M_up(1 + s)^k (also the whole answer for an ε past the window) and, when m0 < base, Σ_{m < base} (w^{∗k})_m e^{m/n}
 <= e^{s·base/n} M_up(1 − s)^k (the lower end simply drops those indices). The upper end adds k·P_ac(L >= L_max) as
 the arb path does (:mod:`dpcert.pld.discretise`), and both ends add the infinite part 1 − (1 − p)^k. An upper end
 above 1 is replaced by 1 (δ <= 1), and ends below 2^-4000 by 2^-4000 (upper) or 0 (lower).
