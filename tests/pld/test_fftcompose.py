@@ -141,3 +141,11 @@ def test_eps_from_one_float_composition_contains_the_arb_paths() -> None:
 def test_an_unknown_method_is_refused() -> None:
     with pytest.raises(ValueError, match="method"):
         compose_directions([LaplaceLoss(F(1), F(1))], 2, 64, 1e-10, method="float")
+
+
+def test_combine_refuses_a_float_composition() -> None:
+    from dpcert.pld import combine
+
+    [fc] = compose_directions([LaplaceLoss(F(1), F(1))], 2, 64, 1e-10, method="fft", eps=F(1))
+    with pytest.raises(TypeError, match="arb-path"):
+        combine(fc, fc, 1e-20)
