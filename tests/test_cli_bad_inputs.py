@@ -267,6 +267,7 @@ INPUT_NAMES = {
     ("br", "optimum"): {"k": "10", "eps": "1", "eps_g": "0"},
     ("br", "adaptive"): {"k": "4", "eps": "1", "eps_g": "0"},
     ("dpsgd", "eps"): {"q": "0.01", "sigma": "1", "steps": "1000", "delta": "1e-5"},
+    ("dpsgd", "delta"): {"q": "0.01", "sigma": "1", "steps": "1000", "eps": "2"},
     ("dpsgd", "sigma"): {"q": "0.01", "steps": "1000", "eps": "2", "delta": "1e-5"},
 }
 FILE_COMMANDS = {
