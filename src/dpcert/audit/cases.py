@@ -8,16 +8,18 @@ own API that compute the same quantity, or onto none. So the list below could be
 The cases cover the regression patterns of the peers (PEERS.md): agreement at ordinary inputs, k-fold composition
 (which the adapters express several ways: ``count=k``, a self-composed event, k separate events, a loop), series
 along which the value is monotone (ε in δ, ε in the number of steps, σ in δ), and extreme but valid inputs
-(δ < 1e-15, k = 10^5, kε > 709).
+(δ < 1e-15, k = 10^5, kε > 709). The ledger cases (:data:`ACCOUNTING_CASES`) hold one event of each dp-accounting
+kind, and a heterogeneous composition, as event-file JSON text for ``accounting.eps``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Case", "Series", "CASES", "cases_from_vectors"]
+__all__ = ["Case", "Series", "CASES", "LEDGERS", "ACCOUNTING_CASES", "cases_from_vectors"]
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,100 @@ CASES: tuple[Case, ...] = (
     _c("laplace.eps", "agreement", delta="1e-5", scale="2", sensitivity="2", k="1"),
 )
 
+
+def _json(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"))
+
+
+def _g(sigma: str) -> dict[str, Any]:
+    return {"type": "GaussianDpEvent", "noise_multiplier": sigma}
+
+
+def _lap(b: str) -> dict[str, Any]:
+    return {"type": "LaplaceDpEvent", "noise_multiplier": b}
+
+
+def _self(event: dict[str, Any], count: int) -> dict[str, Any]:
+    return {"type": "SelfComposedDpEvent", "event": event, "count": count}
+
+
+#: One ledger per dp-accounting event kind, as event-file JSON text (canonical: dp-accounting's field order, numbers
+#: as exact strings, every one a double so that dp-accounting receives it exactly), and the relations to ask it
+#: under: those where one of dp-accounting's accountants takes it (``dpcert.audit.peers.dp_accounting_events``).
+#: Small on purpose: each is certified to 1 % in well under a second, and dp-accounting's PLD answers in seconds.
+LEDGERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "Gaussian": (_json(_g("2")), ("add_remove", "replace_one")),
+    "Laplace": (_json(_lap("2")), ("add_remove", "replace_one")),
+    "DiscreteLaplace": (
+        _json({"type": "DiscreteLaplaceDpEvent", "noise_parameter": "0.5", "sensitivity": 1}),
+        ("add_remove",),
+    ),
+    "RandomizedResponse": (
+        _json({"type": "RandomizedResponseDpEvent", "noise_parameter": "0.5", "num_buckets": 4}),
+        ("replace_one",),
+    ),
+    "MixtureOfGaussians": (
+        _json(
+            {
+                "type": "MixtureOfGaussiansDpEvent",
+                "standard_deviation": "4",
+                "sensitivities": ["1", "0.5"],
+                "sampling_probs": ["0.5", "0.5"],
+            }
+        ),
+        ("add_remove",),
+    ),
+    "ZCDp": (_json({"type": "ZCDpEvent", "rho": "0.125", "xi": "0"}), ("add_remove", "replace_one")),
+    "PoissonSampled(Gaussian)": (
+        _json({"type": "PoissonSampledDpEvent", "sampling_probability": "0.125", "event": _g("1")}),
+        ("add_remove", "replace_one"),
+    ),
+    "PoissonSampled(Laplace)": (
+        _json({"type": "PoissonSampledDpEvent", "sampling_probability": "0.125", "event": _lap("1")}),
+        ("add_remove",),
+    ),
+    "SampledWithoutReplacement": (
+        _json(
+            {
+                "type": "SampledWithoutReplacementDpEvent",
+                "source_dataset_size": 1024,
+                "sample_size": 16,
+                "event": _g("1"),
+            }
+        ),
+        ("replace_one",),
+    ),
+    "SingleEpochTreeAggregation": (
+        _json({"type": "SingleEpochTreeAggregationDpEvent", "noise_multiplier": "8", "step_counts": 16}),
+        ("add_remove",),
+    ),
+    "RepeatAndSelect": (
+        _json({"type": "RepeatAndSelectDpEvent", "event": _g("4"), "mean": "4", "shape": "1"}),
+        ("add_remove", "replace_one"),
+    ),
+    "Composed(PoissonSampled(Gaussian), Gaussian, Laplace)": (
+        _json(
+            {
+                "type": "ComposedDpEvent",
+                "events": [
+                    _self({"type": "PoissonSampledDpEvent", "sampling_probability": "0.0625", "event": _g("1")}, 100),
+                    _self(_g("8"), 4),
+                    _self(_lap("16"), 4),
+                ],
+            }
+        ),
+        ("add_remove", "replace_one"),
+    ),
+}
+
+#: The audit's ``accounting.eps`` cases: each ledger of :data:`LEDGERS` under each of its relations, at δ = 1e-5.
+ACCOUNTING_CASES: tuple[Case, ...] = tuple(
+    Case("accounting.eps", {"events": text, "delta": "1e-5", "neighboring": rel}, f"event: {kind}")
+    for kind, (text, relations) in LEDGERS.items()
+    for rel in relations
+)
+
+CASES = CASES + ACCOUNTING_CASES
 
 #: The most vectors one audit reads from a file.
 MAX_VECTORS = 10_000

@@ -22,7 +22,9 @@ gets a note saying whether its answer is within that accuracy, decided on the ce
 
 A bracket quantity (a PLD: DP-SGD's ε, δ and σ) is enclosed to :data:`BRACKET_REL_TOL` or within
 :data:`BRACKET_SECONDS`, whichever comes first, and its rows say how wide the bracket is. A peer is never accused
-by a bracket's width: unsafe means below its certified lower end, loose above its certified upper end.
+by a bracket's width: unsafe means below its certified lower end, loose above its certified upper end. Where the
+lower end bounds only a dominating pair, not the mechanism (a ledger certified by RDP or through a pair that is not
+tight, :mod:`dpcert.audit.ledgers`), the enclosure used is [0, hi], and the row says so.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from typing import Any
 
 from dpcert.audit import CALL_SECONDS
 from dpcert.audit.cases import CASES, Case
+from dpcert.audit.ledgers import UPPER_ONLY_NOTE
 from dpcert.errors import InvalidParameter
 
 __all__ = ["Row", "Monotonicity", "AuditReport", "classify", "run_audit", "FLOAT_NOISE", "REL_TOL"]
@@ -270,7 +273,17 @@ class _Truth:
             encs.append(enc)
             seconds += s
         lo, hi = min(e.lo for e in encs), max(e.hi for e in encs)
+        if self.upper_only(quantity, inputs):
+            lo = min(lo, Fraction(0))  # the lower end bounds a dominating pair or nothing, not the mechanism
         return Enclosure(lo, hi), seconds
+
+    @staticmethod
+    def upper_only(quantity: str, inputs: Iterable[dict[str, Any]]) -> bool:
+        """Whether dpcert's lower end fails to bound the mechanism's value at some of ``inputs``
+        (:func:`dpcert.audit.ledgers.lower_end_proved`): then the enclosure used is [0, hi]."""
+        from dpcert.audit.ledgers import lower_end_proved
+
+        return not all(lower_end_proved(quantity, dict(inp)) for inp in inputs)
 
 
 def _run_call(call: Any, seconds: float | None) -> tuple[Any, float, str]:
@@ -373,8 +386,9 @@ def _rows_of(peer: Any, version: str, case: Case, truth: _Truth, call_seconds: f
             row.verdict, row.note = "skipped", call.skip
             rows.append(row)
             continue
+        given = call.truth or (doubles(case),)
         try:
-            enc, row.dpcert_seconds = truth.enclose(case.quantity, call.truth or (doubles(case),))
+            enc, row.dpcert_seconds = truth.enclose(case.quantity, given)
         except Exception as exc:  # dpcert itself failed: say so, never blame the peer
             row.note = "dpcert: " + _one_line(exc)
             rows.append(row)
@@ -414,7 +428,9 @@ def _rows_of(peer: Any, version: str, case: Case, truth: _Truth, call_seconds: f
         if call.accuracy_on is not None and row.verdict in ("unsafe", "wrong") and row.value == row.value:
             within = _within_stated(call.accuracy_on, row.value, case, truth)
             row.note = f"{row.note}; {within}" if row.note else within
-        if enc.width is not None and enc.width > 0 and enc.rel_width() > REL_TOL:
+        if truth.upper_only(case.quantity, given):
+            row.note = f"{row.note}; {UPPER_ONLY_NOTE}" if row.note else UPPER_ONLY_NOTE
+        elif enc.width is not None and enc.width > 0 and enc.rel_width() > REL_TOL:
             wide = f"certified bracket {enc.rel_width():.2g} wide (relative)"
             row.note = f"{row.note}; {wide}" if row.note else wide
         if call.note:

@@ -18,11 +18,23 @@ def exact(case: Any) -> dict[str, Any]:
     from dpcert.engine.registry import quantity
 
     q = quantity(case.quantity)
-    parsed = q.parse(dict(case.inputs))
+    parsed = q.parse(_recorded(q, case.inputs))
     out: dict[str, Any] = {}
     for p in q.params:
         v = parsed[p.name]
         out[p.name] = getattr(v, "value", v)
+    return out
+
+
+def _recorded(q: Any, inputs: Any) -> dict[str, Any]:
+    """The inputs with a table given as its JSON text (an event ledger, ``{"type": ...}`` or ``[...]``) in the
+    recorded form the parameter reads (a one-item list), not as a file's path: a case holds its events, never a
+    file."""
+    out = dict(inputs)
+    for p in q.params:
+        v = out.get(p.name)
+        if p.table is not None and isinstance(v, str) and v.lstrip()[:1] in ("{", "["):
+            out[p.name] = [v]
     return out
 
 

@@ -4,7 +4,8 @@ The k-fold composition of ε-DP mechanisms is asked four ways (``count=k``, a ``
 ``ComposedDpEvent`` of k events, k separate ``compose`` calls) because the randomized-response branch of 0.6.0's
 ``PLDAccountant._maybe_compose`` never applies ``count``: the first two return the one-fold answer. DP-SGD's tight
 ε and δ are asked in :mod:`~dpcert.audit.peers.dp_accounting_dpsgd`, the ``REPLACE_ONE`` sensitivity question in
-:mod:`~dpcert.audit.peers.dp_accounting_replace_one`.
+:mod:`~dpcert.audit.peers.dp_accounting_replace_one`, its accountants on a ledger of its own events
+(``accounting.eps``/``accounting.delta``) in :mod:`~dpcert.audit.peers.dp_accounting_events`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from dpcert.audit.peers import dp_accounting_dpsgd, dp_accounting_replace_one
+from dpcert.audit.peers import dp_accounting_dpsgd, dp_accounting_events, dp_accounting_replace_one
 from dpcert.audit.peers._common import MAX_RDP_ORDER, TOO_MANY_ORDERS, doubles, rational_bounds
 from dpcert.audit.peers.adapter import BRENTQ_RTOL, Call, Peer, not_run
 
@@ -216,7 +217,9 @@ def calls(case: Any) -> list[Call]:
                 lambda: RdpAccountant(orders=orders).compose(event, d["steps"]).get_epsilon(d["delta"]),
             )
         )
-    return out + dp_accounting_dpsgd.calls(case) + dp_accounting_replace_one.calls(case)
+    return (
+        out + dp_accounting_dpsgd.calls(case) + dp_accounting_replace_one.calls(case) + dp_accounting_events.calls(case)
+    )
 
 
 PEER = Peer("dp-accounting", "dp-accounting", "dp_accounting", calls, "pip install 'dpcert[peers]'")
