@@ -459,8 +459,19 @@ CASES: tuple[Case, ...] = (
         sensitivity="1",
         k="1",
     ),
-    _b("laplace.eps", "k10", "10 Laplace mechanisms composed", "1e-4", delta="1e-5", scale="1", sensitivity="1", k="10"),
-    _b("laplace.delta", "k10", "delta(eps = 1) of 10 Laplace mechanisms", "1e-3", eps="1", scale="1", sensitivity="1", k="10"),
+    _b(
+        "laplace.eps", "k10", "10 Laplace mechanisms composed", "1e-4", delta="1e-5", scale="1", sensitivity="1", k="10"
+    ),
+    _b(
+        "laplace.delta",
+        "k10",
+        "delta(eps = 1) of 10 Laplace mechanisms",
+        "1e-3",
+        eps="1",
+        scale="1",
+        sensitivity="1",
+        k="10",
+    ),
     _b(
         "accounting.eps",
         "example",
