@@ -96,5 +96,6 @@ def test_the_bracket_width_is_where_a_peer_is_judged(by_id):
     lo, hi = v.interval
     mid = float((lo + hi) / 2)
     assert_within_certified(mid, v, rel_tol=1e-3)
-    with pytest.raises(AssertionError, match="below the enclosure"):
+    with pytest.raises(AssertionError, match="below the certified bracket") as info:
         assert_within_certified(mid * (1 - 0.01), v, rel_tol=1e-3)
+    assert "the recorded bracket of the vector decided it" in str(info.value)

@@ -428,18 +428,6 @@ CASES: tuple[Case, ...] = (
         delta="1e-5",
     ),
     _b(
-        "dpsgd.eps",
-        "fixed_replace_one",
-        "fixed-size batches, replace-one: a proved pair's upper end, a realised pair's lower end (not tight)",
-        "5e-2",
-        q="0.01",
-        sigma="1",
-        steps="100",
-        delta="1e-5",
-        sampling="fixed",
-        neighboring="replace_one",
-    ),
-    _b(
         "dpsgd.delta",
         "poisson",
         "delta(eps = 1) of the same run (dp-accounting: 6.6714e-7)",
