@@ -70,6 +70,8 @@ DEFAULT_REL_TOL = 1e-12
 BRACKET_REL_TOL = 1e-3
 #: a bracket quantity's default time budget (seconds) for computing its certified bracket
 BRACKET_SECONDS = 10.0
+#: the session's budget set by the pytest plugin's ``--dpcert-seconds`` (``None``: :data:`BRACKET_SECONDS`)
+_SESSION_SECONDS: float | None = None
 #: the first relative width a bracket is asked for: cheap, and enough to fail a clearly wrong value
 _FIRST_WIDTH = 1e-2
 #: relative width of the enclosure computed for a quantity given by name (far below any float tolerance)
@@ -269,7 +271,7 @@ def assert_within_certified(
         abs_tol: its stated absolute accuracy (for values near 0).
         bound: ``None`` (an estimate), ``"upper"`` (the value claims to be >= the true value) or ``"lower"``.
         seconds: a bracket quantity only: the time budget for its certified bracket (default
-            :data:`BRACKET_SECONDS`).
+            :data:`BRACKET_SECONDS`, or the pytest plugin's ``--dpcert-seconds``).
         inputs: the quantity's inputs as a mapping (for an input whose name clashes with a keyword here, e.g.
             ``bound`` of ``shuffle.rdp.upper``); ``**kw_inputs`` are merged into it.
 
@@ -302,7 +304,8 @@ def assert_within_certified(
     # a bracket quantity's vector at a closed-form point (no width) is as narrow as any other: judged as one
     if _is_bracket(q) and (enc is None or getattr(_as_vector(quantity_or_vector), "width", "")):
         rt = _exact(BRACKET_REL_TOL if rel_tol is None else rel_tol, "rel_tol")
-        budget = BRACKET_SECONDS if seconds is None else float(seconds)
+        session = _SESSION_SECONDS if _SESSION_SECONDS is not None else BRACKET_SECONDS
+        budget = session if seconds is None else float(seconds)
         return _judge_bracket(value, q, given, enc, what, rt, at, bound, budget)
     if seconds is not None:
         raise InvalidParameter("seconds", seconds, f"no time budget: {q.name} is not a bracket quantity")
