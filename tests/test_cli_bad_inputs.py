@@ -126,6 +126,13 @@ BAD_OPTION = ["١٢٨", "1e9", "-5", "99999999999999999999999", "", "nan", "inf"
 non_ascii = st.text(st.characters(min_codepoint=0x80, max_codepoint=0x2FFF), min_size=1, max_size=12)
 
 
+#: an event no certified method covers under add/remove (fixed draws: replace-one only)
+_UNCOVERED = (
+    '{"type": "SampledWithReplacementDpEvent", "source_dataset_size": 9, "sample_size": 2, '
+    '"event": {"type": "GaussianDpEvent", "noise_multiplier": 1}}'
+)
+
+
 def _write(d: Path, name: str, data: str | bytes) -> str:
     p = d / name
     p.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
@@ -217,8 +224,7 @@ def bad_files(tmp_path_factory):
         _write(d, "e_digits.json", '{"type": "GaussianDpEvent", "noise_multiplier": "١"}'),
         _write(d, "e_huge.json", '{"type": "GaussianDpEvent", "noise_multiplier": 1e999999999}'),
         _write(d, "e_deep.json", '{"type": "SelfComposedDpEvent", "count": 1, "event": ' * 70 + "{}" + "}" * 70),
-        _write(d, "e_uncovered.json", '{"type": "SampledWithReplacementDpEvent", "source_dataset_size": 9, '
-               '"sample_size": 2, "event": {"type": "GaussianDpEvent", "noise_multiplier": 1}}'),  # fmt: skip
+        _write(d, "e_uncovered.json", _UNCOVERED),
         _write(d, "e_nonprivate.json", '{"type": "GaussianDpEvent", "noise_multiplier": 0}'),
     ]
     out = [str(d), str(d / "missing" / "v.json"), str(d / "binary.json" / "v.json")]
@@ -261,6 +267,7 @@ INPUT_NAMES = {
     ("br", "optimum"): {"k": "10", "eps": "1", "eps_g": "0"},
     ("br", "adaptive"): {"k": "4", "eps": "1", "eps_g": "0"},
     ("dpsgd", "eps"): {"q": "0.01", "sigma": "1", "steps": "1000", "delta": "1e-5"},
+    ("dpsgd", "delta"): {"q": "0.01", "sigma": "1", "steps": "1000", "eps": "2"},
     ("dpsgd", "sigma"): {"q": "0.01", "steps": "1000", "eps": "2", "delta": "1e-5"},
 }
 FILE_COMMANDS = {

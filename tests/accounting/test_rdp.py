@@ -22,6 +22,7 @@ def _forty_digits():
     """The mpmath references of this module at 40 digits (tests/conftest.py restores the precision after)."""
     mpmath.mp.dps = 40
 
+
 # ------------------------------------------------------------------------------------------------ own events
 
 

@@ -85,7 +85,7 @@ def test_bundled_claims_have_their_expected_verdicts_and_certificates_recheck(tm
     claims = select("gaussian.*")
     # the MNIST PLD claims run under --full; the shuffled-MNIST claim (closed form) runs here and re-checks with its
     # sampling and neighboring inputs
-    assert len(claims) == 17 and sum(c.slow for c in claims) == 3
+    assert len(claims) == 18 and sum(c.slow for c in claims) == 4
     for c in (c for c in claims if not c.slow):
         r = c.check()
         assert r.ok, (c.id, r.verdict, r.evidence.detail, r.error)

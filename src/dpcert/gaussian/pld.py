@@ -198,15 +198,17 @@ def refine_bounds(
     seconds: float,
     progress: Progress,
     tail_of: Callable[[Enclosure, float], float],
+    tail0: float = TAIL0,
 ) -> PldResult:
-    """:func:`dpcert.pld.accountant.refining` of ``solve(n, tail, which)``: once (``which="both"``) when ``same``
-    (a tight pair); else the lower end (the realised pair's, ``"lower"``) and the upper end (the dominating pair's,
-    ``"upper"``) refined each on half the budget, the result [lower's lower end, upper's upper end] (its width
-    holds the gap between the two pairs, which no resolution closes; ``reached`` says both ends were narrowed)."""
+    """:func:`dpcert.pld.accountant.refining` of ``solve(n, tail, which)`` from the first tail ``tail0``: once
+    (``which="both"``) when ``same`` (a tight pair); else the lower end (the realised pair's, ``"lower"``) and the
+    upper end (the dominating pair's, ``"upper"``) refined each on half the budget, the result [lower's lower end,
+    upper's upper end] (its width holds the gap between the two pairs, which no resolution closes; ``reached``
+    says both ends were narrowed)."""
     if same:
-        return refining(lambda n, t: solve(n, t, "both"), n0, rel_tol, seconds, progress, tail_of, TAIL0)
-    lo = refining(lambda n, t: solve(n, t, "lower"), n0, rel_tol, seconds / 2, progress, tail_of, TAIL0)
-    hi = refining(lambda n, t: solve(n, t, "upper"), n0, rel_tol, seconds / 2, progress, tail_of, TAIL0)
+        return refining(lambda n, t: solve(n, t, "both"), n0, rel_tol, seconds, progress, tail_of, tail0)
+    lo = refining(lambda n, t: solve(n, t, "lower"), n0, rel_tol, seconds / 2, progress, tail_of, tail0)
+    hi = refining(lambda n, t: solve(n, t, "upper"), n0, rel_tol, seconds / 2, progress, tail_of, tail0)
     reached = lo.reached and hi.reached
     limited = "width" if reached else (hi.limited_by if not hi.reached else lo.limited_by)
     enc = Enclosure(lo.enclosure.lo, hi.enclosure.hi)
@@ -253,15 +255,21 @@ def both_directions(
     sampling: str = "poisson",
     neighboring: str = "add_remove",
     which: str = "upper",
+    *,
+    method: str = "arb",
+    eps: Fraction | None = None,
+    delta: Fraction | None = None,
 ) -> list[Composed]:
     """The k-fold compositions of both directions (remove, then add; replace-one: the ``which`` pair,
     :func:`directions`) at resolution n.
 
     Both are always computed: that remove dominates add is not proved (docs/derivations/gaussian.md#sgm-directions).
     ``tail`` is the P-mass each side of one step's grid may leave out (all steps) and, divided by the number of
-    products, each window's.
+    products, each window's. ``method``, ``eps``, ``delta``: :func:`dpcert.pld.accountant.compose_directions`
+    (``"fft"``: the float path with its proved round-off bound, tilted for that ε or ε(δ)).
     """
-    return compose_directions(directions(q, sigma, sampling, neighboring, which), steps, n, tail, progress)
+    pair = directions(q, sigma, sampling, neighboring, which)
+    return compose_directions(pair, steps, n, tail, progress, method=method, eps=eps, delta=delta)
 
 
 # ----------------------------------------------------------------------------------------------- quantities
@@ -275,10 +283,11 @@ _STEPS = integer("steps", 1, MAX_STEPS, doc="number of DP-SGD steps (an exact in
 _EPS = real("eps", 0, doc="epsilon >= 0")
 _DELTA = probability("delta", zero=False, doc="target delta in (0, 1)")
 _REF = (
-    "privacy loss distribution of the Poisson-subsampled Gaussian (both neighbouring directions), k-fold by "
-    "arb_poly powers; upper: connect-the-dots chord split (Doroshenko et al. PETS 2022), lower: mean-balanced "
-    "contraction onto the grid; convex order (Shaked–Shanthikumar 2007 Thm 4.A.15); other samplers and replace-one: "
-    "the pairs proved in dpcert.gaussian.sampling"
+    "privacy loss distribution of the Poisson-subsampled Gaussian (both neighbouring directions), k-fold by a "
+    "tilted float FFT with a proved round-off bound (arb_poly powers for the ball evaluator); upper: "
+    "connect-the-dots chord split (Doroshenko et al. PETS 2022), lower: mean-balanced contraction onto the grid; "
+    "convex order (Shaked–Shanthikumar 2007 Thm 4.A.15); other samplers and replace-one: the pairs proved in "
+    "dpcert.gaussian.sampling"
 )
 
 
@@ -379,7 +388,7 @@ def dpsgd_delta(
     _check_sigma(qq, s)
 
     def solve(n: int, tail: float, which: str) -> Enclosure:
-        return delta_enclosure(both_directions(qq, s, k, n, tail, progress, sa, ne, which), e)
+        return delta_enclosure(both_directions(qq, s, k, n, tail, progress, sa, ne, which, method="fft", eps=e), e)
 
     start = fitting_start(qq, s, k, TAIL0, START_CELLS, sa, ne)
     return refine_bounds(solve, tight(sa, ne), start, rel_tol, seconds, progress, _tail_of(rel_tol))
@@ -450,14 +459,17 @@ def dpsgd_eps(
 
     def solve(n: int, tail: float, which: str) -> Enclosure:
         # the ε search is cheap (probes reuse the compositions): never let it, rather than the grid, set the width
-        comps = both_directions(qq, s, k, n, tail, progress, sa, ne, which)
+        comps = both_directions(qq, s, k, n, tail, progress, sa, ne, which, method="fft", delta=d)
         return eps_enclosure(comps, d, min(rel_tol, EPS_SEARCH_TOL))
 
     def tail(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)
 
-    start = fitting_start(qq, s, k, TAIL0, START_CELLS, sa, ne)
-    return refine_bounds(solve, tight(sa, ne), start, rel_tol, seconds, progress, tail)
+    # the dropped tails add at most their mass to δ_up: a thousandth of the width asked for, relative to the target,
+    # is all they may take (a fixed first tail far below it only lengthens the grid; one above it would floor δ)
+    tail0 = float(d) * rel_tol / 1000
+    start = fitting_start(qq, s, k, tail0, START_CELLS, sa, ne)
+    return refine_bounds(solve, tight(sa, ne), start, rel_tol, seconds, progress, tail, tail0)
 
 
 def _sigma_guess(q: Fraction, steps: int, eps: Fraction, delta: Fraction) -> float:
@@ -532,7 +544,7 @@ def dpsgd_sigma(
     n0 = fitting_start(qq, Fraction(guess).limit_denominator(1000), k, tail, START_CELLS, sa, ne)
 
     def at(which: str) -> Callable[[Fraction, int], list[Composed]]:
-        return lambda s, n: both_directions(qq, s, k, n, tail, None, sa, ne, which)
+        return lambda s, n: both_directions(qq, s, k, n, tail, None, sa, ne, which, method="fft", eps=e)
 
     if tight(sa, ne):
         return calibrate(at("both"), e, d, guess, n0, rel_tol, seconds, progress, name="sigma")

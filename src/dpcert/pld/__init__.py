@@ -7,7 +7,9 @@ its code:
 * :mod:`dpcert.pld.loss`: the seam (the abstract class a mechanism implements);
 * :mod:`dpcert.pld.discretise`: one step on a grid, a lower measure <=_icx and an upper one >=_icx the exact law;
 * :mod:`dpcert.pld.compose`: composition of identical and of different steps, windows with every dropped tail
-  accounted;
+  accounted (ball products: the reference path);
+* :mod:`dpcert.pld.fftcompose`: composition in float64 by FFT, tilted at the saddle point, with a proved bound on
+  every rounding (``compose_directions(..., method="fft")``: the fast path the drivers use);
 * :mod:`dpcert.pld.accountant`: δ(ε), ε(δ), the refinement driver and calibration by monotonicity.
 
 Mechanisms on it: :mod:`dpcert.gaussian.sgm_loss` (the Gaussian and the Poisson-subsampled Gaussian, DP-SGD's
@@ -28,6 +30,7 @@ from dpcert.pld.accountant import (
 )
 from dpcert.pld.compose import Composed, combine, compose
 from dpcert.pld.discretise import MAX_CELLS, PREC, GridTooLarge, Measure, StepMeasures, discretise
+from dpcert.pld.fftcompose import FloatComposed, compose_fft
 from dpcert.pld.loss import PrivacyLoss
 
 __all__ = [
@@ -35,11 +38,13 @@ __all__ = [
     "Measure",
     "StepMeasures",
     "Composed",
+    "FloatComposed",
     "PldResult",
     "GridTooLarge",
     "EmptyIntersection",
     "discretise",
     "compose",
+    "compose_fft",
     "combine",
     "compose_directions",
     "delta_of",

@@ -186,6 +186,8 @@ def combine(x: Composed, y: Composed, tau: float) -> Composed:
 
     The error bookkeeping of the module docstring: e = e_window + e_x·mean(Y) + e_y·mean(X′), mean(Y) <= 1.
     """
+    if not (isinstance(x, Composed) and isinstance(y, Composed)):
+        raise TypeError("combine takes arb-path compositions (compose, or compose_directions(method='arb'))")
     if x.n != y.n:
         raise ValueError(f"compositions at resolutions {x.n} and {y.n} cannot be combined (one grid is needed)")
     n = x.n

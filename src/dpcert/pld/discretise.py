@@ -178,7 +178,7 @@ def discretise(loss: PrivacyLoss, n: int, tail: float) -> StepMeasures:
     Raises:
         GridTooLarge: if the range needs more than :data:`MAX_CELLS` cells.
     """
-    i_lo, i_hi = loss.grid_range(n, max(tail, 1e-300))
+    i_lo, i_hi = loss.grid_range(n, max(tail, 1e-320))
     if i_hi - i_lo > MAX_CELLS:
         raise GridTooLarge(n, i_hi - i_lo)
     with workprec(working_precision(n)):

@@ -1,0 +1,778 @@
+"""Composition in float64 by FFT, tilted, with a proved bound on every rounding: the fast path of the PLD engine.
+
+The arb path (:mod:`dpcert.pld.compose`) multiplies balls; this module takes the same one-step measures
+(:mod:`dpcert.pld.discretise`), rounds them to floats in the direction that keeps each end valid, composes them by
+one forward FFT, a k-th power and one inverse FFT, and carries a rigorous bound on what the floats may have got
+wrong. Every claim below is about the exact real value of a float array and is proved here; the float results are
+never trusted beyond these bounds. The answer is an :class:`~dpcert.arith.ball.Enclosure` as on the arb path.
+
+**1. Tilting.** Let w_j >= 0 (j the grid index, loss j/n) be one step's measure and ρ = e^{θ/n}, C = e^λ for a
+float θ >= 1 and a float λ. Put x_j = w_j ρ^j / C. Convolution commutes with the tilt: (x^{∗k})_m = ρ^m (w^{∗k})_m /
+C^k, so (w^{∗k})_m = C^k e^{−θm/n} (x^{∗k})_m. θ is chosen so that the tilted law has its bulk near the ε asked
+for (:func:`saddle_theta`: k·E_θ[L] = ε; for ε(δ), :func:`rdp_theta`: the Rényi order of the RDP conversion
+[Mir17], whose ε is just above the true one), λ so that Σ x_j ≈ 1 (the lower measure gets its own λ_lo: it keeps
+the top tail the upper one leaves to k·P(L >= L_max), so its tilted mass may be larger). The tail δ depends on then
+sits at the top of the float range, and an absolute error on x^{∗k} becomes, after untilting, a *relative* one on
+δ — down to δ = 1e-300.
+
+**2. Rounding the inputs.** The float x_up is >= the exact tilted upper measure componentwise, x_lo <= the exact
+tilted lower measure (and >= 0). A larger measure raises every E f_c (f_c(y) = (y − c)₊ >= 0 and the composition
+of non-negative measures is monotone in each factor), a smaller one lowers it, so the upper end stays an upper
+bound and the lower end a lower bound. The factors ρ^j/C are formed as T1[j // B]·T2[j mod B], each table entry
+from an Arb ball (:func:`_geometric`): away from underflow the relative error is at most 6u (u = 2^-53: two
+conversions of at most one ulp each and one rounded product; T2 spans at most e^{±40}, so a product above 2^-950
+has a normal T1), and a value whose float is below 2^-950 is below 2^-940. The atoms themselves are rounded from
+their balls (midpoint ± one ulp ± the radius). So x_up = (W·ĝ)(1 + 7u) rounded up, plus 2^-930 wherever W > 0
+(which covers W·2^-940 for W <= 1), and x_lo = (W·ĝ)(1 − 7u) rounded down, minus 2^-930, clipped at 0. The extra
+mass, at most 2^-930 per cell, is far below the round-off bound B of §3. The largest tilt exponent must stay
+below 690 (no overflow); a very negative one only underflows, which the above covers.
+
+**3. The FFT and its round-off.** The transform is this module's own radix-2 network (:func:`_fft`; the error
+analysis must be of the code that runs). Twiddles w_j = e^{−2πij/N} are T1·T2 products of Arb-rounded tables, so
+∣ŵ − w∣ <= μ = (1 + 2u + 2^-70)²(1 + c) − 1 with c = √2·γ₂ (γ_m = mu/(1 − mu)) the bound on the relative error of
+one complex product (∣fl(xy) − xy∣ <= √2γ₂∣xy∣ for the textbook formula, with or without a fused multiply-add: each
+part's error is at most γ₂(∣ac∣ + ∣bd∣)); an addition errs by at most u times its result. *Claim:* after ℓ
+butterfly levels every entry, which belongs to a subsequence of 2^ℓ inputs of ℓ1-mass S, is within (K^ℓ − 1)·S of
+its exact value, K = (1 + μ)(1 + c)(1 + u). *Proof* by induction: an output is a ± f̂b with a, b from the two
+halves (masses S_a + S_b = S, exact values of modulus <= S_a, S_b, errors e_a <= η S_a, e_b <= η S_b); the computed
+value differs from the exact one by at most e_a + (1 + μ)(1 + c)e_b + (μ + (1 + μ)c)S_b + u·(S_a + e_a + (1 + μ)(1 +
+c)(S_b + e_b)) <= (Kη + K − 1)(S_a + S_b). So the forward transform of an input of ℓ1-mass S errs by at most E =
+(K^t − 1)·S in every entry (N = 2^t), and the inverse (the conjugated network, then the exact scaling 2^-t) of an
+input Q̂ errs by at most (K^t − 1)Σ∣Q̂_j∣ / N plus Σ_j ∣Q̂_j − Q_j∣ / N for an input error.
+
+The two measures travel together as z = x_up + i·x_lo; U_j = (Z_j + conj Z_{−j})/2 and L_j = (Z_j − conj Z_{−j})/(2i)
+are their transforms, within e_U = E + u(S_up + E) (one rounded addition; halving and multiplying by i are exact).
+The k-th power is taken by binary powering: the computed power of Û is Û^k·Π(1 + ε_i) over k − 1 products, so it
+is within ((1 + c)^{k−1} − 1)∣Û∣^k of Û^k, and ∣Û^k − U^k∣ <= k·e_U·r^{k−1} with r >= max(∣Û∣, ∣U∣), bounded by
+∣Û∣(1 + 3u) + e_U (the modulus is computed as a square root of a sum of squares: three roundings). Underflow only
+adds absolute errors below 2^-1074 per operation, which the powering (intermediates of modulus <= 1 + 2^-20) can
+amplify by at most 2^25·48 for k <= 2^24: below 2^-1000 in all, carried as such. Summing, the inverse transform
+of Q̂ = Û^k + i·L̂^k is within B (:func:`_spectral_bound`) of the cyclic convolutions in every entry.
+
+**4. Aliasing.** The cyclic convolution of length N is, at each index m of the chosen window [a, a + N), the
+k-fold composition at m plus the composition's mass at the indices ≡ m (mod N) outside the window (>= 0). So the
+computed real part plus B is an upper bound of (x_up^{∗k})_m — aliasing only adds mass there — and the imaginary
+part minus B minus the lower composition's whole tilted mass outside the window, T, clipped at 0, is a lower
+bound of (x_lo^{∗k})_m. T is bounded by Chernoff in Arb from the exact one-step measure: Σ_{m >= b} (v^{∗k})_m e^{θm/n}
+<= e^{−sb/n} M(θ + s)^k and Σ_{m < a} <= e^{sa/n} M(θ − s)^k for s >= 0, M(τ) = Σ_j v_j e^{τj/n}. The upper end's
+mass outside the window is handled in untilted terms the same way (§5). When the whole support fits (k(L − 1) < N)
+there is no aliasing and T = 0. The window (a power of two) is placed in floats around both tilted laws' bulks
+(± 10 s.d., widened until a float Chernoff estimate leaves less than e^-46 outside): only tightness depends on it.
+
+**5. δ(ε), the whole curve.** For m0 = ⌊εn⌋ + 1 the first index above ε, and X⁺ >= x_up^{∗k} >= 0 on the window,
+
+    Σ_{m >= m0} (w^{∗k})_m (e^{m/n} − e^ε) <= C^k Σ_{m >= m0} X⁺_m (e^{(1−θ)m/n} − e^ε e^{−θm/n}),
+
+because each weight is >= 0; the right side is R1(m0) − e^ε R0(m0) with two reverse cumulative sums of
+non-negative terms, computed once per composition (every ε, every probe of the inversion, reuses them). The
+weights are written relative to the tilted mean m_ref, e^{(1−θ)(m − m_ref)/n} and e^{−θ(m − m_ref)/n}, the factor
+e^{kλ + (1−θ)m_ref/n} (and e^{kλ + ε − θm_ref/n}) applied in Arb, and the sums cover only [base, end), where the
+weights stay within [e^-650, e^690]: all normal, so each errs by at most 6u, each product by u (plus at most 2^-1074
+if it underflows), and a sum of non-negative terms computed in any order by at most γ_m relative (m terms). The
+lower end is the same sum over X⁻ with R1 rounded down and R0 up; a lower sum is never below 0. Outside
+[base, end) the upper end adds untilted Chernoff bounds, Σ_{m >= end} (w^{∗k})_m e^{m/n} <= e^{−s·end/n}
+M_up(1 + s)^k (also the whole answer for an ε past the window) and, when m0 < base, Σ_{m < base} (w^{∗k})_m e^{m/n}
+<= e^{s·base/n} M_up(1 − s)^k (the lower end simply drops those indices). The upper end adds k·P_ac(L >= L_max) as
+the arb path does (:mod:`dpcert.pld.discretise`), and both ends add the infinite part 1 − (1 − p)^k. An upper end
+above 1 is replaced by 1 (δ <= 1), and ends below 2^-4000 by 2^-4000 (upper) or 0 (lower).
+
+The path declines (returns ``None``, and the caller takes the arb path) when a tilt exponent would leave the float
+range or the window would exceed :data:`MAX_WINDOW`.
+
+References:
+    Round-off: [Hig02] ch. 3 (γ_m, complex products) and ch. 24 (the radix-2 FFT's normwise bound); the bound above
+    is a componentwise form for this module's network, proved here. The tilt is the classical exponential
+    (Esscher) tilt; its order for ε(δ) is the RDP conversion's [Mir17].
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+from flint import acb, arb
+
+from dpcert.arith.ball import Enclosure, ball, fraction_of, workprec
+from dpcert.pld.discretise import Measure, StepMeasures, working_precision
+
+__all__ = ["FloatComposed", "compose_fft", "saddle_theta", "rdp_theta", "MAX_WINDOW"]
+
+#: The largest FFT length (complex entries) the float path takes; past it the arb path runs.
+MAX_WINDOW = 2**22
+
+_U = Fraction(1, 2**53)
+#: Below this a float result of :func:`_geometric` may have left the normal range: its true value is < _FLOOR.
+_SMALL = 2.0**-950
+_FLOOR = 2.0**-940
+#: An absolute allowance for underflow in the transform and the powering (§3 of the module docstring).
+_UNDER = 2.0**-1000
+_PREC = 128
+
+
+def _gamma(m: int) -> Fraction:
+    return m * _U / (1 - m * _U)
+
+
+_TINY_FLOAT = 2.0**-1070
+_TINY_ARB = arb(2) ** -1070
+_HUGE_ARB = arb(2) ** 1000
+
+
+def _up(x: Fraction | arb) -> float:
+    """A float >= x (exact rational or ball)."""
+    if isinstance(x, arb):
+        if x < _TINY_ARB:  # an exponent far below the float range: its exact fraction would be huge
+            return _TINY_FLOAT
+        if not x.upper() < _HUGE_ARB:
+            return math.inf
+        x = fraction_of(x.upper())
+    f = float(x)
+    return f if Fraction(f) >= x else math.nextafter(f, math.inf)
+
+
+def _down(x: Fraction | arb) -> float:
+    """A float <= x."""
+    if isinstance(x, arb):
+        if abs(x) < _TINY_ARB:
+            return 0.0 if x >= 0 else -_TINY_FLOAT
+        x = fraction_of(x.lower())
+    f = float(x)
+    return f if Fraction(f) <= x else math.nextafter(f, -math.inf)
+
+
+#: c = √2·γ₂ (√2 < 1.4143): the relative error of one complex product.
+_C = Fraction(14143, 10000) * _gamma(2)
+#: μ: the error of one twiddle factor (two rounded table entries, one rounded product).
+_MU = (1 + 2 * _U + Fraction(1, 2**70)) ** 2 * (1 + _C) - 1
+#: K: the per-level factor of the FFT bound.
+_K = (1 + _MU) * (1 + _C) * (1 + _U)
+
+
+@lru_cache(maxsize=24)
+def _fft_factor(t: int) -> float:
+    """A float >= K^t − 1."""
+    return _up(_K**t - 1)
+
+
+@lru_cache(maxsize=64)
+def _power_factor(k: int) -> float:
+    """A float >= (1 + c)^{k−1} − 1 (the relative error of a binary-powered k-th power)."""
+    with workprec(_PREC):
+        return _up((1 + ball(_C)) ** (k - 1) - 1)
+
+
+def _rel_up(v: np.ndarray, rel: float) -> np.ndarray:
+    """Floats >= v·(1 + rel) (v >= 0 elementwise): one rounded product, then one ulp up."""
+    return np.nextafter(v * (1.0 + (rel + 4 * 2.0**-53)), np.inf)
+
+
+def _rel_down(v: np.ndarray, rel: float) -> np.ndarray:
+    """Floats <= v·(1 − rel), clipped at 0 (v >= 0)."""
+    return np.maximum(np.nextafter(v * (1.0 - (rel + 4 * 2.0**-53)), -np.inf), 0.0)
+
+
+def _sum_up(v: np.ndarray) -> float:
+    """A float >= Σ v (v >= 0 floats): any summation order errs by at most γ_{len} relative."""
+    s = float(np.sum(v))
+    return _up(Fraction(s) * (1 + _gamma(len(v) + 2))) if s > 0 else 0.0
+
+
+# ---------------------------------------------------------------------------------------------------- tables
+
+
+def _geometric(alpha: Fraction, beta: Fraction, count: int) -> np.ndarray:
+    """Floats ĝ_i ≈ e^{α + βi}, i < count, with |ĝ_i − e^{α+βi}| <= 6u·ĝ_i + 2^-940 (module docstring §2).
+
+    The caller keeps α + βi <= 700 (no overflow). T2 spans at most e^{±40}, so a float product above 2^-950 has a
+    normal T1 factor (relative errors apply); below it the true value is below 2^-940.
+    """
+    if count <= 0:
+        return np.zeros(0)
+    b = max(1, math.isqrt(count))
+    if abs(beta) * b > 40:
+        b = max(1, int(40 / abs(beta)))
+    a = -(-count // b)
+    with workprec(_PREC):
+        eb = ball(beta)
+        t2 = np.array([float((eb * i).exp()) for i in range(b)])
+        base, step = ball(alpha), eb * b
+        t1 = np.array([float((base + step * i).exp()) for i in range(a)])
+    return np.outer(t1, t2).ravel()[:count]
+
+
+@lru_cache(maxsize=8)
+def _twiddles(size: int) -> np.ndarray:
+    """ŵ_j ≈ e^{−2πij/N} for j < N/2, each within μ of the exact root (T1·T2 of Arb-rounded tables)."""
+    half = size // 2
+    b = 1 << (half.bit_length() // 2)
+    a = max(1, half // b)
+    with workprec(_PREC):
+
+        def root(j: int) -> complex:
+            z = acb(ball(Fraction(-2 * j, size))).exp_pi_i()
+            return complex(float(z.real), float(z.imag))
+
+        t1 = np.array([root(i * b) for i in range(a)], dtype=complex)
+        t2 = np.array([root(i) for i in range(b)], dtype=complex)
+    return np.outer(t1, t2).ravel()[:half]
+
+
+def _fft(z: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The DFT Σ_c z_c e^{−2πijc/N} by radix-2 decimation in time (natural order in and out; N a power of 2).
+
+    Row r of X holds frequency r of the DFTs of the subsequences of stride N/R (column c: offset c); one level
+    merges offsets c and c + N/(2R) by the butterfly E ± ω_{2R}^r O.
+    """
+    size = len(z)
+    x = z.reshape(1, size)
+    rows = 1
+    while rows < size:
+        half = x.shape[1] // 2
+        even, odd = x[:, :half], x[:, half:]
+        t = w[:: size // (2 * rows)][:rows, None] * odd
+        x = np.vstack((even + t, even - t))
+        rows *= 2
+    return x.ravel()
+
+
+def _ifft_unscaled(q: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Σ_j q_j e^{+2πijm/N} (the conjugated network; conjugation is exact)."""
+    return np.conj(_fft(np.conj(q), w))
+
+
+def _cpow(z: np.ndarray, k: int) -> np.ndarray:
+    """z^k elementwise by binary powering (k − 1 complex products per entry, never libm's cpow)."""
+    result = None
+    base = z
+    while k:
+        if k & 1:
+            result = base if result is None else result * base
+        k >>= 1
+        if k:
+            base = base * base
+    assert result is not None
+    return result
+
+
+def _rpow(r: np.ndarray, k: int) -> np.ndarray:
+    """r^k elementwise (r >= 0) by binary powering: within (1 + u)^{k−1} − 1 <= γ_k relative, plus underflow."""
+    result = None
+    base = r
+    while k:
+        if k & 1:
+            result = base if result is None else result * base
+        k >>= 1
+        if k:
+            base = base * base
+    assert result is not None
+    return result
+
+
+def _modulus_up(z: np.ndarray) -> np.ndarray:
+    """Floats >= |z| (a square root of a sum of squares: three roundings, so (1 + 3u) and one ulp cover them)."""
+    return _rel_up(np.sqrt(z.real * z.real + z.imag * z.imag), 3 * 2.0**-53)
+
+
+def _power(hat: np.ndarray, e: float, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The k-th powers of the transform Ĥ (each within e of the exact H) and, per entry, a float bound on
+    |computed power − H^k| (module docstring §3). Where r^k (r >= |Ĥ|, |H|) is below 2^-1000 the power is not
+    taken: 0 is returned, within r^k of H^k."""
+    gk = _up(2 * _gamma(k + 2))
+    r = _modulus_up(hat) + e
+    rk = _rel_up(_rpow(r, k), gk) + _UNDER
+    live = rk > _UNDER * 2
+    power = np.zeros_like(hat)
+    err = rk.copy()
+    if np.any(live):
+        power[live] = _cpow(hat[live], k)
+        rl = r[live]
+        rk1 = _rel_up(_rpow(rl, k - 1), gk) + _UNDER if k > 1 else np.ones_like(rl)
+        err[live] = _power_factor(k) * rk[live] + (k * e) * rk1 + _UNDER
+    return power, _rel_up(err, 4 * 2.0**-53)
+
+
+def _spectral_bound(err_u: np.ndarray, err_l: np.ndarray, q_hat: np.ndarray) -> float:
+    """B: every entry of the computed inverse transform of Q̂ = Û^k + iL̂^k is within B of the exact cyclic
+    convolutions (module docstring §3), given the powers' error bounds. All sums are of non-negative floats,
+    inflated by γ_len."""
+    size = len(q_hat)
+    t = size.bit_length() - 1
+    total = Fraction(_sum_up(err_u)) + Fraction(_sum_up(err_l))
+    s_q = Fraction(_sum_up(_modulus_up(q_hat)))
+    total += s_q * _U * 2  # the rounded addition Û^k + i·L̂^k
+    bound = (total * (1 + _gamma(8)) + Fraction(_fft_factor(t)) * s_q * (1 + _gamma(4))) / size
+    return _up(bound * (1 + Fraction(1, 10**6)) + Fraction(_UNDER))
+
+
+def _cyclic_power(x_up: np.ndarray, x_lo: np.ndarray, k: int, size: int) -> tuple[np.ndarray, float]:
+    """The k-fold cyclic convolutions (length N = ``size``, a power of 2) of two non-negative float vectors of
+    ℓ1-mass <= 1 + 2^-20, as the real and imaginary parts of one complex array, and B: every part of every entry is
+    within B of the exact cyclic convolution of the floats given (module docstring §3)."""
+    length = len(x_up)
+    t = size.bit_length() - 1
+    s_up, s_lo = _sum_up(x_up), _sum_up(x_lo)
+    w = _twiddles(size)
+    z = np.zeros(size, dtype=complex)
+    z.real[:length] = x_up
+    z.imag[:length] = x_lo
+    zf = _fft(z, w)
+    zr = np.conj(np.roll(zf[::-1], 1))  # conj Z_{−j}
+    u_hat = (zf + zr) * 0.5
+    l_hat = (zf - zr) * -0.5j
+    e_f = Fraction(_fft_factor(t)) * (Fraction(s_up) + Fraction(s_lo))
+    e_u = _up(e_f * (1 + _U) + _U * Fraction(s_up))
+    e_l = _up(e_f * (1 + _U) + _U * Fraction(s_lo))
+    pu, err_u = _power(u_hat, e_u, k)
+    pl, err_l = _power(l_hat, e_l, k)
+    q_hat = pu + 1j * pl
+    y = _ifft_unscaled(q_hat, w) * (1.0 / size)
+    return y, _spectral_bound(err_u, err_l, q_hat)
+
+
+# ---------------------------------------------------------------------------------------------- the measures
+
+
+#: The last few measures converted (keyed by the polynomial's identity, which the entry keeps alive).
+_CONVERTED: list[tuple[object, np.ndarray, np.ndarray]] = []
+
+
+def _floats(meas: Measure, upper: bool) -> np.ndarray:
+    """The measure's atoms as floats, >= the exact ones (``upper``) or <= them and >= 0."""
+    for poly, up, lo in _CONVERTED:
+        if poly is meas.poly:
+            return up if upper else lo
+    coeffs = meas.poly.coeffs()
+    mid = np.array([float(c.mid()) for c in coeffs])
+    rad = np.array([float(c.rad()) for c in coeffs])
+    slack = np.abs(mid) * 2.0**-50 + 2 * rad  # one ulp of each conversion, and the radius
+    up = np.maximum(np.nextafter(mid + slack, np.inf), 0.0)
+    lo = np.maximum(np.nextafter(mid - slack, -np.inf), 0.0)
+    _CONVERTED.append((meas.poly, up, lo))
+    del _CONVERTED[:-8]
+    return up if upper else lo
+
+
+def _log_mgf_float(logw: np.ndarray, off: int, n: int, tau: float) -> float:
+    """log Σ_j w_j e^{τj/n} in floats (tightness only)."""
+    e = logw + tau * (np.arange(len(logw)) + off) / n
+    top = float(np.max(e))
+    if not math.isfinite(top):
+        return -math.inf
+    return top + math.log(float(np.sum(np.exp(e - top))))
+
+
+#: The Chernoff parameters s tried in floats: from 1e-4 to 1e16, since a loss of scale h needs s about 1/h².
+_S_GRID = np.geomspace(1e-4, 1e16, 41)
+
+
+def _best_s(value: Callable[[np.ndarray], np.ndarray]) -> float:
+    """The s >= 0 minimising a float Chernoff exponent: the coarse grid, then 16 points around its best."""
+    vals = value(_S_GRID)
+    i = int(np.argmin(vals))
+    fine = np.geomspace(_S_GRID[max(i - 1, 0)], _S_GRID[min(i + 1, len(_S_GRID) - 1)], 16)
+    fv = value(fine)
+    return float(fine[int(np.argmin(fv))]) if float(np.min(fv)) < float(vals[i]) else float(_S_GRID[i])
+
+
+def _log_mgf_floats(logw: np.ndarray, off: int, n: int, taus: np.ndarray) -> np.ndarray:
+    """log Σ_j w_j e^{τj/n} in floats for every τ of ``taus`` (tightness only)."""
+    idx = (np.arange(len(logw)) + off) / n
+    finite = np.isfinite(logw)
+    lw, ix = logw[finite], idx[finite]
+    out = np.full(len(taus), -math.inf)
+    if len(lw) == 0:
+        return out
+    step = max(1, 2_000_000 // len(lw))
+    for i in range(0, len(taus), step):
+        e = lw[None, :] + taus[i : i + step, None] * ix[None, :]
+        top = np.max(e, axis=1)
+        out[i : i + step] = top + np.log(np.sum(np.exp(e - top[:, None]), axis=1))
+    return out
+
+
+def _log_mgf(meas: Measure, n: int, tau: Fraction) -> arb:
+    """A ball whose upper end bounds log Σ_j v_j e^{τj/n} for the exact measure (Arb's polynomial evaluation)."""
+    top = meas.poly(ball(tau / n).exp()).upper()  # an upper bound of the (non-negative) exact sum
+    if not top > 0:
+        return arb("-inf")
+    return ball(tau * meas.off / n) + top.log()
+
+
+def _chernoff(
+    meas: Measure, logw: np.ndarray, n: int, k: int, tau0: float, edge: int, above: bool
+) -> tuple[arb, Fraction]:
+    """An upper bound, as a ball's log, of Σ_{m >= edge} (v^{*k})_m e^{τ0 m/n} (``above``) or of Σ_{m < edge}:
+    e^{∓s·edge/n}·M(τ0 ± s)^k for the s >= 0 that is best in floats, then proved in Arb. Returns (log bound, s).
+    The k-fold support is [k·off, k·(off + len − 1)], so a side beyond it has no mass at all (log bound −∞)."""
+    if (above and edge > k * (meas.off + meas.length - 1)) or (not above and edge <= k * meas.off):
+        return arb("-inf"), Fraction(0)
+    sign = -1.0 if above else 1.0
+    best_s = _best_s(lambda ss: k * _log_mgf_floats(logw, meas.off, n, tau0 - sign * ss) + sign * ss * edge / n)
+    s = Fraction(best_s).limit_denominator(1 << 20) if best_s < 1e6 else Fraction(round(best_s))
+    tau = Fraction(tau0) + (s if above else -s)
+    log_m = _log_mgf(meas, n, tau)
+    sign = -1 if above else 1
+    return k * log_m + ball(sign * s * edge / n), s
+
+
+def _tilted_law(x: np.ndarray, mass: float, k: int) -> tuple[float, float, np.ndarray]:
+    """The k-fold law of x/mass: (mean index, s.d., log x/mass) in floats (tightness only)."""
+    jj = np.arange(len(x), dtype=float)
+    xs = x / max(mass, 1e-300)
+    mu = float(np.sum(xs * jj))
+    var = max(float(np.sum(xs * (jj - mu) ** 2)), 0.0)
+    with np.errstate(divide="ignore"):
+        return k * mu, math.sqrt(k * var), np.log(xs)
+
+
+def _place(laws: list, n: int, k: int, full: int, length: int) -> tuple[int, int] | None:
+    """A window (start, size) relative to the k-fold support's first index, covering each law's bulk, or None
+    past :data:`MAX_WINDOW`."""
+    lo = min(mu - 10 * sd - 16 for mu, sd, _ in laws)
+    hi = max(mu + 10 * sd + 16 for mu, sd, _ in laws)
+    size = 1 << max(1, math.ceil(math.log2(max(min(full, hi - lo), length, 2))))
+    while size < full:
+        if size > MAX_WINDOW:
+            return None
+        start = min(max(0, round((lo + hi) / 2 - size / 2)), full - size)
+        if all(_outside_small(logx, n, k, start, start + size) for _, _, logx in laws):
+            return start, size
+        size *= 2
+    return (0, size) if size <= MAX_WINDOW else None
+
+
+def _outside_small(logx: np.ndarray, n: int, k: int, lo: int, hi: int, log_tol: float = -46.0) -> bool:
+    """Whether float Chernoff estimates put less than e^{log_tol} of the k-fold law of x (indices from 0) below
+    ``lo`` and at or above ``hi`` (tightness only: the certified bounds are :func:`_chernoff`'s)."""
+    for above in (True, False):
+        edge = hi if above else lo
+        if not above and lo <= 0:
+            continue
+        taus = _S_GRID if above else -_S_GRID
+        best = float(np.min(k * _log_mgf_floats(logx, 0, n, taus) - taus * edge / n))
+        if best > log_tol:
+            return False
+    return True
+
+
+#: Ends below 2^-4000 are written as 2^-4000 (upper) or 0 (lower): their exact fractions would be huge.
+_END_FLOOR = Fraction(1, 2**4000)
+
+
+def _ends(x: arb, upper: bool) -> Fraction:
+    """The upper end of x capped to [2^-4000, 1] (``upper``), or its lower end clipped to [0, 1]."""
+    if not x.is_finite():
+        return Fraction(1) if upper else Fraction(0)
+    if upper:
+        return (
+            Fraction(1)
+            if not x < 1
+            else _END_FLOOR
+            if x < arb(_END_FLOOR.numerator) / _END_FLOOR.denominator
+            else fraction_of(x.upper())
+        )
+    if not x > arb(_END_FLOOR.numerator) / _END_FLOOR.denominator:
+        return Fraction(0)
+    return min(Fraction(1), fraction_of(x.lower()))
+
+
+def _nonneg(x: arb) -> arb:
+    """A ball for max(0, x): 0 when x is not certainly positive, else x (a lower bound of a non-negative sum)."""
+    return x if x > 0 else arb(0)
+
+
+@dataclass(frozen=True)
+class FloatComposed:
+    """A composition in one direction by the float path: the tilted composed measures on a window, as reverse
+    cumulative sums, with every bound needed to turn them into a certified δ(ε) (module docstring §5).
+
+    Attributes:
+        n: the resolution. steps: k. theta, lam: the tilt θ and the normaliser λ (exact floats).
+        base: the first grid index the sums cover; ref: the index their weights are relative to; end: one past the
+            window's last index.
+        r1_up, r0_up, r1_lo, r0_lo: reverse cumulative sums (floats), from base on, of X± times e^{(1−θ)(m − ref)/n}
+            and e^{−θ(m − ref)/n}.
+        rel: the relative allowance of those sums (γ and the weights' 6u), as a float.
+        floor_up, floor_lo: their absolute allowance (the weights' 2^-940 times the mass).
+        above_log: a ball, log of the upper measure's untilted mass above the window (−inf if none).
+        below_log: a ball, log of the same below ``base``.
+        error: k·P_ac(L >= L_max), added to the upper end. infinite: 1 − (1 − p)^k.
+        bound: B, the round-off bound on every composed entry (tilted units; for reports).
+    """
+
+    n: int
+    steps: int
+    theta: Fraction
+    lam: Fraction
+    lam_lo: Fraction
+    base: int
+    ref: int
+    end: int
+    r1_up: np.ndarray
+    r0_up: np.ndarray
+    r1_lo: np.ndarray
+    r0_lo: np.ndarray
+    rel: Fraction
+    floor_up: float
+    floor_lo: float
+    above_log: arb
+    below_log: arb
+    error: arb
+    infinite: arb = field(default_factory=lambda: arb(0))
+    bound: float = 0.0
+
+    def delta(self, eps: Fraction) -> Enclosure:
+        """The certified enclosure of this direction's δ_k(ε) (lower end >= 0, upper end <= 1)."""
+        n, k, theta = self.n, self.steps, self.theta
+        m0 = math.floor(eps * n) + 1
+        top = self.end - 1
+        with workprec(working_precision(n)):
+            lo = arb(0)
+            hi = arb(0)
+            if m0 <= top:
+                r0 = max(0, m0 - self.base)
+                one = 1 + ball(self.rel)
+                ref = Fraction(self.ref, n)
+                f1 = (k * ball(self.lam) + ball((1 - theta) * ref)).exp()
+                f0 = (k * ball(self.lam) + ball(eps - theta * ref)).exp()
+                s1u = ball(Fraction(float(self.r1_up[r0]))) * one + ball(Fraction(self.floor_up))
+                # a sum of non-negative terms is >= 0: the floor never makes it negative
+                s0u = _nonneg(ball(Fraction(float(self.r0_up[r0]))) / one - ball(Fraction(self.floor_up)))
+                hi = f1 * s1u - f0 * s0u
+                g1 = (k * ball(self.lam_lo) + ball((1 - theta) * ref)).exp()
+                g0 = (k * ball(self.lam_lo) + ball(eps - theta * ref)).exp()
+                s1l = _nonneg(ball(Fraction(float(self.r1_lo[r0]))) / one - ball(Fraction(self.floor_lo)))
+                s0l = ball(Fraction(float(self.r0_lo[r0]))) * one + ball(Fraction(self.floor_lo))
+                lo = g1 * s1l - g0 * s0l
+                hi += self.above_log.exp()
+                if m0 < self.base:
+                    hi += self.below_log.exp()
+            else:  # past the window: the bound on the untilted mass above it covers every larger ε
+                hi = self.above_log.exp()
+            hi = hi + self.error + self.infinite
+            lo = lo + self.infinite
+        lo_f = _ends(lo, upper=False)
+        hi_f = _ends(hi, upper=True)
+        return Enclosure(lo_f, hi_f)
+
+
+# --------------------------------------------------------------------------------------------- the tilt choice
+
+
+def _logw(meas: Measure) -> np.ndarray:
+    """log of the measure's atoms rounded up (their balls' radii included, as Arb's evaluation includes them)."""
+    with np.errstate(divide="ignore"):
+        return np.log(_floats(meas, True))
+
+
+def _theta_cap(meas: Measure, n: int) -> float:
+    """The largest θ (floats, tightness only) whose tilt factor e^{θj/n − λ(θ)} stays below e^600 at the top of one
+    step's range (below the float range at the bottom only underflows, which the bounds cover)."""
+    logw = _logw(meas)
+    top = (meas.off + meas.length - 1) / n
+
+    def fits(theta: float) -> bool:
+        return theta * top - _log_mgf_float(logw, meas.off, n, theta) <= 600
+
+    if not fits(1.0):
+        return 1.0
+    lo, hi = 1.0, 2.0
+    while fits(hi) and hi < 1e12:
+        lo, hi = hi, hi * 2
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
+
+
+#: The largest tilt chosen (past it a bounded loss near its maximum is answered by the top cells
+#: alone, and a larger tilt narrows nothing).
+_THETA_MAX = 2000.0
+
+
+def saddle_theta(step: StepMeasures, steps: int, eps: Fraction) -> float:
+    """The tilt θ >= 1 at which the tilted k-fold law has its mean at ε (floats; tightness only): the tilted law
+    then has its bulk where δ(ε) is decided. θ = 1 when the P-law's mean is above ε already."""
+    logw = _logw(step.upper)
+    n, off = step.n, step.upper.off
+    idx = (np.arange(len(logw)) + off) / n
+
+    def mean_at(theta: float) -> float:
+        e = logw + theta * idx
+        e = np.exp(e - np.max(e))
+        return steps * float(np.sum(e * idx) / np.sum(e))
+
+    target = float(eps)
+    lo, hi = 1.0, min(_theta_cap(step.upper, n), _THETA_MAX)
+    if mean_at(lo) >= target:
+        return 1.0
+    if mean_at(hi) <= target:
+        return hi
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if mean_at(mid) < target:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def rdp_theta(step: StepMeasures, steps: int, delta: Fraction) -> float:
+    """The tilt θ > 1 minimising the Rényi bound (k log M(θ) + log(1/δ))/(θ − 1) (floats; tightness only): its
+    ε is just above the true ε(δ), so the tilted law has its bulk there."""
+    logw = _logw(step.upper)
+    n, off = step.n, step.upper.off
+    ld = math.log(delta.numerator) - math.log(delta.denominator)
+    cap = min(_theta_cap(step.upper, n), _THETA_MAX)
+    grid = np.geomspace(1.0001, max(cap, 1.001), 200)
+    vals = np.array([(steps * _log_mgf_float(logw, off, n, float(th)) - ld) / (th - 1) for th in grid])
+    # the smallest θ within 0.1 % of the best: a bounded loss's bound flattens as θ grows, and a needlessly large
+    # tilt only narrows the range of ε the composition answers well
+    best = float(np.min(vals))
+    return float(grid[int(np.argmax(vals <= best + 1e-3 * abs(best)))])
+
+
+# ---------------------------------------------------------------------------------------------- composition
+
+
+def _aligned(step: StepMeasures) -> tuple[int, np.ndarray, np.ndarray]:
+    """Both measures as floats on one index range: (offset, upper floats, lower floats)."""
+    up = _floats(step.upper, True)
+    lo = _floats(step.lower, False)
+    off = min(step.upper.off, step.lower.off)
+    end = max(step.upper.off + len(up), step.lower.off + len(lo))
+    u = np.zeros(end - off)
+    v = np.zeros(end - off)
+    u[step.upper.off - off : step.upper.off - off + len(up)] = up
+    v[step.lower.off - off : step.lower.off - off + len(lo)] = lo
+    return off, u, v
+
+
+def compose_fft(
+    step: StepMeasures, steps: int, theta: float, progress: Callable[[str], None] | None = None
+) -> FloatComposed | None:
+    """The k-fold composition of one direction's step measures by the float path (module docstring), or ``None``
+    when the float path declines (a tilt past the float range, a window past :data:`MAX_WINDOW`).
+
+    Args:
+        step: one step's measures. steps: k >= 1. theta: the tilt (float >= 1; :func:`saddle_theta`,
+            :func:`rdp_theta`).
+    """
+    n, k = step.n, steps
+    if k < 1:
+        raise ValueError(f"steps must be >= 1, not {steps}")
+    off, w_up, w_lo = _aligned(step)
+    length = len(w_up)
+    th = Fraction(float(theta))
+    # the normaliser λ (a float, exact from here on): Σ x_up ≈ 1
+    with np.errstate(divide="ignore"):
+        logw = np.log(w_up)
+    lam_f = _log_mgf_float(logw, off, n, float(th))
+    if not math.isfinite(lam_f):
+        return None
+    lam = Fraction(lam_f)
+    with np.errstate(divide="ignore"):
+        lam_lo_f = _log_mgf_float(np.log(w_lo), off, n, float(th))
+    # the lower measure's own normaliser λ_lo (its mass may exceed the upper's: it keeps the top tail)
+    lam_lo = Fraction(lam_lo_f) if math.isfinite(lam_lo_f) else lam
+    beta = th / n
+    alpha, alpha_lo = th * off / n - lam, th * off / n - lam_lo
+    # the tilt tables' largest exponent within the float range (a smaller one only underflows: module docstring §2)
+    if max(float(al + beta * length) for al in (alpha, alpha_lo)) > 690:
+        return None
+    g = _geometric(alpha, beta, length)
+    g_lo = g if lam_lo == lam else _geometric(alpha_lo, beta, length)
+    x_up = _rel_up(w_up * g, 7 * 2.0**-53) + np.where(w_up > 0, 2.0**-930, 0.0)
+    x_lo = np.maximum(_rel_down(w_lo * g_lo, 7 * 2.0**-53) - np.where(w_lo > 0, 2.0**-930, 0.0), 0.0)
+    s_up, s_lo = _sum_up(x_up), _sum_up(x_lo)
+    if not (s_up <= 1 + 2.0**-20 and s_lo <= 1 + 2.0**-20):
+        return None
+    # the window: the tilted k-fold laws' bulks (upper and lower: the lower one may sit lower, having lost mean)
+    # ± 10 s.d., widened (doubling) until float Chernoff estimates put less than 1e-20 of each tilted mass outside
+    # it, or the whole support when that fits; the upper law's alone if both need more than MAX_WINDOW (tightness
+    # only: any window is valid)
+    full = k * (length - 1) + 1
+    laws = [_tilted_law(x_up, s_up, k), _tilted_law(x_lo, s_lo, k)]
+    placed = _place(laws, n, k, full, length) or _place(laws[:1], n, k, full, length)
+    if placed is None:
+        return None
+    start, size = placed
+    mu1 = laws[0][0] / k
+    if full <= size:
+        a = k * off
+        aliased = False
+    else:
+        a = k * off + start
+        aliased = True
+    if progress is not None:
+        progress(f"float composition: theta {float(th):.4g}, window {size} cells")
+    y, b = _cyclic_power(x_up, x_lo, k, size)
+    shift = (a - k * off) % size
+    y = np.roll(y, -shift)
+    with workprec(working_precision(n)):
+        zero_log = arb("-inf")
+        t_out = arb(0)
+        above_log, below_log = zero_log, zero_log
+        if aliased:
+            top = a + size
+            lw_lo = _logw(step.lower)
+            lw_up = _logw(step.upper)
+            lo_a, _ = _chernoff(step.lower, lw_lo, n, k, float(th), top, above=True)
+            lo_b, _ = _chernoff(step.lower, lw_lo, n, k, float(th), a, above=False)
+            t_out = (lo_a - k * ball(lam_lo)).exp() + (lo_b - k * ball(lam_lo)).exp()
+        t_out_f = _up(t_out) if t_out.is_finite() else math.inf
+    cut = _up(Fraction(b) + Fraction(t_out_f)) if math.isfinite(t_out_f) else math.inf
+    x_plus = np.maximum(np.nextafter(y.real + b, np.inf), 0.0)  # >= x_up^{*k} on the window
+    x_minus = np.maximum(y.imag - cut, 0.0)  # <= x_lo^{*k}·(1 + u)
+    # the weights e^{(1−θ)(r − r_ref)/n} and e^{−θ(r − r_ref)/n}, relative to the tilted mean r_ref (where δ is
+    # decided), from r_cut on, where they stay below e^690; the indices below a + r_cut are left to the Chernoff
+    # bound (upper) or dropped (lower)
+    r_ref = min(max(0, round(k * (mu1 + off) - a)), size - 1)
+    r_cut = max(0, r_ref - math.floor(690 * n / float(th)))
+    r_end = min(size, r_ref + math.floor(650 * n / float(th)))  # past it e^{−θ(r − r_ref)/n} < e^-650
+    count = r_end - r_cut
+    v1 = _geometric((1 - th) * (r_cut - r_ref) / n, (1 - th) / n, count)
+    v0 = _geometric(-th * (r_cut - r_ref) / n, -th / n, count)
+    xp, xm = x_plus[r_cut:r_end], x_minus[r_cut:r_end]
+    r1_up = np.cumsum((xp * v1)[::-1])[::-1]
+    r0_up = np.cumsum((xp * v0)[::-1])[::-1]
+    r1_lo = np.cumsum((xm * v1)[::-1])[::-1]
+    r0_lo = np.cumsum((xm * v0)[::-1])[::-1]
+    rel = (1 + _gamma(count + 4)) * (1 + 6 * _U) * (1 + _U) ** 2 - 1
+    # every weight is above e^-650 > 2^-950 (normal, relative error 6u); a product may still underflow, by less
+    # than 2^-1074 each
+    floor_up = floor_lo = _up(Fraction(count + 1, 2**1074))
+    base, end = a + r_cut, a + r_end
+    with workprec(working_precision(n)):
+        lw_up = _logw(step.upper)
+        below_log, _ = _chernoff(step.upper, lw_up, n, k, 1.0, base, above=False)
+        above_log, _ = _chernoff(step.upper, lw_up, n, k, 1.0, end, above=True)
+    with workprec(working_precision(n)):
+        err = steps * step.tail
+        inf = arb(0) if step.infinite == 0 else 1 - (1 - ball(step.infinite)) ** steps
+    return FloatComposed(
+        n,
+        steps,
+        th,
+        lam,
+        lam_lo,
+        base,
+        a + r_ref,
+        end,
+        r1_up,
+        r0_up,
+        r1_lo,
+        r0_lo,
+        rel,
+        floor_up,
+        floor_lo,
+        above_log,
+        below_log,
+        err,
+        inf,
+        b,
+    )
