@@ -110,3 +110,52 @@ def test_the_pytest_plugin_sets_the_sessions_budget(pytester, request):
     bad = pytester.runpytest(*args, "--dpcert-seconds", "-1")
     assert bad.ret != 0
     bad.stderr.fnmatch_lines(["*--dpcert-seconds: expected a positive finite number of seconds*"])
+
+
+# ------------------------------------------------------------------------ what limited the bracket, deterministically
+
+
+def _synthetic(within):
+    """A bracket quantity of one input whose bracket is whatever ``within`` returns (its value: x itself)."""
+    from dpcert.core.params import real
+    from dpcert.core.quantity import Quantity
+
+    return Quantity(
+        "test.bracket",
+        (real("x", 0, lo_open=True),),
+        lambda ctx, x: None,
+        "a test double",
+        "a bracket quantity for the helper's tests",
+        bracket=True,
+        within=within,
+        within_takes_width=True,
+        narrow_hint="dpcert eval test.bracket {inputs} --seconds {seconds}",
+    )
+
+
+def test_a_bracket_stopped_by_its_largest_grid_says_more_time_does_not_help():
+    from dpcert.arith.ball import Enclosure
+
+    def stuck(seconds, x, rel_tol):  # returns at once, never narrower than 1e-3: the largest grid that fits
+        v = Fraction(x.value)
+        return Enclosure(v * (1 - Fraction(1, 2000)), v * (1 + Fraction(1, 2000))), 512
+
+    with pytest.raises(AssertionError, match="undecided") as info:
+        assert_within_certified(1.0, _synthetic(stuck), x="1", rel_tol=1e-6, seconds=5)
+    text = str(info.value)
+    assert "limited by: the grid" in text and "resolution 512" in text and "more time does not narrow it" in text
+    assert "give more time" not in text
+
+
+def test_a_value_on_the_brackets_edge_at_any_width_is_said_to_be_so():
+    from dpcert.arith.ball import Enclosure
+
+    def exact_width(seconds, x, rel_tol):  # [v, v (1 + rel_tol)]: the width asked, always with x at its lower end
+        v = Fraction(x.value)
+        return Enclosure(v, v * (1 + Fraction(rel_tol))), 1
+
+    with pytest.raises(AssertionError, match="undecided") as info:
+        assert_within_certified(1.0, _synthetic(exact_width), x="1", bound="upper", rel_tol=0, seconds=5)
+    assert "limited by: the value itself" in str(info.value)
+    # the same value as a lower bound is proved safe (x <= lo) and not loose (x >= hi - allowed, allowed 1e-3)
+    assert_within_certified(1.0, _synthetic(exact_width), x="1", bound="lower", seconds=5)
