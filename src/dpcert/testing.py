@@ -19,6 +19,18 @@ cannot widen its own tolerance):
   maximum precision — a failure, never a pass.
 * ``bound="lower"``: the mirror image: v >= value with no tolerance, and ``value >= lo - allowed``.
 
+A *bracket* quantity (``dpsgd.eps``, ``accounting.eps``, ``laplace.delta``, …: a PLD enclosure that narrows with a
+grid's resolution, not with the precision) is judged on a certified bracket computed within a time budget
+(``seconds``, default 10), narrowed while the value is undecided, and with ``rel_tol`` 1e-3 by default (a float PLD
+accountant is about that accurate). A bracket never gives the value the benefit of its own width: an estimate passes
+only when the whole bracket lies within ``allowed`` of it, an upper bound only when it is proved >= every point of
+the bracket and not more than ``allowed`` above any; a value outside the bracket's ends by more than ``allowed`` (a
+bound on its wrong side) fails with the bracket; a value inside the bracket's uncertainty fails as *undecided*,
+saying what limited the bracket (the time budget, the largest grid that fits, or a value on the bracket's very end)
+and what to do (more ``seconds``, a looser ``rel_tol`` if the implementation is no more accurate, the command that
+narrows the bracket further). A vector of a bracket quantity (one with a ``width``) is used first, and the bracket
+recomputed only when it does not decide.
+
 A vector's [lo, hi] is used only once it is verified: a vector read from a file only when the whole file re-certifies
 as ``dpcert vectors check`` re-certifies it (checked once per file content in a process), a vector or record that
 names no file only when its claim "quantity(inputs) lies in [lo, hi]" is proved. Otherwise the assertion fails,
@@ -39,6 +51,8 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import math
+import re
+import time
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from numbers import Integral, Rational, Real
@@ -47,10 +61,19 @@ from typing import Any
 
 from dpcert.errors import InvalidParameter, PrecisionExhausted
 
-__all__ = ["assert_within_certified", "vectors", "DEFAULT_REL_TOL"]
+__all__ = ["assert_within_certified", "vectors", "DEFAULT_REL_TOL", "BRACKET_REL_TOL", "BRACKET_SECONDS"]
 
 #: the default relative tolerance: the accuracy dpcert asks of its own float evaluators
 DEFAULT_REL_TOL = 1e-12
+#: a bracket quantity's default relative tolerance: about what a float PLD accountant at a fine grid achieves, and
+#: what a certified PLD bracket reaches in seconds at moderate settings
+BRACKET_REL_TOL = 1e-3
+#: a bracket quantity's default time budget (seconds) for computing its certified bracket
+BRACKET_SECONDS = 10.0
+#: the session's budget set by the pytest plugin's ``--dpcert-seconds`` (``None``: :data:`BRACKET_SECONDS`)
+_SESSION_SECONDS: float | None = None
+#: the first relative width a bracket is asked for: cheap, and enough to fail a clearly wrong value
+_FIRST_WIDTH = 1e-2
 #: relative width of the enclosure computed for a quantity given by name (far below any float tolerance)
 _ENCLOSURE_REL_TOL = 1e-20
 
@@ -113,8 +136,28 @@ def _target(quantity_or_vector: Any, inputs: Mapping[str, Any]) -> tuple[Any, di
             "quantity_or_vector", repr(target)[:40], "a quantity name, a Quantity, a Vector or a vector record"
         )
     given = dict(inputs)
+    what = f"{q.name}({', '.join(f'{k}={v}' for k, v in given.items())})"
+    if _is_bracket(q):
+        q.parse(given)  # bad inputs refused before any work
+        return q, given, None, what  # its bracket is computed within the budget (_judge_bracket)
     enc = enclose(q, given, _ENCLOSURE_REL_TOL)
-    return q, given, enc, f"{q.name}({', '.join(f'{k}={v}' for k, v in given.items())})"
+    return q, given, enc, what
+
+
+def _as_vector(target: Any) -> Any:
+    """The vector a target stands for (a Vector, or a vector record as a dict), else None."""
+    from dpcert.vectors.format import Vector
+
+    if isinstance(target, Vector):
+        return target
+    if isinstance(target, Mapping) and "quantity" in target and "lo" in target:
+        return dataclasses.make_dataclass("_Record", [("width", str)])(str(target.get("width", "")))
+    return None
+
+
+def _is_bracket(q: Any) -> bool:
+    """Whether ``q`` has a time-budgeted certified bracket (:meth:`~dpcert.core.quantity.Quantity.bracket_within`)."""
+    return bool(q.bracket and q.within is not None)
 
 
 #: vectors verified in this process: (file, its SHA-256) -> the file's vectors by id, each with why it failed ("" when
@@ -210,9 +253,10 @@ def assert_within_certified(
     value: float | int | Fraction,
     quantity_or_vector: Any,
     *,
-    rel_tol: float = DEFAULT_REL_TOL,
+    rel_tol: float | None = None,
     abs_tol: float = 0.0,
     bound: str | None = None,
+    seconds: float | None = None,
     inputs: Mapping[str, Any] | None = None,
     **kw_inputs: Any,
 ) -> Any:
@@ -222,18 +266,24 @@ def assert_within_certified(
         value: the implementation's output (a float is taken at its exact binary value).
         quantity_or_vector: a quantity name (``"gaussian.delta"``), a :class:`~dpcert.core.quantity.Quantity`,
             a :class:`~dpcert.vectors.Vector` or a vector record (a dict from a vectors file).
-        rel_tol: the implementation's stated relative accuracy (relative to the certified value).
+        rel_tol: the implementation's stated relative accuracy (relative to the certified value); by default
+            :data:`DEFAULT_REL_TOL`, or :data:`BRACKET_REL_TOL` for a bracket quantity.
         abs_tol: its stated absolute accuracy (for values near 0).
         bound: ``None`` (an estimate), ``"upper"`` (the value claims to be >= the true value) or ``"lower"``.
+        seconds: a bracket quantity only: the time budget for its certified bracket (default
+            :data:`BRACKET_SECONDS`, or the pytest plugin's ``--dpcert-seconds``).
         inputs: the quantity's inputs as a mapping (for an input whose name clashes with a keyword here, e.g.
             ``bound`` of ``shuffle.rdp.upper``); ``**kw_inputs`` are merged into it.
 
     Returns:
-        The certified :class:`~dpcert.arith.ball.Enclosure` compared with.
+        The certified :class:`~dpcert.arith.ball.Enclosure` compared with (a bracket quantity's: the narrowest
+        bracket computed).
 
     Raises:
-        AssertionError: when the value is outside the tolerance, or on the unsafe side of a bound.
-        InvalidParameter: for a bad argument (unknown quantity, bad inputs, a non-finite tolerance, ...).
+        AssertionError: when the value is outside the tolerance, or on the unsafe side of a bound, or (a bracket
+            quantity) undecided within the budget.
+        InvalidParameter: for a bad argument (unknown quantity, bad inputs, a non-finite tolerance, ``seconds``
+            for a quantity that is not a bracket, ...).
 
     References:
         the comparisons of :mod:`dpcert.core.claim` (``AtMost``, ``AtLeast``), decided the same way.
@@ -241,25 +291,32 @@ def assert_within_certified(
     __tracebackhide__ = True  # pytest shows the caller's line, not this function's
     if bound not in (None, "upper", "lower"):
         raise InvalidParameter("bound", bound, "None, 'upper' or 'lower'")
-    rt, at = _exact(rel_tol, "rel_tol"), _exact(abs_tol, "abs_tol")
-    if rt < 0 or at < 0:
-        raise InvalidParameter("rel_tol" if rt < 0 else "abs_tol", rel_tol if rt < 0 else abs_tol, "a tolerance >= 0")
+    at = _exact(abs_tol, "abs_tol")
+    if rel_tol is not None and _exact(rel_tol, "rel_tol") < 0 or at < 0:
+        raise InvalidParameter("rel_tol" if at >= 0 else "abs_tol", rel_tol if at >= 0 else abs_tol, "a tolerance >= 0")
+    if seconds is not None and (
+        isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < math.inf
+    ):
+        raise InvalidParameter("seconds", seconds, "a positive finite time budget in seconds")
     value = _real(value, "value")
     merged = {**(inputs or {}), **kw_inputs}
     q, given, enc, what = _target(quantity_or_vector, merged)
+    # a bracket quantity's vector at a closed-form point (no width) is as narrow as any other: judged as one
+    if _is_bracket(q) and (enc is None or getattr(_as_vector(quantity_or_vector), "width", "")):
+        rt = _exact(BRACKET_REL_TOL if rel_tol is None else rel_tol, "rel_tol")
+        session = _SESSION_SECONDS if _SESSION_SECONDS is not None else BRACKET_SECONDS
+        budget = session if seconds is None else float(seconds)
+        return _judge_bracket(value, q, given, enc, what, rt, at, bound, budget)
+    if seconds is not None:
+        raise InvalidParameter("seconds", seconds, f"no time budget: {q.name} is not a bracket quantity")
+    rt = _exact(DEFAULT_REL_TOL if rel_tol is None else rel_tol, "rel_tol")
     lo, hi = enc.lo, enc.hi
     if isinstance(value, float) and math.isnan(value):
         raise AssertionError(_message(what, enc, value, None, "the value is NaN", "", rt, at, Fraction(0)))
     mag = max(abs(lo), abs(hi))
     allowed = max(rt * mag, at)
     if isinstance(value, float) and math.isinf(value):
-        if bound is None:
-            msg = f"{'above' if value > 0 else 'below'} the enclosure (infinite)"
-        elif (bound == "upper") == (value > 0):
-            msg = f"too loose: the claimed {bound} bound is infinite"
-        else:
-            msg = f"UNSAFE: the claimed {bound} bound is {value}"
-        raise AssertionError(_message(what, enc, value, None, msg, "", rt, at, allowed))
+        raise AssertionError(_message(what, enc, value, None, _infinite(value, bound), "", rt, at, allowed))
     x = _exact(value, "value")
     if bound is None:
         if x < lo - allowed:
@@ -292,6 +349,232 @@ def assert_within_certified(
     return enc
 
 
+def _infinite(value: float, bound: str | None) -> str:
+    if bound is None:
+        return f"{'above' if value > 0 else 'below'} the enclosure (infinite)"
+    if (bound == "upper") == (value > 0):
+        return f"too loose: the claimed {bound} bound is infinite"
+    return f"UNSAFE: the claimed {bound} bound is {value}"
+
+
+# ------------------------------------------------------------------------------------------- bracket quantities
+
+
+def _bracket_allowed(enc: Any, rt: Fraction, at: Fraction) -> Fraction:
+    """``max(rt * |v|, at)`` with |v| at its least over the bracket (a wide bracket never widens the tolerance)."""
+    if enc.lo is None or enc.hi is None or (enc.lo <= 0 <= enc.hi):
+        return at
+    return max(rt * min(abs(enc.lo), abs(enc.hi)), at)
+
+
+def _bracket_verdict(enc: Any, x: Fraction, bound: str | None, a: Fraction) -> str | None:
+    """``"pass"``, a failure (``"below"``, ``"above"``, ``"unsafe"``, ``"loose"``) proved for every point of the
+    bracket, or ``None`` (the bracket holds points on both sides of the question)."""
+    lo, hi = enc.lo, enc.hi
+    below = lo is not None and x < lo  # x < every point
+    above = hi is not None and x > hi
+    if bound is None:
+        if lo is not None and x < lo - a:
+            return "below"
+        if hi is not None and x > hi + a:
+            return "above"
+        if lo is not None and hi is not None and x - a <= lo and hi <= x + a:
+            return "pass"
+        return None
+    upper = bound == "upper"
+    if below if upper else above:
+        return "unsafe"
+    if upper and hi is not None and x > hi + a or not upper and lo is not None and x < lo - a:
+        return "loose"
+    if lo is not None and hi is not None and (hi <= x <= lo + a if upper else hi - a <= x <= lo):
+        return "pass"
+    return None
+
+
+def _meet(a: Any, b: Any) -> Any:
+    """The intersection of two certified enclosures of one value."""
+    from dpcert.arith.ball import Enclosure
+
+    if a is None:
+        return b
+    lo = b.lo if a.lo is None else a.lo if b.lo is None else max(a.lo, b.lo)
+    hi = b.hi if a.hi is None else a.hi if b.hi is None else min(a.hi, b.hi)
+    if lo is not None and hi is not None and lo > hi:  # two proofs disagree: a defect, never an answer
+        raise RuntimeError(f"two certified enclosures of one value do not meet: {a.short()} and {b.short()}")
+    return Enclosure(lo, hi)
+
+
+@dataclasses.dataclass
+class _Run:
+    """How the bracket was reached: the last grid's resolution, the time spent, what limited it, the command
+    that narrows it further."""
+
+    resolution: int | None = None
+    seconds: float = 0.0
+    limited_by: str = ""
+    hint: str = ""
+    width: float | None = None
+
+
+def _refine_bracket(
+    q: Any, given: dict[str, Any], enc: Any, x: Fraction, bound: str | None, rt: Fraction, at: Fraction, budget: float
+) -> tuple[str | None, Any, _Run]:
+    """Narrow the bracket until the question is decided or the budget is spent: widths 1e-2, then 4 times
+    narrower each time (each call starts afresh; their cost doubles, so the last one dominates). The bracket is
+    the intersection of every certified one (a vector's included).
+
+    What limited it: ``"width"`` (the narrowest width asked was reached and the value still lies on the
+    bracket's edge: a bracket cannot decide a value equal to its quantity's), ``"grid"`` (a run stopped short of
+    its width well inside its budget: a refinement stops for time only when its next run would not fit, which it
+    predicts from the last run, at least a quarter of the budget; so an early stop is the largest grid that fits),
+    ``"time"`` otherwise.
+    """
+    run = _Run()
+    verdict = None if enc is None else _bracket_verdict(enc, x, bound, _bracket_allowed(enc, rt, at))
+    t0 = time.perf_counter()
+    width = _FIRST_WIDTH
+    while verdict is None:
+        left = budget - (time.perf_counter() - t0)
+        if left <= 0 and enc is not None:
+            run.limited_by = "time"
+            break
+        extra = {"rel_tol": width} if q.within_takes_width else {}
+        # a bracket without a width to stop at spends what it is given: a short first call decides the clear cases
+        first = run.resolution is None and not q.within_takes_width
+        give = min(left, budget / 16) if first else left
+        br = q.bracket_within(given, seconds=max(give, 1e-3), **extra)
+        enc = _meet(enc, br.enclosure)
+        # the hint with the budget to try next (the quantity formats it with this call's remaining time)
+        hint = re.sub(r"--seconds \S+", f"--seconds {4 * budget:g}", br.hint)
+        run.resolution, run.hint, run.width = br.resolution, hint, width if q.within_takes_width else None
+        run.seconds = time.perf_counter() - t0
+        verdict = _bracket_verdict(enc, x, bound, _bracket_allowed(enc, rt, at))
+        if verdict is not None:
+            break
+        got = br.enclosure
+        reached = got.is_exact or (got.width is not None and (got.width == 0 or got.rel_width() <= width))
+        if first:
+            continue
+        if not q.within_takes_width or not reached:
+            run.limited_by = "grid" if br.seconds < give / 4 else "time"
+            break
+        if width < 1e-15:
+            run.limited_by = "width"
+            break
+        # 4 times narrower than what the last run reached (a first grid often overshoots the width asked)
+        width = min(width, float(got.rel_width()) if got.width else width) / 4
+    run.seconds = time.perf_counter() - t0
+    return verdict, enc, run
+
+
+def _judge_bracket(
+    value: Any,
+    q: Any,
+    given: dict[str, Any],
+    enc: Any,
+    what: str,
+    rt: Fraction,
+    at: Fraction,
+    bound: str | None,
+    budget: float,
+) -> Any:
+    """:func:`assert_within_certified` for a bracket quantity (see the module doc)."""
+    __tracebackhide__ = True
+    nan = isinstance(value, float) and math.isnan(value)
+    inf = isinstance(value, float) and math.isinf(value)
+    x = Fraction(0) if nan or inf else _exact(value, "value")
+    if nan or inf:  # judged on the first bracket, which shows what the value should be near
+        _, enc, run = _refine_bracket(q, given, enc, Fraction(0), "upper" if inf else None, rt, at, 0.0)
+        msg = "the value is NaN" if nan else _infinite(value, bound)
+        raise AssertionError(_message(what, enc, value, None, msg, "", rt, at, _bracket_allowed(enc, rt, at)))
+    verdict, enc, run = _refine_bracket(q, given, enc, x, bound, rt, at, budget)
+    allowed = _bracket_allowed(enc, rt, at)
+    extra = _bracket_lines(enc, run)
+    if verdict == "pass":
+        return enc
+    kind = bound or ""
+    if verdict == "below":
+        raise AssertionError(
+            _message(what, enc, value, enc.lo - x, "below the certified bracket", "below lo", rt, at, allowed, extra)
+        )
+    if verdict == "above":
+        raise AssertionError(
+            _message(what, enc, value, x - enc.hi, "above the certified bracket", "above hi", rt, at, allowed, extra)
+        )
+    if verdict == "unsafe":
+        upper = bound == "upper"
+        dist = enc.lo - x if upper else x - enc.hi
+        msg = f"UNSAFE: the claimed {kind} bound is {'below' if upper else 'above'} the certified bracket"
+        where = "at least, below lo" if upper else "at least, above hi"
+        raise AssertionError(_message(what, enc, value, dist, msg, where, rt, at, allowed, extra))
+    if verdict == "loose":
+        upper = bound == "upper"
+        dist = x - enc.hi if upper else enc.lo - x
+        msg = f"too loose: the claimed {kind} bound is {'above' if upper else 'below'} the bracket by more than allowed"
+        where = "at least, above hi" if upper else "at least, below lo"
+        raise AssertionError(_message(what, enc, value, dist, msg, where, rt, at, allowed, extra))
+    raise AssertionError(_undecided(what, enc, value, x, bound, rt, at, allowed, run, budget))
+
+
+def _bracket_lines(enc: Any, run: _Run) -> list[str]:
+    if run.resolution is None:
+        return ["  (the recorded bracket of the vector decided it)"]
+    width = "unbounded" if enc.width is None else f"{float(enc.rel_width()):.3g}"
+    return [f"  bracket:   relative width {width}, grid resolution {run.resolution}, {run.seconds:.1f} s"]
+
+
+def _undecided(
+    what: str,
+    enc: Any,
+    value: Any,
+    x: Fraction,
+    bound: str | None,
+    rt: Fraction,
+    at: Fraction,
+    allowed: Fraction,
+    run: _Run,
+    budget: float,
+) -> str:
+    """The message of a value the bracket cannot decide: where it lies, what limited the bracket, what to do."""
+    lo, hi = enc.lo, enc.hi
+    if bound is None:
+        question = "whether it is within allowed of every point of the bracket"
+        need = None if lo is None or hi is None else max(x - lo, hi - x)
+    elif bound == "upper":
+        question = "whether it is >= the certified value (safe) and not too loose"
+        need = None if lo is None else x - lo
+    else:
+        question = "whether it is <= the certified value (safe) and not too loose"
+        need = None if hi is None else hi - x
+    head = f"undecided: the value lies inside the certified bracket's uncertainty (cannot prove {question})"
+    lines = [_message(what, enc, value, None, head, "", rt, at, allowed, _bracket_lines(enc, run))]
+    hint = f" (or from the command line: {run.hint})" if run.hint else ""
+    if run.limited_by == "grid":
+        lines.append(
+            f"  limited by: the grid: the largest grid that fits (resolution {run.resolution}) was reached in "
+            f"{run.seconds:.1f} s of the {budget:g} s budget; more time does not narrow it"
+        )
+    elif run.limited_by == "width":
+        lines.append(
+            "  limited by: the value itself: the bracket reached a relative width below 1e-15 and the value is "
+            "still on its edge (it equals the certified value to that accuracy); no bracket decides that"
+        )
+    else:
+        lines.append(
+            f"  limited by: the time budget: the bracket's next, finer grid would not finish within seconds={budget:g}"
+        )
+        lines.append(f"  to decide: give more time, seconds={4 * budget:g}{hint}")
+    mag = None if lo is None or hi is None else max(abs(lo), abs(hi))
+    if need is not None and mag and bound is None and need > 0:
+        lines.append(
+            f"  or: if the implementation is no more accurate than that, a tolerance rel_tol >= "
+            f"{_show(need / mag)} passes this bracket"
+        )
+    elif bound is not None:
+        lines.append("  or: a bound this close to the certified value is decided only by a narrower bracket")
+    return "\n".join(lines)
+
+
 def _message(
     what: str,
     enc: Any,
@@ -302,10 +585,16 @@ def _message(
     rt: Fraction,
     at: Fraction,
     allowed: Fraction,
+    extra: list[str] | None = None,
 ) -> str:
     lo, hi = enc.decimal(20)
     exact = " (exact value)" if enc.is_exact else ""
-    lines = [f"{what}: {direction}", f"  certified enclosure: [{lo}, {hi}]{exact}", f"  value:     {value!r}"]
+    lines = [
+        f"{what}: {direction}",
+        f"  certified enclosure: [{lo}, {hi}]{exact}",
+        *(extra or []),
+        f"  value:     {value!r}",
+    ]
     if isinstance(value, float) and math.isfinite(value) and Fraction(value) != Fraction(repr(value)):
         lines.append(f"    (exactly {_show(Fraction(value), 25)}… as a double)")
     if dist is not None:

@@ -193,8 +193,13 @@ def test_arguments_are_validated():
         assert_within_certified(0.1, v, rel_tol=-1)
     with pytest.raises(InvalidParameter, match="quantity"):
         assert_within_certified(0.1, "no.such.quantity", k=1)
-    with pytest.raises(InvalidParameter, match="closed form"):
-        assert_within_certified(0.3, "br.adaptive.delta", k=2, eps=1, eps_g=0)  # a lattice bracket here
+    with pytest.raises(InvalidParameter, match="seconds"):
+        assert_within_certified(0.1, v, seconds=5)  # not a bracket quantity
+    with pytest.raises(InvalidParameter, match="seconds"):
+        assert_within_certified(0.3, "br.adaptive.delta", k=2, eps=1, eps_g=0, seconds=-1)
+    # a lattice bracket here: computed within the budget, and 0.3 is below it (the bracket is [0.30336, 0.30353])
+    with pytest.raises(AssertionError, match="below the certified bracket"):
+        assert_within_certified(0.3, "br.adaptive.delta", k=2, eps=1, eps_g=0, seconds=2)
 
 
 def test_a_vector_record_and_an_input_named_bound():

@@ -10,7 +10,14 @@ value the table prints (``value``) and how it is meant (``claim``):
   ``figures = truncated`` truncated instead (:class:`~dpcert.core.claim.Truncates`).
 
 Optional columns: ``expected`` (CERTIFIED, REFUTED for a known erratum, UNDECIDED; default CERTIFIED) and
-``note`` (free text, shown and recorded as part of the reference). A malformed row (unknown quantity, missing or
+``note`` (free text, shown and recorded as part of the reference).
+
+A row holds values, never paths, with one exception, :data:`FILE_INPUTS`: ``events`` of ``accounting.*`` may name an
+event file, resolved relative to the table file (in its directory or below it) and read by the reader
+``dpcert account`` uses (:func:`dpcert.accounting.eventfile.read_events`); the row's claim and its certificate hold
+the events as their canonical JSON text, never the path, so re-checking a certificate reads no file. A quantity
+whose own parser takes another form of its inputs (``dpsgd.*``: ``epochs``, ``batch_size`` and ``n`` instead of
+``q`` and ``steps``) takes that form in a table too. A malformed row (unknown quantity, missing or
 unknown input, a value that is not a number, an unknown claim kind) gets the verdict ERROR with its line number;
 the other rows run as usual.
 """
@@ -40,12 +47,13 @@ from dpcert.core.claim import (
     Verdict,
 )
 from dpcert.core.parallel import Summary, default_workers, map_chunks
-from dpcert.core.params import validate
+from dpcert.core.quantity import Quantity
 from dpcert.errors import CertificateError, DpcertError, InvalidParameter
 from dpcert.tables.reader import OPTIONAL, REQUIRED, RawRow, read_table_hashed
 
 __all__ = [
     "CLAIM_KINDS",
+    "FILE_INPUTS",
     "TableRowClaim",
     "row_source",
     "row_claim_id",
@@ -60,6 +68,8 @@ __all__ = [
 #: How a printed value is meant (the ``claim`` column).
 CLAIM_KINDS = ("upper", "lower", "digits")
 _KNOWN = set(REQUIRED) | set(OPTIONAL)
+#: The inputs a row may give as a file (its path relative to the table file), read once and recorded as content.
+FILE_INPUTS = frozenset({"events"})
 
 
 @dataclass(frozen=True)
@@ -139,13 +149,49 @@ def _comparison(cells: dict[str, Any]) -> Comparison:
     return Rounds(value, int(figures))
 
 
-def row_claim(row: RawRow, source: str | Path, table_sha256: str) -> RowClaim:
+def _beside(table: Path, name: str, value: str) -> Path:
+    """The file a row names for ``name``, relative to the table file: in the table's directory or below it.
+
+    Raises:
+        InvalidParameter: for an absolute path, a ``..`` component, or a path (a symlink) leading out of it.
+    """
+    what = "a file in the table's directory or below it, named relative to the table file (no absolute path, no ..)"
+    rel = Path(value)
+    if rel.is_absolute() or ".." in rel.parts or not rel.parts:
+        raise InvalidParameter(name, value, what)
+    base = table.resolve().parent
+    target = base / rel
+    if not target.resolve().is_relative_to(base):
+        raise InvalidParameter(name, value, what)
+    return target
+
+
+def _read_files(q: Quantity, inputs: dict[str, Any], table: Path | None) -> dict[str, Any]:
+    """``inputs`` with every table-valued input given as a path replaced by its recorded content.
+
+    An input of :data:`FILE_INPUTS` is read beside ``table`` by the parameter's own reader (``None``: a certificate's
+    row, which must hold the content); any other path (a γ table) is refused: a row holds values, never paths.
+    """
+    out = dict(inputs)
+    for cell, value in inputs.items():
+        p = next((p for p in q.params if p.name == q.aliases.get(cell, cell)), None)
+        if p is None or p.table is None or not isinstance(value, str) or value in p.choices:
+            continue
+        if p.name not in FILE_INPUTS or table is None:
+            p.parse(value, files=False)  # refuses the path, naming what the input takes
+        out[cell] = p.table(str(_beside(table, cell, value)))
+    return out
+
+
+def row_claim(row: RawRow, source: str | Path, table_sha256: str, *, files: bool = True) -> RowClaim:
     """The claim a row states (id :func:`row_claim_id`), or the row's problem (never raises).
 
     Args:
         row: the row as read.
-        source: the table's path (only its file name is recorded).
+        source: the table's path (only its file name is recorded; a file a row names is read beside it).
         table_sha256: the SHA-256 of the table's text (:func:`~dpcert.tables.reader.read_table_hashed`).
+        files: whether a file input (:data:`FILE_INPUTS`) may be read; ``False`` for a row recorded in a
+            certificate, which holds the file's content.
     """
     from dpcert.engine import registry
     from dpcert.engine.certificate import derived_statement
@@ -160,25 +206,29 @@ def row_claim(row: RawRow, source: str | Path, table_sha256: str) -> RowClaim:
         q = registry.quantity(name)
         params = [p.name for p in q.params]
         aliases = q.aliases  # the vocabulary's other names of its inputs (dpcert.core.vocabulary)
+        # a quantity with its own parser may take another form of its inputs (dpsgd.*: epochs, batch_size, n): its
+        # parser names what is unknown or missing
+        translates = type(q).parse is not Quantity.parse
         unknown = [c for c in cells if c not in _KNOWN and c not in params and c not in aliases]
-        if unknown:
+        if unknown and not translates:
             what = f"unknown input {unknown[0][:40]!r} of {q.name} (its inputs: {', '.join(params)})"
             return RowClaim(row.line, cells, problem=what)
-        inputs = {c: v for c, v in cells.items() if c in params or c in aliases}
-        named = {aliases.get(c, c) for c in inputs}
+        given = {c: v for c, v in cells.items() if c not in _KNOWN}
+        named = {aliases.get(c, c) for c in given}
         missing = [p for p in q.params if p.default is None and p.name not in named]
-        if missing:
+        if missing and not translates:
             p = missing[0]
             return RowClaim(row.line, cells, problem=f"missing input {p.name} of {q.name}: {p.allowed()}")
-        # tables hold values, never paths: a row cannot make dpcert read another file
-        validate(q.params, inputs, where=f" of {q.name}", files=False, aliases=q.aliases)
+        # tables hold values, never paths, but for a file input read beside the table and recorded as its content
+        inputs = _read_files(q, given, Path(source) if files else None)
+        q.parse(inputs)
         comparison = _comparison(cells)
         expected = Verdict.parse(cells.get("expected", "CERTIFIED"), "expected")
         note = cells.get("note", "")
         if not isinstance(note, str):
             raise InvalidParameter("note", note, "free text")
         where = Path(source).name
-        bound = row_source(where, table_sha256, row.line, cells)
+        bound = row_source(where, table_sha256, row.line, {**cells, **inputs})
         reference = f"table {where}, line {row.line}" + (f": {note[:200]}" if note else "")
         draft = QuantityClaim("table.row.draft", reference, "", quantity=q, inputs=inputs, comparison=comparison)
         claim = TableRowClaim(
@@ -444,7 +494,7 @@ def certificate_claim(c: dict[str, Any], path: str | Path) -> tuple[Claim, str]:
             f"{path}: {c['id']} is a table row's id and the certificate records no claim.source (the row it states)"
         )
     cells = {k: (tuple(v) if isinstance(v, list) else v) for k, v in src["row"].items()}
-    rc = row_claim(RawRow(src["line"], cells), src["table"], src["sha256"])
+    rc = row_claim(RawRow(src["line"], cells), src["table"], src["sha256"], files=False)
     if rc.claim is None:
         raise CertificateError(f"{path}: the recorded table row is not a claim: {rc.problem}")
     label = (

@@ -6,7 +6,8 @@ things, any of which failing makes it REFUTED with the reason:
 * the certificate named by the vector exists, is intact (``dpcert check``'s reading: format, hash, shape), has the
   ``sha256`` the vector records, and states exactly this vector's claim;
 * the claim is re-run: the recorded [lo, hi] must contain the quantity's value (a rigorous ball or exact decision);
-* the enclosure is recomputed as ``dpcert vectors export`` computes it, and must give the recorded strings: a
+* the enclosure is recomputed as ``dpcert vectors export`` computes it (a bracket quantity's at the vector's
+  ``width``), and must give the recorded strings: a
   bundled file that differs from a re-run (an edited end, a wider interval, a changed formula) is a failure.
 """
 
@@ -68,7 +69,7 @@ class VectorClaim(QuantityClaim):
         if verdict is not Verdict.CERTIFIED:
             problems.append(f"the recorded enclosure is wrong: {evidence.detail}")
         try:
-            lo, hi, exact = enclosure_strings(v.quantity, v.inputs, max_prec=max_prec)
+            lo, hi, exact = enclosure_strings(v.quantity, v.inputs, max_prec=max_prec, width=v.width)
         except DpcertError as exc:
             problems.append(f"the re-run failed: {exc}")
         else:

@@ -5,6 +5,11 @@ The enclosure is the quantity's rigorous enclosure at a relative width of 1e-22 
 decimal ends is then checked like every claim (it must be CERTIFIED) and its certificate made with
 :func:`dpcert.engine.certificate.make_certificate`. Re-certifying (:mod:`dpcert.vectors.check`) recomputes the
 same enclosure with the same function, so a vector re-runs to the same strings.
+
+A bracket quantity's case states a relative ``width`` (:attr:`~dpcert.vectors.cases.Case.width`): its enclosure is
+the first of the ball path's grids (:meth:`~dpcert.core.quantity.Quantity.enclose` at rising precision, each
+precision one grid resolution, a fixed sequence) at most that wide, so a re-run at the same width gives the same
+ends; the vector records the width.
 """
 
 from __future__ import annotations
@@ -43,27 +48,49 @@ def claim_id(vector_id: str) -> str:
 BRACKET_MAX_PREC = 256
 
 
-def enclose(q: Any, inputs: Mapping[str, Any], rel_tol: float, max_prec: int = MAX_PREC) -> Any:
-    """``q.enclose(inputs, rel_tol=...)``; a bracket quantity only where it has a closed form (tried at
-    :data:`BRACKET_MAX_PREC` bits: its lattice narrows like 1/N and never reaches a vector's digits).
+def _no_paths(q: Any, inputs: Mapping[str, Any]) -> None:
+    """Refuse a table-valued input given as a path (a vector is data: its inputs never make dpcert read a file)."""
+    for name, value in inputs.items():
+        p = next((p for p in q.params if p.name == q.aliases.get(name, name)), None)
+        if p is not None and p.table is not None and isinstance(value, str) and value not in p.choices:
+            p.parse(value, files=False)
+
+
+def enclose(q: Any, inputs: Mapping[str, Any], rel_tol: float, max_prec: int = MAX_PREC, width: str = "") -> Any:
+    """``q.enclose(inputs, rel_tol=...)``; a bracket quantity at its case's stated ``width`` (a relative width), or
+    without one only where it has a closed form (both tried at :data:`BRACKET_MAX_PREC` bits: its lattice narrows
+    like 1/N and never reaches a vector's digits).
 
     Raises:
-        InvalidParameter: for a bracket quantity outside its closed-form region.
+        InvalidParameter: for a bracket quantity outside its closed-form region (no ``width``) or whose ball path's
+            grids do not reach ``width``; a ``width`` for a quantity that is not a bracket; a table-valued input
+            given as a path.
         PrecisionExhausted: when ``max_prec`` bits do not reach ``rel_tol``.
     """
+    _no_paths(q, inputs)
+    if width and not q.bracket:
+        raise InvalidParameter("width", width, f"no width: {q.name} is not a bracket quantity")
     if not q.bracket:
         return q.enclose(dict(inputs), rel_tol=rel_tol, max_prec=max_prec)
+    tol = float(width) if width else rel_tol
     try:
-        return q.enclose(dict(inputs), rel_tol=rel_tol, max_prec=min(max_prec, BRACKET_MAX_PREC))
+        return q.enclose(dict(inputs), rel_tol=tol, max_prec=min(max_prec, BRACKET_MAX_PREC))
     except PrecisionExhausted:
         shown = " ".join(f"{k}={v}" for k, v in inputs.items())
+        if width:
+            raise InvalidParameter(
+                "width", width, f"a relative width the ball path's grids of {q.name} reach at {shown}"
+            ) from None
         raise InvalidParameter(
             "inputs", shown, f"inputs where the bracket quantity {q.name} has a closed form (see its reference)"
         ) from None
 
 
-def enclosure_strings(quantity: str, inputs: Mapping[str, str], *, max_prec: int = MAX_PREC) -> tuple[str, str, bool]:
-    """``(lo, hi, exact)``: the certified enclosure of a quantity at exact inputs, as outward-rounded decimals.
+def enclosure_strings(
+    quantity: str, inputs: Mapping[str, str], *, max_prec: int = MAX_PREC, width: str = ""
+) -> tuple[str, str, bool]:
+    """``(lo, hi, exact)``: the certified enclosure of a quantity at exact inputs, as outward-rounded decimals (a
+    bracket quantity's at the relative ``width`` its case states).
 
     Raises:
         InvalidParameter: for an unknown quantity, bad inputs, or a bracket quantity outside its closed form
@@ -73,7 +100,7 @@ def enclosure_strings(quantity: str, inputs: Mapping[str, str], *, max_prec: int
     from dpcert.engine import registry
 
     q = registry.quantity(quantity)
-    enc = enclose(q, inputs, _REL_TOL, max_prec)
+    enc = enclose(q, inputs, _REL_TOL, max_prec, width)
     if enc.lo is None or enc.hi is None:
         raise InvalidParameter("inputs", " ".join(f"{k}={v}" for k, v in inputs.items()), "inputs with a finite value")
     lo, hi = enc.decimal(DIGITS)
@@ -105,7 +132,7 @@ def certify(case: Case, *, max_prec: int = MAX_PREC) -> tuple[Vector, dict[str, 
     """
     from dpcert.engine.certificate import certificate_path, make_certificate
 
-    lo, hi, exact = enclosure_strings(case.quantity, case.inputs, max_prec=max_prec)
+    lo, hi, exact = enclosure_strings(case.quantity, case.inputs, max_prec=max_prec, width=case.width)
     claim = vector_claim(case.quantity, case.inputs, lo, hi, case.id, case.why)
     result = claim.check(max_prec=max_prec)
     if result.verdict is not Verdict.CERTIFIED:
@@ -124,6 +151,7 @@ def certify(case: Case, *, max_prec: int = MAX_PREC) -> tuple[Vector, dict[str, 
         f"certificates/{name}",
         cert["sha256"],
         __version__,
+        width=case.width,
     )
     return vector, cert
 

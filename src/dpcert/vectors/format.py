@@ -11,6 +11,11 @@ A vectors file is JSON::
         "certificate": {"file": "certificates/vectors.composition.kov.delta.k1.json", "sha256": "…"},
         "dpcert": "0.1.0"}, …]}
 
+A vector of a *bracket* quantity (a PLD enclosure, which narrows with a grid's resolution, not with the precision)
+also states ``"width"``: the relative width its enclosure was asked for (``"1e-3"``); its [lo, hi] is the certified
+bracket at that width, as wide as that, and a re-run at the same width gives the same ends. A peer's value is
+judged against it as against any vector.
+
 ``lo`` and ``hi`` are decimal strings rounded outward (``lo`` down, ``hi`` up) from a rigorous enclosure, so the
 true value lies in [lo, hi] and a consumer compares floats with them safely. ``schema.json`` (JSON Schema, Draft
 2020-12, shipped in this package and in ``verify/vectors/``) states the same for readers without dpcert; this
@@ -59,11 +64,15 @@ CSV_COLUMNS = (
     "certificate_file",
     "certificate_sha256",
     "dpcert",
+    "width",
 )
 
 _TOP = {"format", "version", "dpcert", "digits", "description", "vectors"}
 _TOP_REQUIRED = _TOP - {"description"}
 _KEYS = {"id", "topic", "quantity", "inputs", "lo", "hi", "exact", "why", "certificate", "dpcert"}
+#: the keys a vector may have besides :data:`_KEYS`
+_OPTIONAL_KEYS = {"width"}
+_WIDTH = re.compile(r"[0-9]+(\.[0-9]+)?(e-?[0-9]{1,3})?")
 _DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?")
 _NAME = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+")
 _TOPIC = re.compile(r"[a-z0-9_]+")
@@ -102,6 +111,8 @@ class Vector:
         certificate_file: the certificate's path relative to the vectors file.
         certificate_sha256: the certificate's ``sha256``.
         dpcert: the version that certified it.
+        width: a bracket quantity's vector: the relative width its enclosure was made at (``"1e-3"``); ``""`` for
+            the others (their enclosure is 1e-22 wide or exact).
     """
 
     id: str
@@ -117,6 +128,7 @@ class Vector:
     dpcert: str
     #: the file it was read from ("" when computed)
     source: str = field(default="", compare=False)
+    width: str = ""
 
     @property
     def interval(self) -> tuple[Fraction, Fraction]:
@@ -128,7 +140,7 @@ class Vector:
         return " ".join(f"{k}={v}" for k, v in self.inputs.items())
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id,
             "topic": self.topic,
             "quantity": self.quantity,
@@ -140,6 +152,9 @@ class Vector:
             "certificate": {"file": self.certificate_file, "sha256": self.certificate_sha256},
             "dpcert": self.dpcert,
         }
+        if self.width:
+            out["width"] = self.width
+        return out
 
     def to_row(self) -> dict[str, str]:
         """The CSV row (:data:`CSV_COLUMNS`)."""
@@ -155,6 +170,7 @@ class Vector:
             "certificate_file": self.certificate_file,
             "certificate_sha256": self.certificate_sha256,
             "dpcert": self.dpcert,
+            "width": self.width,
         }
 
 
@@ -172,12 +188,15 @@ def _vector(raw: Any, i: int, where: str) -> Vector:
     at = f"{where}: vectors[{i}]"
     if not isinstance(raw, dict):
         raise _problem(at, "an object")
-    missing, unknown = _KEYS - set(raw), set(raw) - _KEYS
+    missing, unknown = _KEYS - set(raw), set(raw) - _KEYS - _OPTIONAL_KEYS
     if missing or unknown:
         detail = (f"missing {sorted(missing)}" if missing else "") + (
             f" unknown {sorted(unknown)[:5]}" if unknown else ""
         )
-        raise _problem(at, f"exactly the keys {sorted(_KEYS)} ({detail.strip()})")
+        raise _problem(at, f"the keys {sorted(_KEYS)}, and optionally width ({detail.strip()})")
+    width = raw.get("width", "")
+    if "width" in raw and (not isinstance(width, str) or not _WIDTH.fullmatch(width) or not 0 < float(width) < 1):
+        raise _problem(f"{at}.width", "a relative width in (0, 1) as a decimal string such as 1e-3")
     for key in ("id", "topic", "quantity", "lo", "hi", "why", "dpcert"):
         if not isinstance(raw[key], str) or not raw[key] or len(raw[key]) > _MAX_TEXT:
             raise _problem(f"{at}.{key}", f"a non-empty string of at most {_MAX_TEXT} characters")
@@ -226,6 +245,7 @@ def _vector(raw: Any, i: int, where: str) -> Vector:
         cert["sha256"],
         raw["dpcert"],
         where,
+        width,
     )
     lo, hi = v.interval
     if lo > hi:
