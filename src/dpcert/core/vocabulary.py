@@ -193,12 +193,6 @@ TERMS: tuple[Term, ...] = (
         "the privacy events composed, in dp-accounting's event language (an event file, or a named ledger)",
         "file or name",
     ),
-    Term(
-        "neighboring",
-        "",
-        "the neighbouring relation: a record added or removed (add_remove), or one record replaced (replace_one)",
-        "choice",
-    ),
 )
 
 VOCABULARY: dict[str, Term] = {t.name: t for t in TERMS}
