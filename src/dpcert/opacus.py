@@ -43,7 +43,6 @@ References:
 
 from __future__ import annotations
 
-import functools
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
@@ -141,7 +140,7 @@ def history_eps(
     """
     from dpcert.gaussian.pld import MIN_Q, MIN_SIGMA, fitting_start
     from dpcert.gaussian.sgm_loss import directions
-    from dpcert.pld import PldResult, combine, compose_directions, eps_enclosure, refining
+    from dpcert.pld import PldResult, compose_directions_mixed, eps_enclosure, refining
     from dpcert.pld.accountant import EPS_SEARCH_TOL, START_CELLS, TAIL0
 
     d = _DELTA.parse(delta).value
@@ -161,15 +160,10 @@ def history_eps(
     search_tol = min(rel_tol, EPS_SEARCH_TOL)
 
     def solve(n: int, tail: float) -> Enclosure:
-        per_stage = [compose_directions(directions(q, s), k, n, tail, progress) for q, s, k in stages]
-        if len(per_stage) == 1:
-            return eps_enclosure(per_stage[0], d, search_tol)
-        tau = tail / (2 * len(per_stage))  # each combination's window (tightness only)
-        both = [
-            functools.reduce(lambda a, b: combine(a, b, tau), [st[i] for st in per_stage])
-            for i in range(len(per_stage[0]))
-        ]
-        return eps_enclosure(both, d, search_tol)
+        # every stage in one float composition per direction (each stage's transform raised to its step count)
+        parts = [(list(directions(q, s)), k) for q, s, k in stages]
+        comps = compose_directions_mixed(parts, n, tail, progress, method="fft", delta=d)
+        return eps_enclosure(comps, d, search_tol)
 
     def tail_of(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)

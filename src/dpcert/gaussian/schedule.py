@@ -3,9 +3,12 @@
 A run of stages (q_1, σ_1, k_1), …, (q_m, σ_m, k_m) is the adaptive composition of k_1 steps of the first
 mechanism, then k_2 of the second, and so on. For one fixed pair of neighbouring datasets the direction is the same
 at every step (under add/remove, D ⊃ D′ is "remove" throughout), so each direction's dominating pairs compose stage
-by stage: the k_i-fold composition of stage i (:func:`dpcert.pld.compose.compose`) and then the compositions of
-the stages combined (:func:`dpcert.pld.compose.combine`, whose error bookkeeping is proved there), all on one grid;
-δ(ε) is the largest direction's, and ε(δ) its certified inverse (:mod:`dpcert.pld.accountant`). The pairs of each
+by stage, all on one grid: one float composition per direction, each stage's transform raised to its step count
+and the stages multiplied (:func:`dpcert.pld.accountant.compose_directions_mixed`, the round-off bound of a product
+of powers proved in :mod:`dpcert.pld.fftcompose`), or, where the float path declines, the k_i-fold composition of
+each stage (:func:`dpcert.pld.compose.compose`) joined by :func:`dpcert.pld.compose.combine` (whose error
+bookkeeping is proved there); δ(ε) is the largest direction's, and ε(δ) its certified inverse
+(:mod:`dpcert.pld.accountant`). The pairs of each
 stage are those of :mod:`dpcert.gaussian.sampling` (the same sampler and relation for the whole run; under
 replace-one the lower end composes the realised pairs and the upper end the proved dominating ones).
 
@@ -35,8 +38,15 @@ from dpcert.gaussian.pld import (
     refine_bounds,
     tight,
 )
-from dpcert.pld.accountant import EPS_SEARCH_TOL, Progress, compose_directions, delta_enclosure, eps_enclosure
-from dpcert.pld.compose import Composed, combine
+from dpcert.pld.accountant import (
+    EPS_SEARCH_TOL,
+    Progress,
+    compose_directions_mixed,
+    delta_enclosure,
+    eps_enclosure,
+)
+from dpcert.pld.compose import Composed
+from dpcert.pld.fftcompose import FloatComposed
 
 __all__ = ["dpsgd_schedule_eps", "dpsgd_schedule_delta", "MAX_STAGES"]
 
@@ -73,18 +83,12 @@ def _compositions(
     ne: str,
     progress: Progress,
     which: str = "upper",
-) -> list[Composed]:
-    per_stage = [
-        compose_directions(directions(q, s, sa, ne, which), k, n, tail / len(stages), progress) for q, s, k in stages
-    ]
-    total = sum(k for _, _, k in stages)
-    out = []
-    for d in range(len(per_stage[0])):
-        acc = per_stage[0][d]
-        for comps in per_stage[1:]:
-            acc = combine(acc, comps[d], tail / (2 * total.bit_length() * len(stages)))
-        out.append(acc)
-    return out
+    *,
+    eps: Fraction | None = None,
+    delta: Fraction | None = None,
+) -> list[Composed | FloatComposed]:
+    parts = [(directions(q, s, sa, ne, which), k) for q, s, k in stages]
+    return compose_directions_mixed(parts, n, tail, progress, method="fft", eps=eps, delta=delta)
 
 
 def _start(stages: list[tuple[Fraction, Fraction, int]], sa: str, ne: str) -> int:
@@ -113,7 +117,7 @@ def dpsgd_schedule_delta(
         raise InvalidParameter("sampling", sa, "poisson or fixed for a schedule")
 
     def solve(n: int, tail: float, which: str) -> Enclosure:
-        return delta_enclosure(_compositions(st, n, tail, sa, ne, progress, which), e)
+        return delta_enclosure(_compositions(st, n, tail, sa, ne, progress, which, eps=e), e)
 
     return refine_bounds(solve, tight(sa, ne), _start(st, sa, ne), rel_tol, seconds, progress, lambda enc, prev: prev)
 
@@ -140,7 +144,8 @@ def dpsgd_schedule_eps(
         raise InvalidParameter("sampling", sa, "poisson or fixed for a schedule")
 
     def solve(n: int, tail: float, which: str) -> Enclosure:
-        return eps_enclosure(_compositions(st, n, tail, sa, ne, progress, which), d, min(rel_tol, EPS_SEARCH_TOL))
+        comps = _compositions(st, n, tail, sa, ne, progress, which, delta=d)
+        return eps_enclosure(comps, d, min(rel_tol, EPS_SEARCH_TOL))
 
     def tail(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)
