@@ -458,6 +458,7 @@ def _pld(
     seconds: float,
     progress: Progress,
 ) -> PldResult:
+    tail0 = TAIL0
     if quantity == "delta":
 
         def solve(n: int, tail: float) -> Enclosure:
@@ -476,7 +477,11 @@ def _pld(
         def tail_of(enc: Enclosure, prev: float) -> float:
             return min(prev, float(target) * rel_tol / 1000)
 
-    return refining(solve, _start(leaves, TAIL0), rel_tol, seconds, progress, tail_of, TAIL0)
+        # the dropped tails add at most their mass to δ_up: a thousandth of the width asked for, relative to the
+        # target δ, is all they may take from the first run on (a tail far below it only lengthens the grid)
+        tail0 = float(target) * rel_tol / 1000
+
+    return refining(solve, _start(leaves, tail0), rel_tol, seconds, progress, tail_of, tail0)
 
 
 # ----------------------------------------------------------------------------------------------- the accountant
