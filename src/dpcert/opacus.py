@@ -141,7 +141,7 @@ def history_eps(
     from dpcert.gaussian.pld import MIN_Q, MIN_SIGMA, fitting_start
     from dpcert.gaussian.sgm_loss import directions
     from dpcert.pld import PldResult, compose_directions_mixed, eps_enclosure, refining
-    from dpcert.pld.accountant import EPS_SEARCH_TOL, START_CELLS, TAIL0
+    from dpcert.pld.accountant import EPS_SEARCH_TOL, START_CELLS
 
     d = _DELTA.parse(delta).value
     stages = _stages(history)
@@ -156,7 +156,10 @@ def history_eps(
         if s < MIN_SIGMA:
             raise InvalidParameter("noise_multiplier", float(s), "a noise multiplier >= 1e-150 for the PLD accountant")
     # the coarsest of the stages' starting grids, so that every stage's one-step range fits (one grid for all)
-    n0 = min(fitting_start(q, s, k, TAIL0, START_CELLS) for q, s, k in stages)
+    # the dropped tails add at most their mass to δ_up: a thousandth of the width asked for, relative to the target,
+    # is all they may take from the first run on (as in dpsgd_eps)
+    tail0 = float(d) * rel_tol / 1000
+    n0 = min(fitting_start(q, s, k, tail0, START_CELLS) for q, s, k in stages)
     search_tol = min(rel_tol, EPS_SEARCH_TOL)
 
     def solve(n: int, tail: float) -> Enclosure:
@@ -168,7 +171,7 @@ def history_eps(
     def tail_of(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)
 
-    return refining(solve, n0, rel_tol, seconds, progress, tail_of, TAIL0)
+    return refining(solve, n0, rel_tol, seconds, progress, tail_of, tail0)
 
 
 class CertifiedAccountant:

@@ -91,8 +91,8 @@ def _compositions(
     return compose_directions_mixed(parts, n, tail, progress, method="fft", eps=eps, delta=delta)
 
 
-def _start(stages: list[tuple[Fraction, Fraction, int]], sa: str, ne: str) -> int:
-    return min(fitting_start(q, s, k, TAIL0, START_CELLS, sa, ne) for q, s, k in stages)
+def _start(stages: list[tuple[Fraction, Fraction, int]], sa: str, ne: str, tail: float = TAIL0) -> int:
+    return min(fitting_start(q, s, k, tail, START_CELLS, sa, ne) for q, s, k in stages)
 
 
 def dpsgd_schedule_delta(
@@ -150,4 +150,7 @@ def dpsgd_schedule_eps(
     def tail(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)
 
-    return refine_bounds(solve, tight(sa, ne), _start(st, sa, ne), rel_tol, seconds, progress, tail)
+    # the dropped tails add at most their mass to δ_up: a thousandth of the width asked for, relative to the target,
+    # is all they may take from the first run on (as in dpsgd_eps)
+    tail0 = float(d) * rel_tol / 1000
+    return refine_bounds(solve, tight(sa, ne), _start(st, sa, ne, tail0), rel_tol, seconds, progress, tail, tail0)
