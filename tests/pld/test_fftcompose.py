@@ -196,8 +196,12 @@ MIXED = [
         256,
         [F(1, 2), F(3, 2)],
     ),
-    ("gaussian + laplace", [(SubsampledGaussianLoss("remove", F(1), F(2)), 4), (LaplaceLoss(F(2), F(1)), 3)], 128,
-     [F(1), F(3)]),  # fmt: skip
+    (
+        "gaussian + laplace",
+        [(SubsampledGaussianLoss("remove", F(1), F(2)), 4), (LaplaceLoss(F(2), F(1)), 3)],
+        128,
+        [F(1), F(3)],
+    ),  # fmt: skip
 ]
 
 
