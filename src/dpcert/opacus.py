@@ -138,10 +138,11 @@ def history_eps(
     >>> history_eps([(1, 0.01, 10)], "1e-3").enclosure.short(4)
     '[0.1036, 0.1038]'
     """
-    from dpcert.gaussian.pld import MIN_Q, MIN_SIGMA, fitting_start
+    from dpcert.gaussian.pld import MIN_Q, MIN_SIGMA
+    from dpcert.gaussian.schedule import stages_start
     from dpcert.gaussian.sgm_loss import directions
     from dpcert.pld import PldResult, compose_directions_mixed, eps_enclosure, refining
-    from dpcert.pld.accountant import EPS_SEARCH_TOL, START_CELLS
+    from dpcert.pld.accountant import EPS_SEARCH_TOL
 
     d = _DELTA.parse(delta).value
     stages = _stages(history)
@@ -155,11 +156,11 @@ def history_eps(
             raise InvalidParameter("sample_rate", float(q), "a sampling rate >= 2^-1000 for the PLD accountant")
         if s < MIN_SIGMA:
             raise InvalidParameter("noise_multiplier", float(s), "a noise multiplier >= 1e-150 for the PLD accountant")
-    # the coarsest of the stages' starting grids, so that every stage's one-step range fits (one grid for all)
     # the dropped tails add at most their mass to δ_up: a thousandth of the width asked for, relative to the target,
-    # is all they may take from the first run on (as in dpsgd_eps)
+    # is all they may take from the first run on (as in dpsgd_eps); the start is a schedule's (the steps' mean
+    # variance sets the grid; every stage's one-step range fits it)
     tail0 = float(d) * rel_tol / 1000
-    n0 = min(fitting_start(q, s, k, tail0, START_CELLS) for q, s, k in stages)
+    n0 = stages_start(stages, "poisson", "add_remove", tail0)
     search_tol = min(rel_tol, EPS_SEARCH_TOL)
 
     def solve(n: int, tail: float) -> Enclosure:

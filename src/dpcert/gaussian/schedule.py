@@ -18,6 +18,7 @@ References:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -32,6 +33,7 @@ from dpcert.gaussian.pld import (
     PldResult,
     _check_q,
     _check_sigma,
+    _noise,
     _relation,
     directions,
     fitting_start,
@@ -44,11 +46,14 @@ from dpcert.pld.accountant import (
     compose_directions_mixed,
     delta_enclosure,
     eps_enclosure,
+    fitting_resolution,
+    resolution_for,
 )
 from dpcert.pld.compose import Composed
+from dpcert.pld.discretise import GridTooLarge
 from dpcert.pld.fftcompose import FloatComposed
 
-__all__ = ["dpsgd_schedule_eps", "dpsgd_schedule_delta", "MAX_STAGES"]
+__all__ = ["dpsgd_schedule_eps", "dpsgd_schedule_delta", "stages_start", "MAX_STAGES"]
 
 #: The most stages a schedule may have.
 MAX_STAGES = 1000
@@ -91,8 +96,19 @@ def _compositions(
     return compose_directions_mixed(parts, n, tail, progress, method="fft", eps=eps, delta=delta)
 
 
-def _start(stages: list[tuple[Fraction, Fraction, int]], sa: str, ne: str, tail: float = TAIL0) -> int:
-    return min(fitting_start(q, s, k, tail, START_CELLS, sa, ne) for q, s, k in stages)
+def stages_start(stages: list[tuple[Fraction, Fraction, int]], sa: str, ne: str, tail: float = TAIL0) -> int:
+    """The starting resolution of a schedule: :func:`dpcert.gaussian.pld.start_resolution`'s guess for the steps'
+    mean variance (the composed loss's variance is the sum of the stages', so the grid's share is set by the mean,
+    not by the noisiest stage), halved until every stage's one-step grid fits (tightness and time only)."""
+    total = sum(k for _, _, k in stages)
+    var = sum(k * float(q) ** 2 * math.expm1(min(1 / float(_noise(s, sa, ne)) ** 2, 700)) for q, s, k in stages)
+    losses = [d for q, s, _ in stages for w in ("upper", "lower") for d in directions(q, s, sa, ne, w)]
+    try:
+        return fitting_resolution(losses, resolution_for(var / total), tail / total, START_CELLS)
+    except GridTooLarge:  # the stage that does not fit says so, naming its σ
+        for q, s, k in stages:
+            fitting_start(q, s, k, tail, START_CELLS, sa, ne)
+        raise
 
 
 def dpsgd_schedule_delta(
@@ -119,7 +135,8 @@ def dpsgd_schedule_delta(
     def solve(n: int, tail: float, which: str) -> Enclosure:
         return delta_enclosure(_compositions(st, n, tail, sa, ne, progress, which, eps=e), e)
 
-    return refine_bounds(solve, tight(sa, ne), _start(st, sa, ne), rel_tol, seconds, progress, lambda enc, prev: prev)
+    start = stages_start(st, sa, ne)
+    return refine_bounds(solve, tight(sa, ne), start, rel_tol, seconds, progress, lambda enc, prev: prev)
 
 
 def dpsgd_schedule_eps(
@@ -153,4 +170,4 @@ def dpsgd_schedule_eps(
     # the dropped tails add at most their mass to δ_up: a thousandth of the width asked for, relative to the target,
     # is all they may take from the first run on (as in dpsgd_eps)
     tail0 = float(d) * rel_tol / 1000
-    return refine_bounds(solve, tight(sa, ne), _start(st, sa, ne, tail0), rel_tol, seconds, progress, tail, tail0)
+    return refine_bounds(solve, tight(sa, ne), stages_start(st, sa, ne, tail0), rel_tol, seconds, progress, tail, tail0)

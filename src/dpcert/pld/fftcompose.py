@@ -57,7 +57,7 @@ bound of (x_lo^{∗k})_m. T is bounded by Chernoff in Arb from the exact one-ste
 <= e^{−sb/n} M(θ + s)^k and Σ_{m < a} <= e^{sa/n} M(θ − s)^k for s >= 0, M(τ) = Σ_j v_j e^{τj/n}. The upper end's
 mass outside the window is handled in untilted terms the same way (§5). When the whole support fits (k(L − 1) < N)
 there is no aliasing and T = 0. The window (a power of two) is placed in floats around both tilted laws' bulks
-(± 10 s.d., widened until a float Chernoff estimate leaves less than e^-46 outside): only tightness depends on it.
+(± 10 s.d., widened until a float Chernoff estimate leaves less than e^-30 outside): only tightness depends on it.
 
 **5. δ(ε), the whole curve.** For m0 = ⌊εn⌋ + 1 the first index above ε, and X⁺ >= x_up^{∗k} >= 0 on the window,
 
@@ -530,7 +530,13 @@ def _place(laws: list, n: int, full: int, length: int) -> tuple[int, int] | None
     return (0, size) if size <= MAX_WINDOW else None
 
 
-def _outside_small(terms: list, n: int, lo: int, hi: int, log_tol: float = -46.0) -> bool:
+#: The tilted mass (of about 1) a window may leave outside, by float Chernoff estimates: e^-30 ≈ 1e-13, about the
+#: round-off bound B, so that the aliased mass the lower end gives up per entry (T, §4) costs no more than the
+#: rounding does (tightness only).
+_OUTSIDE_LOG = -30.0
+
+
+def _outside_small(terms: list, n: int, lo: int, hi: int, log_tol: float = _OUTSIDE_LOG) -> bool:
     """Whether float Chernoff estimates put less than e^{log_tol} of the law of a sum of k_i draws from each x_i
     (``terms`` from :func:`_tilted_law`, indices from 0) below ``lo`` and at or above ``hi`` (tightness only: the
     certified bounds are :func:`_chernoff`'s)."""
@@ -856,7 +862,7 @@ def compose_fft_mixed(
     off_all = sum(p.k * p.off for p in prepared)  # the composition's first index
     length = max(len(p.x_up) for p in prepared)
     # the window: the tilted composed laws' bulks (upper and lower: the lower one may sit lower, having lost mean)
-    # ± 10 s.d., widened (doubling) until float Chernoff estimates put less than e^-46 of each tilted mass outside
+    # ± 10 s.d., widened (doubling) until float Chernoff estimates put less than e^-30 of each tilted mass outside
     # it, or the whole support when that fits; the upper law's alone if both need more than MAX_WINDOW (tightness
     # only: any window is valid)
     full = sum(p.k * (len(p.x_up) - 1) for p in prepared) + 1
