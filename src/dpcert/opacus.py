@@ -43,7 +43,6 @@ References:
 
 from __future__ import annotations
 
-import functools
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
@@ -139,10 +138,11 @@ def history_eps(
     >>> history_eps([(1, 0.01, 10)], "1e-3").enclosure.short(4)
     '[0.1036, 0.1038]'
     """
-    from dpcert.gaussian.pld import MIN_Q, MIN_SIGMA, fitting_start
+    from dpcert.gaussian.pld import MIN_Q, MIN_SIGMA
+    from dpcert.gaussian.schedule import stages_start
     from dpcert.gaussian.sgm_loss import directions
-    from dpcert.pld import PldResult, combine, compose_directions, eps_enclosure, refining
-    from dpcert.pld.accountant import EPS_SEARCH_TOL, START_CELLS, TAIL0
+    from dpcert.pld import PldResult, compose_directions_mixed, eps_enclosure, refining
+    from dpcert.pld.accountant import EPS_SEARCH_TOL
 
     d = _DELTA.parse(delta).value
     stages = _stages(history)
@@ -156,25 +156,23 @@ def history_eps(
             raise InvalidParameter("sample_rate", float(q), "a sampling rate >= 2^-1000 for the PLD accountant")
         if s < MIN_SIGMA:
             raise InvalidParameter("noise_multiplier", float(s), "a noise multiplier >= 1e-150 for the PLD accountant")
-    # the coarsest of the stages' starting grids, so that every stage's one-step range fits (one grid for all)
-    n0 = min(fitting_start(q, s, k, TAIL0, START_CELLS) for q, s, k in stages)
+    # the dropped tails add at most their mass to δ_up: a thousandth of the width asked for, relative to the target,
+    # is all they may take from the first run on (as in dpsgd_eps); the start is a schedule's (the steps' mean
+    # variance sets the grid; every stage's one-step range fits it)
+    tail0 = float(d) * rel_tol / 1000
+    n0 = stages_start(stages, "poisson", "add_remove", tail0)
     search_tol = min(rel_tol, EPS_SEARCH_TOL)
 
     def solve(n: int, tail: float) -> Enclosure:
-        per_stage = [compose_directions(directions(q, s), k, n, tail, progress) for q, s, k in stages]
-        if len(per_stage) == 1:
-            return eps_enclosure(per_stage[0], d, search_tol)
-        tau = tail / (2 * len(per_stage))  # each combination's window (tightness only)
-        both = [
-            functools.reduce(lambda a, b: combine(a, b, tau), [st[i] for st in per_stage])
-            for i in range(len(per_stage[0]))
-        ]
-        return eps_enclosure(both, d, search_tol)
+        # every stage in one float composition per direction (each stage's transform raised to its step count)
+        parts = [(list(directions(q, s)), k) for q, s, k in stages]
+        comps = compose_directions_mixed(parts, n, tail, progress, method="fft", delta=d)
+        return eps_enclosure(comps, d, search_tol)
 
     def tail_of(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)
 
-    return refining(solve, n0, rel_tol, seconds, progress, tail_of, TAIL0)
+    return refining(solve, n0, rel_tol, seconds, progress, tail_of, tail0)
 
 
 class CertifiedAccountant:

@@ -26,11 +26,15 @@ distribution (the Gaussian and Laplace: x ↦ Δ − x swaps the pair), or two, 
 direction is composed over all steps on its own (a one-direction leaf serves both) and δ is the larger of the two;
 never the maximum per step (dp-accounting does the same).
 
-**Heterogeneous composition.** Every leaf is discretised at one resolution n (grid cells per unit of loss) and
-composed ``count`` times by :func:`dpcert.pld.compose` (binary powering), and the leaves are joined by
-:func:`dpcert.pld.combine`, whose error bookkeeping is proved in :mod:`dpcert.pld.compose`; δ(ε) and ε(δ) are the
-engine's enclosures (:func:`dpcert.pld.delta_enclosure`, :func:`dpcert.pld.eps_enclosure`), refined by doubling n
-within the time budget (:func:`dpcert.pld.refining`).
+**Heterogeneous composition.** Every leaf is discretised at one resolution n (grid cells per unit of loss), and
+each direction of the whole ledger is one float composition (:func:`dpcert.pld.compose_directions_mixed`): every
+leaf's transform raised to its ``count``, the product, one inverse FFT, one tilt for the ε or δ asked about, with the
+round-off bound of a product of powers proved in :mod:`dpcert.pld.fftcompose`. A direction the float path declines
+(a tilt or window past the float range) is composed by the arb path: each leaf ``count`` times by
+:func:`dpcert.pld.compose` (binary powering), joined by :func:`dpcert.pld.combine` (error bookkeeping proved in
+:mod:`dpcert.pld.compose`); so is every direction of :meth:`Accountant.enclosure_at_level`, the fixed-grid answer
+behind a quantity's ball evaluator. δ(ε) and ε(δ) are the engine's enclosures (:func:`dpcert.pld.delta_enclosure`,
+:func:`dpcert.pld.eps_enclosure`), refined by doubling n within the time budget (:func:`dpcert.pld.refining`).
 
 **Neighbouring relations** (sensitivities by dp-accounting's convention: a noise multiplier is the noise scale over
 the norm bound C of one record's contribution):
@@ -85,8 +89,9 @@ from dpcert.pld.accountant import (
     refining,
     resolution_for,
 )
-from dpcert.pld.compose import Composed, combine
+from dpcert.pld.compose import Composed
 from dpcert.pld.discretise import GridTooLarge
+from dpcert.pld.fftcompose import FloatComposed
 from dpcert.pld.loss import PrivacyLoss
 
 __all__ = [
@@ -387,22 +392,24 @@ class AccountingResult:
 
 
 def _compositions(
-    leaves: list[tuple[Directions, int]], n: int, tail: float, progress: Progress = None
-) -> list[Composed]:
-    """Every direction's composition of all leaves at resolution n: each leaf ``count``-fold, then combined."""
-    from dpcert.pld.accountant import compose_directions
+    leaves: list[tuple[Directions, int]],
+    n: int,
+    tail: float,
+    progress: Progress = None,
+    *,
+    method: str = "fft",
+    eps: Fraction | None = None,
+    delta: Fraction | None = None,
+) -> list[Composed | FloatComposed]:
+    """Every direction's composition of all leaves at resolution n, each leaf ``count``-fold: with ``method="fft"``
+    one float composition per direction (the product of the leaves' transforms raised to their counts), tilted for
+    ``eps`` or ``delta``, and the arb path where the float path declines; with ``"arb"`` ball products joined by
+    :func:`dpcert.pld.combine` (:func:`dpcert.pld.compose_directions_mixed`)."""
+    from dpcert.pld.accountant import compose_directions_mixed
 
-    total = sum(k for _, k in leaves)
-    ndir = max(len(d) for d, _ in leaves)
-    acc: list[Composed] | None = None
-    tau = tail / (2 * len(leaves))
-    for losses, k in leaves:
-        comps = compose_directions(losses, k, n, tail * k / total, progress)
-        if len(comps) < ndir:  # one law for both orders: it serves each direction
-            comps = comps * ndir
-        acc = comps if acc is None else [combine(a, c, tau) for a, c in zip(acc, comps, strict=True)]
-    assert acc is not None
-    return acc
+    return compose_directions_mixed(
+        [(list(d), k) for d, k in leaves], n, tail, progress, method=method, eps=eps, delta=delta
+    )
 
 
 #: The largest common denominator of the atoms' losses that the resolution is raised to a multiple of.
@@ -451,10 +458,11 @@ def _pld(
     seconds: float,
     progress: Progress,
 ) -> PldResult:
+    tail0 = TAIL0
     if quantity == "delta":
 
         def solve(n: int, tail: float) -> Enclosure:
-            return delta_enclosure(_compositions(leaves, n, tail, progress), target)
+            return delta_enclosure(_compositions(leaves, n, tail, progress, eps=target), target)
 
         def tail_of(enc: Enclosure, prev: float) -> float:
             lo = float(enc.lo) if enc.lo is not None else 0.0
@@ -463,12 +471,17 @@ def _pld(
     else:
 
         def solve(n: int, tail: float) -> Enclosure:
-            return eps_enclosure(_compositions(leaves, n, tail, progress), target, min(rel_tol, EPS_SEARCH_TOL))
+            comps = _compositions(leaves, n, tail, progress, delta=target)
+            return eps_enclosure(comps, target, min(rel_tol, EPS_SEARCH_TOL))
 
         def tail_of(enc: Enclosure, prev: float) -> float:
             return min(prev, float(target) * rel_tol / 1000)
 
-    return refining(solve, _start(leaves, TAIL0), rel_tol, seconds, progress, tail_of, TAIL0)
+        # the dropped tails add at most their mass to δ_up: a thousandth of the width asked for, relative to the
+        # target δ, is all they may take from the first run on (a tail far below it only lengthens the grid)
+        tail0 = float(target) * rel_tol / 1000
+
+    return refining(solve, _start(leaves, tail0), rel_tol, seconds, progress, tail_of, tail0)
 
 
 # ----------------------------------------------------------------------------------------------- the accountant
@@ -600,7 +613,7 @@ class Accountant:
             n = fitting_resolution(losses, _start(plan, tail) * 2**level, tail / total)
         except GridTooLarge as err:  # pragma: no cover - _start fitted a coarser grid already
             raise InvalidParameter("event", "<ledger>", f"events whose loss ranges fit a grid ({err})") from None
-        comps = _compositions(plan, n, tail)
+        comps = _compositions(plan, n, tail, method="arb")  # ball products: no float kernel behind a ball evaluator
         if quantity == "delta":
             return delta_enclosure(comps, target)
         return eps_enclosure(comps, target, EPS_SEARCH_TOL)

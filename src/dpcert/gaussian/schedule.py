@@ -3,9 +3,12 @@
 A run of stages (q_1, σ_1, k_1), …, (q_m, σ_m, k_m) is the adaptive composition of k_1 steps of the first
 mechanism, then k_2 of the second, and so on. For one fixed pair of neighbouring datasets the direction is the same
 at every step (under add/remove, D ⊃ D′ is "remove" throughout), so each direction's dominating pairs compose stage
-by stage: the k_i-fold composition of stage i (:func:`dpcert.pld.compose.compose`) and then the compositions of
-the stages combined (:func:`dpcert.pld.compose.combine`, whose error bookkeeping is proved there), all on one grid;
-δ(ε) is the largest direction's, and ε(δ) its certified inverse (:mod:`dpcert.pld.accountant`). The pairs of each
+by stage, all on one grid: one float composition per direction, each stage's transform raised to its step count
+and the stages multiplied (:func:`dpcert.pld.accountant.compose_directions_mixed`, the round-off bound of a product
+of powers proved in :mod:`dpcert.pld.fftcompose`), or, where the float path declines, the k_i-fold composition of
+each stage (:func:`dpcert.pld.compose.compose`) joined by :func:`dpcert.pld.compose.combine` (whose error
+bookkeeping is proved there); δ(ε) is the largest direction's, and ε(δ) its certified inverse
+(:mod:`dpcert.pld.accountant`). The pairs of each
 stage are those of :mod:`dpcert.gaussian.sampling` (the same sampler and relation for the whole run; under
 replace-one the lower end composes the realised pairs and the upper end the proved dominating ones).
 
@@ -15,6 +18,7 @@ References:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -29,16 +33,27 @@ from dpcert.gaussian.pld import (
     PldResult,
     _check_q,
     _check_sigma,
+    _noise,
     _relation,
     directions,
     fitting_start,
     refine_bounds,
     tight,
 )
-from dpcert.pld.accountant import EPS_SEARCH_TOL, Progress, compose_directions, delta_enclosure, eps_enclosure
-from dpcert.pld.compose import Composed, combine
+from dpcert.pld.accountant import (
+    EPS_SEARCH_TOL,
+    Progress,
+    compose_directions_mixed,
+    delta_enclosure,
+    eps_enclosure,
+    fitting_resolution,
+    resolution_for,
+)
+from dpcert.pld.compose import Composed
+from dpcert.pld.discretise import GridTooLarge
+from dpcert.pld.fftcompose import FloatComposed
 
-__all__ = ["dpsgd_schedule_eps", "dpsgd_schedule_delta", "MAX_STAGES"]
+__all__ = ["dpsgd_schedule_eps", "dpsgd_schedule_delta", "stages_start", "MAX_STAGES"]
 
 #: The most stages a schedule may have.
 MAX_STAGES = 1000
@@ -73,22 +88,27 @@ def _compositions(
     ne: str,
     progress: Progress,
     which: str = "upper",
-) -> list[Composed]:
-    per_stage = [
-        compose_directions(directions(q, s, sa, ne, which), k, n, tail / len(stages), progress) for q, s, k in stages
-    ]
+    *,
+    eps: Fraction | None = None,
+    delta: Fraction | None = None,
+) -> list[Composed | FloatComposed]:
+    parts = [(directions(q, s, sa, ne, which), k) for q, s, k in stages]
+    return compose_directions_mixed(parts, n, tail, progress, method="fft", eps=eps, delta=delta)
+
+
+def stages_start(stages: list[tuple[Fraction, Fraction, int]], sa: str, ne: str, tail: float = TAIL0) -> int:
+    """The starting resolution of a schedule: :func:`dpcert.gaussian.pld.start_resolution`'s guess for the steps'
+    mean variance (the composed loss's variance is the sum of the stages', so the grid's share is set by the mean,
+    not by the noisiest stage), halved until every stage's one-step grid fits (tightness and time only)."""
     total = sum(k for _, _, k in stages)
-    out = []
-    for d in range(len(per_stage[0])):
-        acc = per_stage[0][d]
-        for comps in per_stage[1:]:
-            acc = combine(acc, comps[d], tail / (2 * total.bit_length() * len(stages)))
-        out.append(acc)
-    return out
-
-
-def _start(stages: list[tuple[Fraction, Fraction, int]], sa: str, ne: str) -> int:
-    return min(fitting_start(q, s, k, TAIL0, START_CELLS, sa, ne) for q, s, k in stages)
+    var = sum(k * float(q) ** 2 * math.expm1(min(1 / float(_noise(s, sa, ne)) ** 2, 700)) for q, s, k in stages)
+    losses = [d for q, s, _ in stages for w in ("upper", "lower") for d in directions(q, s, sa, ne, w)]
+    try:
+        return fitting_resolution(losses, resolution_for(var / total), tail / total, START_CELLS)
+    except GridTooLarge:  # the stage that does not fit says so, naming its σ
+        for q, s, k in stages:
+            fitting_start(q, s, k, tail, START_CELLS, sa, ne)
+        raise
 
 
 def dpsgd_schedule_delta(
@@ -113,9 +133,10 @@ def dpsgd_schedule_delta(
         raise InvalidParameter("sampling", sa, "poisson or fixed for a schedule")
 
     def solve(n: int, tail: float, which: str) -> Enclosure:
-        return delta_enclosure(_compositions(st, n, tail, sa, ne, progress, which), e)
+        return delta_enclosure(_compositions(st, n, tail, sa, ne, progress, which, eps=e), e)
 
-    return refine_bounds(solve, tight(sa, ne), _start(st, sa, ne), rel_tol, seconds, progress, lambda enc, prev: prev)
+    start = stages_start(st, sa, ne)
+    return refine_bounds(solve, tight(sa, ne), start, rel_tol, seconds, progress, lambda enc, prev: prev)
 
 
 def dpsgd_schedule_eps(
@@ -140,9 +161,13 @@ def dpsgd_schedule_eps(
         raise InvalidParameter("sampling", sa, "poisson or fixed for a schedule")
 
     def solve(n: int, tail: float, which: str) -> Enclosure:
-        return eps_enclosure(_compositions(st, n, tail, sa, ne, progress, which), d, min(rel_tol, EPS_SEARCH_TOL))
+        comps = _compositions(st, n, tail, sa, ne, progress, which, delta=d)
+        return eps_enclosure(comps, d, min(rel_tol, EPS_SEARCH_TOL))
 
     def tail(enc: Enclosure, prev: float) -> float:
         return min(prev, float(d) * rel_tol / 1000)
 
-    return refine_bounds(solve, tight(sa, ne), _start(st, sa, ne), rel_tol, seconds, progress, tail)
+    # the dropped tails add at most their mass to δ_up: a thousandth of the width asked for, relative to the target,
+    # is all they may take from the first run on (as in dpsgd_eps)
+    tail0 = float(d) * rel_tol / 1000
+    return refine_bounds(solve, tight(sa, ne), stages_start(st, sa, ne, tail0), rel_tol, seconds, progress, tail, tail0)

@@ -9,7 +9,8 @@ its code:
 * :mod:`dpcert.pld.compose`: composition of identical and of different steps, windows with every dropped tail
   accounted (ball products: the reference path);
 * :mod:`dpcert.pld.fftcompose`: composition in float64 by FFT, tilted at the saddle point, with a proved bound on
-  every rounding (``compose_directions(..., method="fft")``: the fast path the drivers use);
+  every rounding (``compose_directions(..., method="fft")``: the fast path the drivers use), of identical steps and
+  of different ones (``compose_directions_mixed``: one transform per kind of step, raised to its count);
 * :mod:`dpcert.pld.accountant`: δ(ε), ε(δ), the refinement driver and calibration by monotonicity.
 
 Mechanisms on it: :mod:`dpcert.gaussian.sgm_loss` (the Gaussian and the Poisson-subsampled Gaussian, DP-SGD's
@@ -21,6 +22,7 @@ from dpcert.pld.accountant import (
     PldResult,
     calibrate,
     compose_directions,
+    compose_directions_mixed,
     delta_enclosure,
     delta_of,
     eps_enclosure,
@@ -30,7 +32,7 @@ from dpcert.pld.accountant import (
 )
 from dpcert.pld.compose import Composed, combine, compose
 from dpcert.pld.discretise import MAX_CELLS, PREC, GridTooLarge, Measure, StepMeasures, discretise
-from dpcert.pld.fftcompose import FloatComposed, compose_fft
+from dpcert.pld.fftcompose import FloatComposed, compose_fft, compose_fft_mixed
 from dpcert.pld.loss import PrivacyLoss
 
 __all__ = [
@@ -45,8 +47,10 @@ __all__ = [
     "discretise",
     "compose",
     "compose_fft",
+    "compose_fft_mixed",
     "combine",
     "compose_directions",
+    "compose_directions_mixed",
     "delta_of",
     "delta_enclosure",
     "eps_enclosure",

@@ -35,9 +35,25 @@ from flint import arb, arb_poly
 
 from dpcert.arith.ball import Enclosure, ball, fraction_of, workprec
 from dpcert.errors import InvalidParameter
-from dpcert.pld.compose import Composed, compose
-from dpcert.pld.discretise import MAX_CELLS, GridTooLarge, Measure, cells_needed, discretise, working_precision
-from dpcert.pld.fftcompose import FloatComposed, compose_fft, rdp_theta, saddle_theta
+from dpcert.pld.compose import Composed, combine, compose
+from dpcert.pld.discretise import (
+    MAX_CELLS,
+    GridTooLarge,
+    Measure,
+    StepMeasures,
+    cells_needed,
+    discretise,
+    working_precision,
+)
+from dpcert.pld.fftcompose import (
+    FloatComposed,
+    compose_fft,
+    compose_fft_mixed,
+    rdp_theta,
+    rdp_theta_mixed,
+    saddle_theta,
+    saddle_theta_mixed,
+)
 from dpcert.pld.loss import PrivacyLoss
 
 __all__ = [
@@ -50,6 +66,7 @@ __all__ = [
     "PldResult",
     "EmptyIntersection",
     "compose_directions",
+    "compose_directions_mixed",
     "delta_of",
     "delta_enclosure",
     "eps_enclosure",
@@ -160,6 +177,81 @@ def compose_directions(
                 continue
         rounds = 2 * max(1, steps.bit_length())
         out.append(compose(st, steps, tail / rounds, report))
+    return out
+
+
+def compose_directions_mixed(
+    parts: list[tuple[list[PrivacyLoss], int]],
+    n: int,
+    tail: float,
+    progress: Progress = None,
+    *,
+    method: str = "fft",
+    eps: Fraction | None = None,
+    delta: Fraction | None = None,
+) -> list[Composed | FloatComposed]:
+    """Every direction's composition of different steps at resolution n: k_i steps of each part, all together.
+
+    ``parts`` holds (directions, k_i >= 1): a part with one direction serves every direction (one law for both
+    orders of its neighbouring pairs); parts with more must agree on how many, and direction d of the composition
+    composes direction d of each. ``tail`` is the P-mass each side of a step's grid may leave out in all Σ k_i steps
+    together (each step gets tail/Σ k_i).
+
+    ``method="fft"`` composes each direction in one float composition
+    (:func:`dpcert.pld.fftcompose.compose_fft_mixed`: each part's transform raised to its count, the product, one
+    inverse FFT, with a proved round-off bound), tilted for the ε (or, given ``delta``, the ε(δ)) the caller will ask
+    about; a direction the float path declines, and every direction with ``method="arb"``, is composed by the arb
+    path: each part k_i-fold (:func:`dpcert.pld.compose.compose`), the parts joined by
+    :func:`dpcert.pld.compose.combine`.
+
+    Raises:
+        ValueError: an unknown method, no parts, a count below 1, or parts disagreeing on the number of directions.
+    """
+    if method not in ("arb", "fft"):
+        raise ValueError(f"method must be 'arb' or 'fft', not {method!r}")
+    if not parts:
+        raise ValueError("compose_directions_mixed needs at least one part")
+    for _, k in parts:
+        if k < 1:
+            raise ValueError(f"steps must be >= 1, not {k}")
+    ndir = max(len(losses) for losses, _ in parts)
+    if any(len(losses) not in (1, ndir) for losses, _ in parts):
+        raise ValueError(f"parts with {sorted({len(ls) for ls, _ in parts})} directions cannot be composed together")
+    total = sum(k for _, k in parts)
+    measures: dict[int, StepMeasures] = {}  # one discretisation per loss (a one-direction part serves all)
+
+    def measure(loss: PrivacyLoss) -> StepMeasures:
+        if id(loss) not in measures:
+            if progress is not None:
+                progress(f"{loss.name}: one step on {n} cells per unit loss")
+            measures[id(loss)] = discretise(loss, n, tail / total)
+        return measures[id(loss)]
+
+    out: list[Composed | FloatComposed] = []
+    for d in range(ndir):
+        chosen = [(losses[d] if len(losses) > 1 else losses[0], k) for losses, k in parts]
+        steps = [(measure(loss), k) for loss, k in chosen]
+        name = chosen[0][0].name if len(chosen) == 1 else f"direction {d + 1} of {ndir}"
+        report = None if progress is None else (lambda m, d=name: progress(f"{d}: {m}"))
+        if method == "fft":
+            if eps is not None:
+                theta = saddle_theta_mixed(steps, eps)
+            elif delta is not None:
+                theta = rdp_theta_mixed(steps, delta)
+            else:
+                theta = 1.0
+            fc = compose_fft_mixed(steps, theta, report)
+            if fc is not None:
+                out.append(fc)
+                continue
+        acc: Composed | None = None
+        tau = tail / (2 * len(steps))  # each join's window (tightness only)
+        for st, k in steps:
+            rounds = 2 * max(1, k.bit_length())
+            c = compose(st, k, tail * k / total / rounds, report)
+            acc = c if acc is None else combine(acc, c, tau)
+        assert acc is not None
+        out.append(acc)
     return out
 
 

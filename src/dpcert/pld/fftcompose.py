@@ -57,7 +57,7 @@ bound of (x_lo^{∗k})_m. T is bounded by Chernoff in Arb from the exact one-ste
 <= e^{−sb/n} M(θ + s)^k and Σ_{m < a} <= e^{sa/n} M(θ − s)^k for s >= 0, M(τ) = Σ_j v_j e^{τj/n}. The upper end's
 mass outside the window is handled in untilted terms the same way (§5). When the whole support fits (k(L − 1) < N)
 there is no aliasing and T = 0. The window (a power of two) is placed in floats around both tilted laws' bulks
-(± 10 s.d., widened until a float Chernoff estimate leaves less than e^-46 outside): only tightness depends on it.
+(± 10 s.d., widened until a float Chernoff estimate leaves less than e^-30 outside): only tightness depends on it.
 
 **5. δ(ε), the whole curve.** For m0 = ⌊εn⌋ + 1 the first index above ε, and X⁺ >= x_up^{∗k} >= 0 on the window,
 
@@ -76,6 +76,29 @@ M_up(1 + s)^k (also the whole answer for an ε past the window) and, when m0 < b
 the arb path does (:mod:`dpcert.pld.discretise`), and both ends add the infinite part 1 − (1 − p)^k. An upper end
 above 1 is replaced by 1 (δ <= 1), and ends below 2^-4000 by 2^-4000 (upper) or 0 (lower).
 
+**6. Different steps** (:func:`compose_fft_mixed`). A heterogeneous composition — k_1 steps of one measure, k_2 of
+another, …, k_p of a p-th, at one resolution n — is the same computation with the k-th power replaced by a product
+of powers. One θ serves every part (:func:`saddle_theta_mixed`: Σ_i k_i E_θ[L_i] = ε; :func:`rdp_theta_mixed`:
+the order minimising (Σ_i k_i log M_i(θ) + log 1/δ)/(θ − 1)); each part is tilted and rounded on its own (§2, its
+own λ_i and λ_lo,i, so each has tilted mass about 1) and transformed by its own forward FFT of the common length N
+(§3's E_i uses its own mass); its power P̂_i is within err_i of the exact A_i = U_i^{k_i}, and both have modulus
+at most R_i = r_i^{k_i} + err_i. The computed powers are multiplied entrywise (:func:`_product`). Telescoping,
+
+    P̂_1⋯P̂_p − A_1⋯A_p = Σ_i P̂_1⋯P̂_{i−1}·(P̂_i − A_i)·A_{i+1}⋯A_p,
+
+so the exact product of the computed powers is within Σ_i err_i Π_{j≠i} R_j of Π_i A_i: the bounds compose
+additively, each part's error weighted by the other parts' moduli (at most about 1 each: tilted masses near 1).
+The p − 1 rounded complex products add at most ((1 + c)^{p−1} − 1)·Π_i R_i, and underflow at most 2^-1000 per
+product (a lost 2^-1073 grown by later factors whose moduli multiply to at most e^16 for Σ k_i <= 2^24). This
+per-entry bound replaces the single power's in B (:func:`_spectral_bound`); the lower measures' product is the
+same with their own bounds. The rest is unchanged with the sums it implies: the composition's indices start at
+Σ_i k_i off_i and end at Σ_i k_i (off_i + len_i − 1), the normaliser is C = e^{Σ_i k_i λ_i} (carried as the mean
+λ = Σ_i k_i λ_i / k over k = Σ_i k_i steps, exactly, so that C = e^{kλ} as in the identical case), every Chernoff
+bound of §4 and §5 uses Π_i M_i(τ)^{k_i} (the mgf of a sum of independent parts), the upper end adds Σ_i k_i
+P_ac(L_i >= L_max,i) (the argument of :mod:`dpcert.pld.discretise`, step by step: the other factors have Q-mean
+<= 1), and the infinite part is 1 − Π_i (1 − p_i)^{k_i}. One part is exactly the identical case: no product is
+taken, and :func:`compose_fft` is :func:`compose_fft_mixed` of one part.
+
 The path declines (returns ``None``, and the caller takes the arb path) when a tilt exponent would leave the float
 range or the window would exceed :data:`MAX_WINDOW`.
 
@@ -88,7 +111,7 @@ References:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -99,7 +122,16 @@ from flint import acb, arb
 from dpcert.arith.ball import Enclosure, ball, fraction_of, workprec
 from dpcert.pld.discretise import Measure, StepMeasures, working_precision
 
-__all__ = ["FloatComposed", "compose_fft", "saddle_theta", "rdp_theta", "MAX_WINDOW"]
+__all__ = [
+    "FloatComposed",
+    "compose_fft",
+    "compose_fft_mixed",
+    "saddle_theta",
+    "saddle_theta_mixed",
+    "rdp_theta",
+    "rdp_theta_mixed",
+    "MAX_WINDOW",
+]
 
 #: The largest FFT length (complex entries) the float path takes; past it the arb path runs.
 MAX_WINDOW = 2**22
@@ -277,10 +309,10 @@ def _modulus_up(z: np.ndarray) -> np.ndarray:
     return _rel_up(np.sqrt(z.real * z.real + z.imag * z.imag), 3 * 2.0**-53)
 
 
-def _power(hat: np.ndarray, e: float, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The k-th powers of the transform Ĥ (each within e of the exact H) and, per entry, a float bound on
-    |computed power − H^k| (module docstring §3). Where r^k (r >= |Ĥ|, |H|) is below 2^-1000 the power is not
-    taken: 0 is returned, within r^k of H^k."""
+def _power(hat: np.ndarray, e: float, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The k-th powers of the transform Ĥ (each within e of the exact H), per entry a float bound on |computed
+    power − H^k| (module docstring §3), and per entry a float R >= both |computed power| and |H^k| (§6). Where r^k
+    (r >= |Ĥ|, |H|) is below 2^-1000 the power is not taken: 0 is returned, within r^k of H^k."""
     gk = _up(2 * _gamma(k + 2))
     r = _modulus_up(hat) + e
     rk = _rel_up(_rpow(r, k), gk) + _UNDER
@@ -292,7 +324,34 @@ def _power(hat: np.ndarray, e: float, k: int) -> tuple[np.ndarray, np.ndarray]:
         rl = r[live]
         rk1 = _rel_up(_rpow(rl, k - 1), gk) + _UNDER if k > 1 else np.ones_like(rl)
         err[live] = _power_factor(k) * rk[live] + (k * e) * rk1 + _UNDER
-    return power, _rel_up(err, 4 * 2.0**-53)
+    err = _rel_up(err, 4 * 2.0**-53)
+    return power, err, _rel_up(rk + err, 2.0**-53)
+
+
+def _product(factors: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """The entrywise product of the computed powers P̂_i (each within e_i of the exact A_i, both of modulus <= R_i)
+    and a float bound on |computed product − Π A_i| per entry (module docstring §6); one factor is returned as it
+    is."""
+    if len(factors) == 1:
+        return factors[0][0], factors[0][1]
+    m = len(factors)
+    prod = factors[0][0]
+    for p, _, _ in factors[1:]:
+        prod = prod * p
+    mags = [r for _, _, r in factors]
+    # prefix and suffix products of the R_i (non-negative floats: each product within one u relative)
+    pre = [np.ones_like(mags[0])]
+    for r in mags[:-1]:
+        pre.append(pre[-1] * r)
+    suf = [np.ones_like(mags[0])]
+    for r in mags[:0:-1]:
+        suf.append(suf[-1] * r)
+    suf.reverse()
+    spread = sum(e * pre[i] * suf[i] for i, (_, e, _) in enumerate(factors))
+    whole = pre[-1] * mags[-1]
+    # the m − 1 rounded complex products: (1 + c)^{m−1} − 1 relative to Π |P̂_i| <= Π R_i
+    err = _rel_up(spread, _up(_gamma(3 * m + 4))) + _rel_up(whole, _up(_gamma(m + 2))) * _power_factor(m)
+    return prod, _rel_up(err + (m - 1) * _UNDER, 4 * 2.0**-53)
 
 
 def _spectral_bound(err_u: np.ndarray, err_l: np.ndarray, q_hat: np.ndarray) -> float:
@@ -312,22 +371,34 @@ def _cyclic_power(x_up: np.ndarray, x_lo: np.ndarray, k: int, size: int) -> tupl
     """The k-fold cyclic convolutions (length N = ``size``, a power of 2) of two non-negative float vectors of
     ℓ1-mass <= 1 + 2^-20, as the real and imaginary parts of one complex array, and B: every part of every entry is
     within B of the exact cyclic convolution of the floats given (module docstring §3)."""
-    length = len(x_up)
+    return _cyclic_product([(x_up, x_lo, k)], size)
+
+
+def _cyclic_product(parts: list[tuple[np.ndarray, np.ndarray, int]], size: int) -> tuple[np.ndarray, float]:
+    """The cyclic convolutions (length N = ``size``, a power of 2) of the k_i-fold powers of several pairs (x_up,
+    x_lo, k_i) of non-negative float vectors of ℓ1-mass <= 1 + 2^-20 (each no longer than N), as the real (upper)
+    and imaginary (lower) parts of one complex array, and B: every part of every entry is within B of the exact
+    cyclic convolutions of the floats given (module docstring §3 and §6)."""
     t = size.bit_length() - 1
-    s_up, s_lo = _sum_up(x_up), _sum_up(x_lo)
     w = _twiddles(size)
-    z = np.zeros(size, dtype=complex)
-    z.real[:length] = x_up
-    z.imag[:length] = x_lo
-    zf = _fft(z, w)
-    zr = np.conj(np.roll(zf[::-1], 1))  # conj Z_{−j}
-    u_hat = (zf + zr) * 0.5
-    l_hat = (zf - zr) * -0.5j
-    e_f = Fraction(_fft_factor(t)) * (Fraction(s_up) + Fraction(s_lo))
-    e_u = _up(e_f * (1 + _U) + _U * Fraction(s_up))
-    e_l = _up(e_f * (1 + _U) + _U * Fraction(s_lo))
-    pu, err_u = _power(u_hat, e_u, k)
-    pl, err_l = _power(l_hat, e_l, k)
+    ups, los = [], []
+    for x_up, x_lo, k in parts:
+        length = len(x_up)
+        s_up, s_lo = _sum_up(x_up), _sum_up(x_lo)
+        z = np.zeros(size, dtype=complex)
+        z.real[:length] = x_up
+        z.imag[:length] = x_lo
+        zf = _fft(z, w)
+        zr = np.conj(np.roll(zf[::-1], 1))  # conj Z_{−j}
+        u_hat = (zf + zr) * 0.5
+        l_hat = (zf - zr) * -0.5j
+        e_f = Fraction(_fft_factor(t)) * (Fraction(s_up) + Fraction(s_lo))
+        e_u = _up(e_f * (1 + _U) + _U * Fraction(s_up))
+        e_l = _up(e_f * (1 + _U) + _U * Fraction(s_lo))
+        ups.append(_power(u_hat, e_u, k))
+        los.append(_power(l_hat, e_l, k))
+    pu, err_u = _product(ups)
+    pl, err_l = _product(los)
     q_hat = pu + 1j * pl
     y = _ifft_unscaled(q_hat, w) * (1.0 / size)
     return y, _spectral_bound(err_u, err_l, q_hat)
@@ -403,35 +474,49 @@ def _log_mgf(meas: Measure, n: int, tau: Fraction) -> arb:
 
 
 def _chernoff(
-    meas: Measure, logw: np.ndarray, n: int, k: int, tau0: float, edge: int, above: bool
+    terms: list[tuple[Measure, np.ndarray, int]], n: int, tau0: float, edge: int, above: bool
 ) -> tuple[arb, Fraction]:
-    """An upper bound, as a ball's log, of Σ_{m >= edge} (v^{*k})_m e^{τ0 m/n} (``above``) or of Σ_{m < edge}:
-    e^{∓s·edge/n}·M(τ0 ± s)^k for the s >= 0 that is best in floats, then proved in Arb. Returns (log bound, s).
-    The k-fold support is [k·off, k·(off + len − 1)], so a side beyond it has no mass at all (log bound −∞)."""
-    if (above and edge > k * (meas.off + meas.length - 1)) or (not above and edge <= k * meas.off):
+    """An upper bound, as a ball's log, of Σ_{m >= edge} (v_1^{*k_1} ∗ … ∗ v_p^{*k_p})_m e^{τ0 m/n} (``above``) or
+    of Σ_{m < edge}: e^{∓s·edge/n}·Π_i M_i(τ0 ± s)^{k_i} for the s >= 0 that is best in floats, then proved in Arb.
+    ``terms`` holds (v_i, log of its floats, k_i). Returns (log bound, s). The composition's support is [Σ k_i·off_i,
+    Σ k_i·(off_i + len_i − 1)], so a side beyond it has no mass at all (log bound −∞)."""
+    top = sum(k * (meas.off + meas.length - 1) for meas, _, k in terms)
+    bottom = sum(k * meas.off for meas, _, k in terms)
+    if (above and edge > top) or (not above and edge <= bottom):
         return arb("-inf"), Fraction(0)
     sign = -1.0 if above else 1.0
-    best_s = _best_s(lambda ss: k * _log_mgf_floats(logw, meas.off, n, tau0 - sign * ss) + sign * ss * edge / n)
+
+    def exponent(ss: np.ndarray) -> np.ndarray:
+        total = sum(k * _log_mgf_floats(logw, meas.off, n, tau0 - sign * ss) for meas, logw, k in terms)
+        return total + sign * ss * edge / n
+
+    best_s = _best_s(exponent)
     s = Fraction(best_s).limit_denominator(1 << 20) if best_s < 1e6 else Fraction(round(best_s))
     tau = Fraction(tau0) + (s if above else -s)
-    log_m = _log_mgf(meas, n, tau)
+    log_m = sum((k * _log_mgf(meas, n, tau) for meas, _, k in terms), arb(0))
     sign = -1 if above else 1
-    return k * log_m + ball(sign * s * edge / n), s
+    return log_m + ball(sign * s * edge / n), s
 
 
-def _tilted_law(x: np.ndarray, mass: float, k: int) -> tuple[float, float, np.ndarray]:
-    """The k-fold law of x/mass: (mean index, s.d., log x/mass) in floats (tightness only)."""
-    jj = np.arange(len(x), dtype=float)
-    xs = x / max(mass, 1e-300)
-    mu = float(np.sum(xs * jj))
-    var = max(float(np.sum(xs * (jj - mu) ** 2)), 0.0)
-    with np.errstate(divide="ignore"):
-        return k * mu, math.sqrt(k * var), np.log(xs)
+def _tilted_law(parts: list[tuple[np.ndarray, float, int]]) -> tuple[float, float, list]:
+    """The law of a sum of k_i draws from each x_i/mass_i: (mean index, s.d., [(log x_i/mass_i, k_i, k_i·mean_i)]),
+    indices of each part from 0, in floats (tightness only)."""
+    mean, var, terms = 0.0, 0.0, []
+    for x, mass, k in parts:
+        jj = np.arange(len(x), dtype=float)
+        xs = x / max(mass, 1e-300)
+        mu = float(np.sum(xs * jj))
+        v = max(float(np.sum(xs * (jj - mu) ** 2)), 0.0)
+        mean += k * mu
+        var += k * v
+        with np.errstate(divide="ignore"):
+            terms.append((np.log(xs), k, k * mu))
+    return mean, math.sqrt(var), terms
 
 
-def _place(laws: list, n: int, k: int, full: int, length: int) -> tuple[int, int] | None:
-    """A window (start, size) relative to the k-fold support's first index, covering each law's bulk, or None
-    past :data:`MAX_WINDOW`."""
+def _place(laws: list, n: int, full: int, length: int) -> tuple[int, int] | None:
+    """A window (start, size) relative to the composition's first index, covering each law's bulk, or None past
+    :data:`MAX_WINDOW`."""
     lo = min(mu - 10 * sd - 16 for mu, sd, _ in laws)
     hi = max(mu + 10 * sd + 16 for mu, sd, _ in laws)
     size = 1 << max(1, math.ceil(math.log2(max(min(full, hi - lo), length, 2))))
@@ -439,21 +524,29 @@ def _place(laws: list, n: int, k: int, full: int, length: int) -> tuple[int, int
         if size > MAX_WINDOW:
             return None
         start = min(max(0, round((lo + hi) / 2 - size / 2)), full - size)
-        if all(_outside_small(logx, n, k, start, start + size) for _, _, logx in laws):
+        if all(_outside_small(terms, n, start, start + size) for _, _, terms in laws):
             return start, size
         size *= 2
     return (0, size) if size <= MAX_WINDOW else None
 
 
-def _outside_small(logx: np.ndarray, n: int, k: int, lo: int, hi: int, log_tol: float = -46.0) -> bool:
-    """Whether float Chernoff estimates put less than e^{log_tol} of the k-fold law of x (indices from 0) below
-    ``lo`` and at or above ``hi`` (tightness only: the certified bounds are :func:`_chernoff`'s)."""
+#: The tilted mass (of about 1) a window may leave outside, by float Chernoff estimates: e^-30 ≈ 1e-13, about the
+#: round-off bound B, so that the aliased mass the lower end gives up per entry (T, §4) costs no more than the
+#: rounding does (tightness only).
+_OUTSIDE_LOG = -30.0
+
+
+def _outside_small(terms: list, n: int, lo: int, hi: int, log_tol: float = _OUTSIDE_LOG) -> bool:
+    """Whether float Chernoff estimates put less than e^{log_tol} of the law of a sum of k_i draws from each x_i
+    (``terms`` from :func:`_tilted_law`, indices from 0) below ``lo`` and at or above ``hi`` (tightness only: the
+    certified bounds are :func:`_chernoff`'s)."""
     for above in (True, False):
         edge = hi if above else lo
         if not above and lo <= 0:
             continue
         taus = _S_GRID if above else -_S_GRID
-        best = float(np.min(k * _log_mgf_floats(logx, 0, n, taus) - taus * edge / n))
+        total = sum(k * _log_mgf_floats(logx, 0, n, taus) for logx, k, _ in terms)
+        best = float(np.min(total - taus * edge / n))
         if best > log_tol:
             return False
     return True
@@ -491,7 +584,9 @@ class FloatComposed:
     cumulative sums, with every bound needed to turn them into a certified δ(ε) (module docstring §5).
 
     Attributes:
-        n: the resolution. steps: k. theta, lam: the tilt θ and the normaliser λ (exact floats).
+        n: the resolution. steps: k (Σ k_i for a composition of different steps). theta: the tilt θ (an exact
+            float). lam, lam_lo: the normalisers λ and λ_lo (exact: floats, or for different steps the means
+            Σ_i k_i λ_i / k, module docstring §6).
         base: the first grid index the sums cover; ref: the index their weights are relative to; end: one past the
             window's last index.
         r1_up, r0_up, r1_lo, r0_lo: reverse cumulative sums (floats), from base on, of X± times e^{(1−θ)(m − ref)/n}
@@ -500,7 +595,8 @@ class FloatComposed:
         floor_up, floor_lo: their absolute allowance (the weights' 2^-940 times the mass).
         above_log: a ball, log of the upper measure's untilted mass above the window (−inf if none).
         below_log: a ball, log of the same below ``base``.
-        error: k·P_ac(L >= L_max), added to the upper end. infinite: 1 − (1 − p)^k.
+        error: k·P_ac(L >= L_max) (Σ_i k_i P_ac(L_i >= L_max,i)), added to the upper end. infinite: 1 − (1 − p)^k
+            (1 − Π_i (1 − p_i)^{k_i}).
         bound: B, the round-off bound on every composed entry (tilted units; for reports).
     """
 
@@ -597,17 +693,27 @@ _THETA_MAX = 2000.0
 def saddle_theta(step: StepMeasures, steps: int, eps: Fraction) -> float:
     """The tilt θ >= 1 at which the tilted k-fold law has its mean at ε (floats; tightness only): the tilted law
     then has its bulk where δ(ε) is decided. θ = 1 when the P-law's mean is above ε already."""
-    logw = _logw(step.upper)
-    n, off = step.n, step.upper.off
-    idx = (np.arange(len(logw)) + off) / n
+    return saddle_theta_mixed([(step, steps)], eps)
+
+
+def saddle_theta_mixed(parts: Sequence[tuple[StepMeasures, int]], eps: Fraction) -> float:
+    """:func:`saddle_theta` for a composition of k_i steps of each part (StepMeasures, k_i): the θ at which the
+    tilted law of the sum, Σ_i k_i E_θ[L_i], is ε."""
+    terms = []
+    for step, steps in parts:
+        logw = _logw(step.upper)
+        terms.append((logw, (np.arange(len(logw)) + step.upper.off) / step.n, steps))
 
     def mean_at(theta: float) -> float:
-        e = logw + theta * idx
-        e = np.exp(e - np.max(e))
-        return steps * float(np.sum(e * idx) / np.sum(e))
+        total = 0.0
+        for logw, idx, steps in terms:
+            e = logw + theta * idx
+            e = np.exp(e - np.max(e))
+            total += steps * float(np.sum(e * idx) / np.sum(e))
+        return total
 
     target = float(eps)
-    lo, hi = 1.0, min(_theta_cap(step.upper, n), _THETA_MAX)
+    lo, hi = 1.0, min(min(_theta_cap(step.upper, step.n) for step, _ in parts), _THETA_MAX)
     if mean_at(lo) >= target:
         return 1.0
     if mean_at(hi) <= target:
@@ -624,12 +730,21 @@ def saddle_theta(step: StepMeasures, steps: int, eps: Fraction) -> float:
 def rdp_theta(step: StepMeasures, steps: int, delta: Fraction) -> float:
     """The tilt θ > 1 minimising the Rényi bound (k log M(θ) + log(1/δ))/(θ − 1) (floats; tightness only): its
     ε is just above the true ε(δ), so the tilted law has its bulk there."""
-    logw = _logw(step.upper)
-    n, off = step.n, step.upper.off
+    return rdp_theta_mixed([(step, steps)], delta)
+
+
+def rdp_theta_mixed(parts: Sequence[tuple[StepMeasures, int]], delta: Fraction) -> float:
+    """:func:`rdp_theta` for a composition of k_i steps of each part: the θ minimising (Σ_i k_i log M_i(θ) +
+    log(1/δ))/(θ − 1)."""
     ld = math.log(delta.numerator) - math.log(delta.denominator)
-    cap = min(_theta_cap(step.upper, n), _THETA_MAX)
+    cap = min(min(_theta_cap(step.upper, step.n) for step, _ in parts), _THETA_MAX)
     grid = np.geomspace(1.0001, max(cap, 1.001), 200)
-    vals = np.array([(steps * _log_mgf_float(logw, off, n, float(th)) - ld) / (th - 1) for th in grid])
+    terms = [(_logw(step.upper), step.upper.off, step.n, steps) for step, steps in parts]
+
+    def bound(th: float) -> float:
+        return (sum(steps * _log_mgf_float(logw, off, n, th) for logw, off, n, steps in terms) - ld) / (th - 1)
+
+    vals = np.array([bound(float(th)) for th in grid])
     # the smallest θ within 0.1 % of the best: a bounded loss's bound flattens as θ grows, and a needlessly large
     # tilt only narrows the range of ε the composition answers well
     best = float(np.min(vals))
@@ -662,12 +777,31 @@ def compose_fft(
         step: one step's measures. steps: k >= 1. theta: the tilt (float >= 1; :func:`saddle_theta`,
             :func:`rdp_theta`).
     """
-    n, k = step.n, steps
-    if k < 1:
+    if steps < 1:
         raise ValueError(f"steps must be >= 1, not {steps}")
+    return compose_fft_mixed([(step, steps)], theta, progress)
+
+
+@dataclass
+class _Part:
+    """One part of a composition, prepared: its measures, count, aligned offset and tilted floats."""
+
+    step: StepMeasures
+    k: int
+    off: int
+    lam: Fraction
+    lam_lo: Fraction
+    x_up: np.ndarray
+    x_lo: np.ndarray
+    s_up: float
+    s_lo: float
+
+
+def _prepare(step: StepMeasures, k: int, th: Fraction) -> _Part | None:
+    """One part's tilted, normalised, rounded floats (module docstring §1–§2), or None past the float range."""
+    n = step.n
     off, w_up, w_lo = _aligned(step)
     length = len(w_up)
-    th = Fraction(float(theta))
     # the normaliser λ (a float, exact from here on): Σ x_up ≈ 1
     with np.errstate(divide="ignore"):
         logw = np.log(w_up)
@@ -691,47 +825,88 @@ def compose_fft(
     s_up, s_lo = _sum_up(x_up), _sum_up(x_lo)
     if not (s_up <= 1 + 2.0**-20 and s_lo <= 1 + 2.0**-20):
         return None
-    # the window: the tilted k-fold laws' bulks (upper and lower: the lower one may sit lower, having lost mean)
-    # ± 10 s.d., widened (doubling) until float Chernoff estimates put less than 1e-20 of each tilted mass outside
+    return _Part(step, k, off, lam, lam_lo, x_up, x_lo, s_up, s_lo)
+
+
+def compose_fft_mixed(
+    parts: Sequence[tuple[StepMeasures, int]], theta: float, progress: Callable[[str], None] | None = None
+) -> FloatComposed | None:
+    """The composition of k_i steps of each part (one direction's step measures, k_i) by the float path: the
+    product of the parts' transforms raised to their counts, at one resolution, one tilt and one window (module
+    docstring, §6), or ``None`` when the float path declines (a tilt past the float range, a window past
+    :data:`MAX_WINDOW`).
+
+    Args:
+        parts: pairs (one step's measures, k_i >= 1), all at one resolution n. theta: the tilt (float >= 1;
+            :func:`saddle_theta_mixed`, :func:`rdp_theta_mixed`).
+
+    Raises:
+        ValueError: no parts, a count below 1, or measures at different resolutions.
+    """
+    if not parts:
+        raise ValueError("compose_fft_mixed needs at least one part")
+    n = parts[0][0].n
+    for step, k in parts:
+        if k < 1:
+            raise ValueError(f"steps must be >= 1, not {k}")
+        if step.n != n:
+            raise ValueError(f"parts at resolutions {n} and {step.n} cannot be composed (one grid is needed)")
+    th = Fraction(float(theta))
+    prepared = []
+    for step, k in parts:
+        part = _prepare(step, k, th)
+        if part is None:
+            return None
+        prepared.append(part)
+    steps = sum(p.k for p in prepared)
+    off_all = sum(p.k * p.off for p in prepared)  # the composition's first index
+    length = max(len(p.x_up) for p in prepared)
+    # the window: the tilted composed laws' bulks (upper and lower: the lower one may sit lower, having lost mean)
+    # ± 10 s.d., widened (doubling) until float Chernoff estimates put less than e^-30 of each tilted mass outside
     # it, or the whole support when that fits; the upper law's alone if both need more than MAX_WINDOW (tightness
     # only: any window is valid)
-    full = k * (length - 1) + 1
-    laws = [_tilted_law(x_up, s_up, k), _tilted_law(x_lo, s_lo, k)]
-    placed = _place(laws, n, k, full, length) or _place(laws[:1], n, k, full, length)
+    full = sum(p.k * (len(p.x_up) - 1) for p in prepared) + 1
+    laws = [
+        _tilted_law([(p.x_up, p.s_up, p.k) for p in prepared]),
+        _tilted_law([(p.x_lo, p.s_lo, p.k) for p in prepared]),
+    ]
+    placed = _place(laws, n, full, length) or _place(laws[:1], n, full, length)
     if placed is None:
         return None
     start, size = placed
-    mu1 = laws[0][0] / k
     if full <= size:
-        a = k * off
+        a = off_all
         aliased = False
     else:
-        a = k * off + start
+        a = off_all + start
         aliased = True
     if progress is not None:
-        progress(f"float composition: theta {float(th):.4g}, window {size} cells")
-    y, b = _cyclic_power(x_up, x_lo, k, size)
-    shift = (a - k * off) % size
+        what = f"{len(prepared)} parts, " if len(prepared) > 1 else ""
+        progress(f"float composition: {what}theta {float(th):.4g}, window {size} cells")
+    y, b = _cyclic_product([(p.x_up, p.x_lo, p.k) for p in prepared], size)
+    shift = (a - off_all) % size
     y = np.roll(y, -shift)
+    # Σ k_i λ_i and Σ k_i λ_lo,i, exact (floats times integers), carried as their means over the k steps
+    lam = sum((p.k * p.lam for p in prepared), Fraction(0)) / steps
+    lam_lo = sum((p.k * p.lam_lo for p in prepared), Fraction(0)) / steps
+    lows = [(p.step.lower, _logw(p.step.lower), p.k) for p in prepared]
+    highs = [(p.step.upper, _logw(p.step.upper), p.k) for p in prepared]
     with workprec(working_precision(n)):
-        zero_log = arb("-inf")
         t_out = arb(0)
-        above_log, below_log = zero_log, zero_log
         if aliased:
             top = a + size
-            lw_lo = _logw(step.lower)
-            lw_up = _logw(step.upper)
-            lo_a, _ = _chernoff(step.lower, lw_lo, n, k, float(th), top, above=True)
-            lo_b, _ = _chernoff(step.lower, lw_lo, n, k, float(th), a, above=False)
-            t_out = (lo_a - k * ball(lam_lo)).exp() + (lo_b - k * ball(lam_lo)).exp()
+            lo_a, _ = _chernoff(lows, n, float(th), top, above=True)
+            lo_b, _ = _chernoff(lows, n, float(th), a, above=False)
+            t_out = (lo_a - steps * ball(lam_lo)).exp() + (lo_b - steps * ball(lam_lo)).exp()
         t_out_f = _up(t_out) if t_out.is_finite() else math.inf
     cut = _up(Fraction(b) + Fraction(t_out_f)) if math.isfinite(t_out_f) else math.inf
-    x_plus = np.maximum(np.nextafter(y.real + b, np.inf), 0.0)  # >= x_up^{*k} on the window
-    x_minus = np.maximum(y.imag - cut, 0.0)  # <= x_lo^{*k}·(1 + u)
+    x_plus = np.maximum(np.nextafter(y.real + b, np.inf), 0.0)  # >= the upper composition on the window
+    x_minus = np.maximum(y.imag - cut, 0.0)  # <= the lower composition·(1 + u)
     # the weights e^{(1−θ)(r − r_ref)/n} and e^{−θ(r − r_ref)/n}, relative to the tilted mean r_ref (where δ is
     # decided), from r_cut on, where they stay below e^690; the indices below a + r_cut are left to the Chernoff
     # bound (upper) or dropped (lower)
-    r_ref = min(max(0, round(k * (mu1 + off) - a)), size - 1)
+    mean = sum(p.k * (km / p.k + p.off) for p, (_, _, km) in zip(prepared, laws[0][2], strict=True))
+    r_ref = min(max(0, round(mean - a)), size - 1)
     r_cut = max(0, r_ref - math.floor(690 * n / float(th)))
     r_end = min(size, r_ref + math.floor(650 * n / float(th)))  # past it e^{−θ(r − r_ref)/n} < e^-650
     count = r_end - r_cut
@@ -748,12 +923,14 @@ def compose_fft(
     floor_up = floor_lo = _up(Fraction(count + 1, 2**1074))
     base, end = a + r_cut, a + r_end
     with workprec(working_precision(n)):
-        lw_up = _logw(step.upper)
-        below_log, _ = _chernoff(step.upper, lw_up, n, k, 1.0, base, above=False)
-        above_log, _ = _chernoff(step.upper, lw_up, n, k, 1.0, end, above=True)
-    with workprec(working_precision(n)):
-        err = steps * step.tail
-        inf = arb(0) if step.infinite == 0 else 1 - (1 - ball(step.infinite)) ** steps
+        below_log, _ = _chernoff(highs, n, 1.0, base, above=False)
+        above_log, _ = _chernoff(highs, n, 1.0, end, above=True)
+        err = sum((p.k * p.step.tail for p in prepared), arb(0))
+        survive = arb(1)
+        for p in prepared:
+            if p.step.infinite != 0:
+                survive *= (1 - ball(p.step.infinite)) ** p.k
+        inf = arb(0) if all(p.step.infinite == 0 for p in prepared) else 1 - survive
     return FloatComposed(
         n,
         steps,
