@@ -57,6 +57,8 @@ class Composed:
         lower, upper: the composed lower and upper measures.
         error: a ball added to the upper sum (windowing and the k·P(L >= L_max) tails).
         infinite: a ball containing the mass of an infinite composed loss, 1 − Π (1 − p_i).
+        alt: another composition of the same steps (arb or float path) whose lower end is valid too, or None; the
+            evaluation (:func:`dpcert.pld.accountant.delta_of`) takes the larger lower end.
     """
 
     n: int
@@ -65,6 +67,7 @@ class Composed:
     upper: Measure
     error: arb
     infinite: arb = field(default_factory=lambda: arb(0))
+    alt: object = None
 
 
 def _fl(a: arb) -> float:

@@ -142,6 +142,8 @@ class StepMeasures:
         tail: a ball containing P_ac(L >= L_max) (added k times to the upper bound).
         mean_upper: a ball containing the mean of ``upper`` (>= the mean of Y restricted to L < L_max).
         infinite: P_s(Ω), the mass of an infinite loss (exact).
+        lower_groups: the equal-mean groups' lower measure (module docstring), when asked for (``groups=True``):
+            a second valid lower measure, tighter than ``lower`` at one to a few steps next to a pile of mass.
     """
 
     n: int
@@ -150,6 +152,7 @@ class StepMeasures:
     tail: arb
     mean_upper: arb
     infinite: Fraction = Fraction(0)
+    lower_groups: Measure | None = None
 
 
 def _fl(a: arb) -> float:
@@ -168,12 +171,13 @@ def cells_needed(loss: PrivacyLoss, n: int, tail: float) -> int:
     return i_hi - i_lo
 
 
-def discretise(loss: PrivacyLoss, n: int, tail: float) -> StepMeasures:
+def discretise(loss: PrivacyLoss, n: int, tail: float, groups: bool = False) -> StepMeasures:
     """One step's lower and upper discretisations at resolution n (see the module docstring).
 
     Args:
         loss: the direction. n: grid cells per unit of loss. tail: the P-mass (float) the grid range may leave out
-            on each side (tightness only).
+            on each side (tightness only). groups: also build the equal-mean groups' lower measure
+            (``lower_groups``; the fallback's, whichever ``lower`` is).
 
     Raises:
         GridTooLarge: if the range needs more than :data:`MAX_CELLS` cells.
@@ -200,11 +204,13 @@ def discretise(loss: PrivacyLoss, n: int, tail: float) -> StepMeasures:
             up[r + 1] += u
         tail_c = tail_p - g[cells] * tail_q  # U at the top point: E_Q[(Y − g_top)₊] >= 0
         lo = _lower_minorant(g, sq, sp, m, c, d, tail_c)
+        grouped = _lower_groups(m, c, d, tail_q, tail_c) if lo is None or groups else None
         if lo is None:  # a check the balls could not decide: the contraction of equal-mean groups (valid too)
-            lo = _lower_groups(m, c, d, tail_q, tail_c)
+            lo = grouped
         upper = Measure(i_lo, arb_poly(up))
         mean_up = mean(upper, n)
-        return StepMeasures(n, Measure(i_lo, arb_poly(lo)), upper, tail_p, mean_up, loss.infinite_mass())
+        second = Measure(i_lo, arb_poly(grouped)) if groups and grouped is not None else None
+        return StepMeasures(n, Measure(i_lo, arb_poly(lo)), upper, tail_p, mean_up, loss.infinite_mass(), second)
 
 
 #: The relative margin by which every lowering η_i exceeds what its cells need (room for the balls' radii).

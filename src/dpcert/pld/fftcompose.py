@@ -598,6 +598,8 @@ class FloatComposed:
         error: k·P_ac(L >= L_max) (Σ_i k_i P_ac(L_i >= L_max,i)), added to the upper end. infinite: 1 − (1 − p)^k
             (1 − Π_i (1 − p_i)^{k_i}).
         bound: B, the round-off bound on every composed entry (tilted units; for reports).
+        alt: another composition of the same steps whose lower end is valid too, or None (as
+            :class:`dpcert.pld.compose.Composed`'s; only :func:`dpcert.pld.accountant.delta_of` reads it).
     """
 
     n: int
@@ -620,6 +622,7 @@ class FloatComposed:
     error: arb
     infinite: arb = field(default_factory=lambda: arb(0))
     bound: float = 0.0
+    alt: object = None
 
     def delta(self, eps: Fraction) -> Enclosure:
         """The certified enclosure of this direction's δ_k(ε) (lower end >= 0, upper end <= 1)."""
