@@ -63,9 +63,9 @@ h_i = g_{i+1} − g_i, so that c_i + d_i = h_i m_i.
   0, has δ_1(0) 17 times wider; from a few steps on, and away from that point, the minorant is the tighter one).
   So at a few steps (:data:`dpcert.pld.accountant.GROUPS_STEPS`) the groups below are built too (``groups=True``,
   ``lower_groups``), composed on their own, and the larger of the two lower ends is kept: both are lower bounds.
-  (Raising the minorant's points to the groups' potential where it is higher does not do it: in the cells beside
-  the pile the two cannot both hold, a chord from the minorant's point below the pile to the groups' point above it
-  passes over u_Y, and the checks put the points back.)
+  (Raising the minorant's points to the groups' potential where it is higher does not do it, measured at that
+  setting: in the cell below the pile's, the chord from the minorant's point to the groups' point passes over the
+  tangents' envelope the cell lemma rests on, and the points the checks then put back leave δ_1(0) where it was.)
 
   *Certification.* The lowerings are floats (exact dyadics): any choice is valid, only the tightness depends on
   it. The points U_i − η_i are balls; the minorant is built in balls, a point kept only where convexity is proved
