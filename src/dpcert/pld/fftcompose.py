@@ -276,24 +276,12 @@ def _ifft_unscaled(q: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.conj(_fft(np.conj(q), w))
 
 
-def _cpow(z: np.ndarray, k: int) -> np.ndarray:
-    """z^k elementwise by binary powering (k − 1 complex products per entry, never libm's cpow)."""
+def _pow(z: np.ndarray, k: int) -> np.ndarray:
+    """z^k elementwise by binary powering: k − 1 products per entry at most, never libm's pow. For complex z each
+    product is one rounded complex product; for real r >= 0 the result is within (1 + u)^{k−1} − 1 <= γ_k relative,
+    plus underflow."""
     result = None
     base = z
-    while k:
-        if k & 1:
-            result = base if result is None else result * base
-        k >>= 1
-        if k:
-            base = base * base
-    assert result is not None
-    return result
-
-
-def _rpow(r: np.ndarray, k: int) -> np.ndarray:
-    """r^k elementwise (r >= 0) by binary powering: within (1 + u)^{k−1} − 1 <= γ_k relative, plus underflow."""
-    result = None
-    base = r
     while k:
         if k & 1:
             result = base if result is None else result * base
@@ -315,14 +303,14 @@ def _power(hat: np.ndarray, e: float, k: int) -> tuple[np.ndarray, np.ndarray, n
     (r >= |Ĥ|, |H|) is below 2^-1000 the power is not taken: 0 is returned, within r^k of H^k."""
     gk = _up(2 * _gamma(k + 2))
     r = _modulus_up(hat) + e
-    rk = _rel_up(_rpow(r, k), gk) + _UNDER
+    rk = _rel_up(_pow(r, k), gk) + _UNDER
     live = rk > _UNDER * 2
     power = np.zeros_like(hat)
     err = rk.copy()
     if np.any(live):
-        power[live] = _cpow(hat[live], k)
+        power[live] = _pow(hat[live], k)
         rl = r[live]
-        rk1 = _rel_up(_rpow(rl, k - 1), gk) + _UNDER if k > 1 else np.ones_like(rl)
+        rk1 = _rel_up(_pow(rl, k - 1), gk) + _UNDER if k > 1 else np.ones_like(rl)
         err[live] = _power_factor(k) * rk[live] + (k * e) * rk1 + _UNDER
     err = _rel_up(err, 4 * 2.0**-53)
     return power, err, _rel_up(rk + err, 2.0**-53)
