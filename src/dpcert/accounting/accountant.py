@@ -76,6 +76,7 @@ from dpcert.accounting.events import (
 )
 from dpcert.arith.ball import Enclosure
 from dpcert.arith.exact import fraction_to_decimal, parse_rational
+from dpcert.core.vocabulary import NEIGHBORING
 from dpcert.errors import InvalidParameter
 from dpcert.pld.accountant import (
     EPS_SEARCH_TOL,
@@ -105,8 +106,6 @@ __all__ = [
     "leaf_directions",
 ]
 
-#: The neighbouring relations: a record added or removed, or one record replaced by another.
-NEIGHBORING = ("add_remove", "replace_one")
 
 #: The most leaves (distinct events after flattening) one ledger may hold.
 MAX_LEAVES = 10**4

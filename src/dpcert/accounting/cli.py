@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from dpcert.core.vocabulary import NEIGHBORING
+
 __all__ = ["add_commands"]
 
 
@@ -81,7 +83,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     target.add_argument("--eps", default=None, help="the target eps >= 0: print the certified delta")
     p.add_argument(
         "--neighboring",
-        choices=("add_remove", "replace_one"),
+        choices=NEIGHBORING,
         default="add_remove",
         help="the neighbouring relation (default add_remove)",
     )

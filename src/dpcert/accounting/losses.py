@@ -104,6 +104,7 @@ from flint import arb, ctx
 
 from dpcert.accounting.subsample import DisjointMixture, NoLoss, PoissonLoss, decide
 from dpcert.arith.ball import ball, fraction_of
+from dpcert.core.vocabulary import NEIGHBORING
 from dpcert.errors import InvalidParameter
 from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss
 from dpcert.laplace.loss import LaplaceLoss
@@ -120,8 +121,6 @@ __all__ = [
     "randomized_response",
 ]
 
-#: The neighbouring relations.
-NEIGHBORING = ("add_remove", "replace_one")
 
 REMOVE, ADD, REPLACE = "remove", "add", "replace"
 

@@ -36,6 +36,7 @@ from dpcert.arith.exact import Exact, as_fraction
 from dpcert.core.files import loads_json
 from dpcert.core.params import choice, probability, real
 from dpcert.core.quantity import Quantity
+from dpcert.core.vocabulary import NEIGHBORING
 from dpcert.errors import InvalidParameter
 from dpcert.pld.accountant import ball_level, enclosure_ball
 
@@ -116,7 +117,7 @@ _EVENTS = choice(
 )
 _NEIGHBORING = choice(
     "neighboring",
-    ("add_remove", "replace_one"),
+    NEIGHBORING,
     default="add_remove",
     doc="the neighbouring relation: a record added or removed, or one record replaced",
 )

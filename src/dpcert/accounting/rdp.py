@@ -129,6 +129,7 @@ from dpcert.arith.ball import Enclosure, ball, fraction_of, workprec
 from dpcert.arith.context import BallContext
 from dpcert.arith.exact import parse_int, parse_rational
 from dpcert.composition.rdp import cks_delta_raw, cks_eps_raw
+from dpcert.core.vocabulary import NEIGHBORING
 from dpcert.errors import InvalidParameter
 from dpcert.gaussian import sgm
 
@@ -146,8 +147,6 @@ __all__ = [
     "MAX_ORDER",
 ]
 
-#: The neighbouring relations, add/remove one record and replace one record.
-NEIGHBORING = ("add_remove", "replace_one")
 #: The largest order accepted (the sampled Gaussian's integer sum stops there).
 MAX_ORDER = sgm.SGM_MAX_ALPHA
 #: The default orders, 1.1..1.9 by tenths, 2..9.75 by quarters, every integer 10..64, then 80..1024 (33 of them

@@ -22,7 +22,11 @@ from typing import Any
 
 from dpcert.errors import InvalidParameter
 
-__all__ = ["Alias", "Term", "TERMS", "VOCABULARY", "aliases_for", "resolve_aliases", "markdown"]
+__all__ = ["NEIGHBORING", "Alias", "Term", "TERMS", "VOCABULARY", "aliases_for", "resolve_aliases", "markdown"]
+
+#: The neighbouring relations (the values of the parameter ``neighboring``): a record added or removed, or one
+#: record replaced by another.
+NEIGHBORING = ("add_remove", "replace_one")
 
 
 @dataclass(frozen=True)

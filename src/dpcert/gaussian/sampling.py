@@ -123,6 +123,7 @@ from flint import arb
 
 from dpcert.arith.ball import ball
 from dpcert.core.params import integer
+from dpcert.core.vocabulary import NEIGHBORING
 from dpcert.errors import InvalidParameter
 from dpcert.pld.loss import PrivacyLoss, solve_switch
 
@@ -138,7 +139,7 @@ __all__ = [
 ]
 
 SAMPLINGS = ("poisson", "fixed", "shuffle")
-NEIGHBORINGS = ("add_remove", "replace_one")
+NEIGHBORINGS = NEIGHBORING
 
 _EPOCHS = integer("epochs", 1, 10**7, doc="passes over the data")
 _BATCH = integer("batch_size", 1, doc="records per batch (expected, under Poisson sampling)")
