@@ -97,6 +97,7 @@ References:
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from fractions import Fraction
 from typing import Any
 
@@ -129,8 +130,9 @@ class _ExactThresholds(PrivacyLoss):
     """A loss whose survivals are computed at exact rational thresholds (``_at``); a ball threshold [a, b] gets
     the union of the survivals ``>= a`` and ``> b``, which holds every value in between."""
 
+    @abstractmethod
     def _at(self, t: Fraction, strict: bool) -> tuple[arb, arb]:
-        raise NotImplementedError
+        """Balls of Q(L >= t) and P_ac(L >= t) (``strict``: L > t) at an exact threshold t."""
 
     def survivals(self, n: int, i_lo: int, i_hi: int) -> tuple[list[arb], list[arb]]:
         return self.survivals_at([Fraction(i, n) for i in range(i_lo, i_hi + 1)])
