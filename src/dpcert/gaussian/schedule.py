@@ -111,6 +111,15 @@ def stages_start(stages: list[tuple[Fraction, Fraction, int]], sa: str, ne: str,
         raise
 
 
+def _schedule_relation(sampling: str, neighboring: str) -> tuple[str, str]:
+    """The checked sampler and relation of a schedule (shuffling is refused: its bracket is a closed form, not a
+    composition of stages)."""
+    sa, ne = _relation(sampling, neighboring)
+    if sa == "shuffle":
+        raise InvalidParameter("sampling", sa, "poisson or fixed for a schedule")
+    return sa, ne
+
+
 def dpsgd_schedule_delta(
     stages: Sequence[Any],
     eps: Any,
@@ -128,9 +137,7 @@ def dpsgd_schedule_delta(
     """
     st = _stages(stages)
     e = as_fraction(real("eps", 0).parse(eps))
-    sa, ne = _relation(sampling, neighboring)
-    if sa == "shuffle":
-        raise InvalidParameter("sampling", sa, "poisson or fixed for a schedule")
+    sa, ne = _schedule_relation(sampling, neighboring)
 
     def solve(n: int, tail: float, which: str) -> Enclosure:
         return delta_enclosure(_compositions(st, n, tail, sa, ne, progress, which, eps=e), e)
@@ -156,9 +163,7 @@ def dpsgd_schedule_eps(
     """
     st = _stages(stages)
     d = as_fraction(probability("delta", zero=False).parse(delta))
-    sa, ne = _relation(sampling, neighboring)
-    if sa == "shuffle":
-        raise InvalidParameter("sampling", sa, "poisson or fixed for a schedule")
+    sa, ne = _schedule_relation(sampling, neighboring)
 
     def solve(n: int, tail: float, which: str) -> Enclosure:
         comps = _compositions(st, n, tail, sa, ne, progress, which, delta=d)
