@@ -37,7 +37,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from fractions import Fraction
 
+import numpy as np
 from flint import arb
+
+from dpcert.arith.ball import ball_to_float
 
 __all__ = ["PrivacyLoss", "has_survivals_at", "solve_switch"]
 
@@ -72,6 +75,17 @@ class PrivacyLoss(ABC):
     #: rational lattice); tightness only
     lattice: Fraction | None = None
 
+    def survival_bounds(self, n: int, i_lo: int, i_hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Float bounds of the survival masses of :meth:`survivals`: arrays ``(sq_lo, sq_hi, sp_lo, sp_hi)`` of
+        float64, one entry per i = i_lo … i_hi, with sq_lo <= Q(L >= i/n) <= sq_hi and sp_lo <= P_ac(L >= i/n) <=
+        sp_hi exactly (not up to round-off), all in [0, 1].
+
+        The float path of the discretisation reads these. This default rounds :meth:`survivals`' balls outwards;
+        a mechanism may override it with a faster evaluation that keeps the same guarantee.
+        """
+        sq, sp = self.survivals(n, i_lo, i_hi)
+        return (*_outward(sq), *_outward(sp))
+
     def survivals_at(self, ts: list[Fraction | arb]) -> tuple[list[arb], list[arb]]:
         """Balls of Q(L >= t) and P_ac(L >= t) for each threshold t (optional; at the current working precision).
 
@@ -83,6 +97,13 @@ class PrivacyLoss(ABC):
             NotImplementedError: if the mechanism does not provide it (:func:`has_survivals_at` tells).
         """
         raise NotImplementedError(f"{type(self).__name__} gives survival masses at grid points only")
+
+
+def _outward(balls: list[arb]) -> tuple[np.ndarray, np.ndarray]:
+    """Float64 arrays (lo, hi) with lo <= every real in each ball <= hi, clipped to [0, 1] (probabilities)."""
+    lo = np.array([ball_to_float(b, "down") for b in balls], dtype=np.float64)
+    hi = np.array([ball_to_float(b, "up") for b in balls], dtype=np.float64)
+    return np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
 
 
 def has_survivals_at(loss: PrivacyLoss) -> bool:
