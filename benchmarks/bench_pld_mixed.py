@@ -6,7 +6,8 @@ Gaussian steps at the MNIST rate and σ = 1.1, 10 Gaussians at σ = 10, 5 Laplac
 :class:`dpcert.accounting.Accountant`; ``schedule`` (the MNIST run with its second half at σ = 0.9, 2 x 7,020 steps)
 through :func:`dpcert.gaussian.schedule.dpsgd_schedule_eps`; ``history`` (the same as Opacus' history) through
 :func:`dpcert.opacus.history_eps`. dpcert and the peer run alternately, ``--runs`` times; the medians are printed.
-The peer's value is a float and proves nothing.
+The peer's value is a float and proves nothing. The target is ``three``'s (exit status 1 when it is missed);
+``schedule`` and ``history`` compose two event kinds and print the same comparison without a target.
 
     python benchmarks/bench_pld_mixed.py [--runs 3] [--case three]
 """
@@ -70,6 +71,8 @@ CASES = {
     "schedule": (_schedule, _schedule_peer, "dpsgd_schedule_eps: MNIST, 7020 steps at sigma 1.1 then 7020 at 0.9"),
     "history": (_history, _schedule_peer, "opacus.history_eps: the same schedule as Opacus' history"),
 }
+#: The cases issue 31's target is about (three event kinds); the others print the same comparison without one.
+TARGET_CASES = ("three",)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,13 +95,17 @@ def main(argv: list[str] | None = None) -> int:
         assert res is not None and peer is not None
         rel = res.enclosure.rel_width()
         met = rel <= 1e-3 and mine <= 2 * other
-        ok &= met
+        if name in TARGET_CASES:
+            ok &= met
+            verdict = f"target width <= 1e-3 within 2x the peer: {'met' if met else 'MISSED'}"
+        else:
+            verdict = f"width <= 1e-3 within 2x the peer: {'yes' if met else 'no'} (two event kinds: not the target)"
         print(
             f"{name}: {what}, delta = 1e-5\n"
             f"  dpcert (certified) {res.enclosure.short(7)}  rel width {rel:.2e}  median {mine:.2f} s  "
             f"resolution {res.resolution}\n"
             f"  dp-accounting PLDAccountant (float, default grid) eps = {peer:.6f}  median {other:.2f} s\n"
-            f"  ratio {mine / other:.2f}; target width <= 1e-3 within 2x the peer: {'met' if met else 'MISSED'}"
+            f"  ratio {mine / other:.2f}; {verdict}"
         )
     return 0 if ok else 1
 
