@@ -22,7 +22,7 @@ from typing import Any
 from flint import arb
 
 from dpcert.accounting.accountant import Accountant
-from dpcert.accounting.eventfile import event_of_json, read_events
+from dpcert.accounting.eventfile import event_of_json, loads_events, read_events
 from dpcert.accounting.events import (
     ComposedDpEvent,
     DpEvent,
@@ -59,15 +59,42 @@ def _canonical(event: DpEvent) -> tuple[str, ...]:
     return (json.dumps(event.to_json(), separators=(",", ":"), ensure_ascii=False),)
 
 
+#: What the ``events`` input takes, in words (the end of every message refusing an inline ledger).
+EVENTS_ALLOWED = (
+    'an event file\'s path, example, or the events as JSON text: one event {"type": "<dp-accounting class name>", '
+    "...its fields} or a list of events, as in an event file"
+)
+
+
+def _inline(text: str) -> DpEvent:
+    """The event of a ledger given inline as JSON text (``events='[{"type": ...}]'``), refused naming the field
+    by its path under ``events`` and saying what the input takes."""
+    try:
+        return loads_events(text, where=text)
+    except InvalidParameter as exc:
+        if exc.name == "events":  # invalid JSON, too deep, too long: the text as given
+            raise InvalidParameter("events", text, f"{exc.allowed}; events takes {EVENTS_ALLOWED}") from None
+        name = "events" + ("" if exc.name.startswith("[") else ".") + exc.name
+        raise InvalidParameter(name, exc.value, exc.allowed) from None
+
+
 def events_table(value: Any) -> tuple[str, ...]:
-    """The ``events`` input as what it records: a path is read (an event file), a recorded value (a one-item list
-    of the events' JSON text) is checked as a file's is; either becomes the one-item tuple of canonical JSON text.
+    """The ``events`` input as what it records: a path is read (an event file), JSON text (starting with ``{`` or
+    ``[``) is read as a file's content, a recorded value (a one-item list of the events' JSON text) is checked as a
+    file's is; each becomes the one-item tuple of canonical JSON text.
 
     Raises:
-        InvalidParameter: an unreadable or invalid event file or value.
+        InvalidParameter: an unreadable or invalid event file, text or value.
     """
     if isinstance(value, str):
-        return _canonical(read_events(value))
+        if value.lstrip()[:1] in ("{", "["):  # no event file's path starts so: write ./{name} for one that does
+            return _canonical(_inline(value))
+        try:
+            return _canonical(read_events(value))
+        except InvalidParameter as exc:
+            if exc.name == "events" and exc.allowed.startswith("a readable file"):
+                raise InvalidParameter("events", value, f"{exc.allowed}: {EVENTS_ALLOWED}") from None
+            raise
     items = list(value)
     if len(items) != 1 or not isinstance(items[0], str):
         raise InvalidParameter("events", value, "an event file's path, or one recorded event text")
@@ -111,9 +138,9 @@ def _delta_within(seconds: float, events: Any, eps: Exact, neighboring: str, rel
 _EVENTS = choice(
     "events",
     tuple(_NAMED),
-    files="an event file (JSON: dp-accounting's event names and fields)",
+    files="an event file (JSON: dp-accounting's event names and fields) or its JSON text",
     table=events_table,
-    doc="the events composed: an event file, or example",
+    doc="the events composed: an event file, its JSON text (an event object or a list), or example",
 )
 _NEIGHBORING = choice(
     "neighboring",
