@@ -1,5 +1,6 @@
-"""Golden vectors of the PLD brackets (``dpsgd.*``, ``laplace.*``, ``accounting.*``): each holds the certified
-enclosure at its stated relative width, re-certifies, and contains the value independent computations give."""
+"""Golden vectors of the PLD brackets (``dpsgd.*``, the calibration ``dpsgd.sigma`` included, ``laplace.*``,
+``accounting.*``): each holds the certified enclosure at its stated relative width, re-certifies, and contains the
+value independent computations give."""
 
 from __future__ import annotations
 
@@ -16,7 +17,15 @@ from dpcert.vectors import CASES, load, loads
 from dpcert.vectors.check import entries
 from dpcert.vectors.export import certify, enclosure_strings
 
-BRACKETS = {"dpsgd.eps", "dpsgd.delta", "laplace.eps", "laplace.delta", "accounting.eps", "accounting.delta"}
+BRACKETS = {
+    "dpsgd.eps",
+    "dpsgd.delta",
+    "dpsgd.sigma",
+    "laplace.eps",
+    "laplace.delta",
+    "accounting.eps",
+    "accounting.delta",
+}
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +61,37 @@ def test_values_against_independent_computations(by_id):
     # 10 Laplace mechanisms are pure 10-DP, and delta = 1e-5 buys little below that
     lo10, hi10 = by_id["laplace.eps.k10"].interval
     assert hi10 <= 10 and lo10 > 9.9
+
+
+def test_the_sigma_vector_at_q1_holds_the_analytic_gaussians_calibration(by_id):
+    """At q = 1, four steps at sigma are one Gaussian at sigma/2 (mu = 2/sigma): the least sigma solves the analytic
+    Gaussian's delta(1; mu) = 1e-5 (Balle-Wang), here by bisection in mpmath."""
+    with mpmath.workdps(40):
+
+        def delta(mu):
+            return mpmath.ncdf(-1 / mu + mu / 2) - mpmath.e * mpmath.ncdf(-1 / mu - mu / 2)
+
+        mu = mpmath.findroot(lambda m: delta(m) - mpmath.mpf("1e-5"), (mpmath.mpf("0.1"), mpmath.mpf(1)),
+                             solver="bisect")  # fmt: skip
+        sigma = 2 / mu
+    lo, hi = by_id["dpsgd.sigma.gaussian_q1"].interval
+    assert lo <= Fraction(mpmath.nstr(sigma, 30)) <= hi
+    assert abs(float(sigma) - 7.46126) < 1e-4  # the independent value itself
+
+
+def test_the_sigma_vector_holds_dp_accountings_plds_at_its_ends(by_id):
+    """The bracket claims delta(sigma_hi) <= 1e-5 < delta(sigma_lo); dp-accounting's pessimistic PLD (>= the truth)
+    at sigma_hi and its optimistic one (<= the truth) at sigma_lo, at a fine grid, say the same."""
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    lo, hi = by_id["dpsgd.sigma.poisson"].interval
+
+    def delta(sigma, pessimistic):
+        d = pld.from_gaussian_mechanism(float(sigma), sampling_prob=0.1, value_discretization_interval=1e-4,
+                                        pessimistic_estimate=pessimistic, use_connect_dots=pessimistic)  # fmt: skip
+        return d.self_compose(10).get_delta_for_epsilon(1.0)
+
+    assert delta(hi, True) <= 1e-5 < delta(lo, False)
+    assert (hi - lo) / hi < Fraction(1, 100)  # a bracket narrower than its stated 2 %: the coarsest grid's own
 
 
 def test_the_dpsgd_vectors_hold_dp_accountings_pessimistic_pld(by_id):
