@@ -172,22 +172,62 @@ class FiniteLoss(_ExactThresholds):
     def infinite_mass(self) -> Fraction:
         return self.singular
 
+    def _above(self, qm: Fraction, pm: Fraction, t: Fraction, strict: bool) -> bool:
+        """Whether the atom's loss log(pm/qm) is >= t (``strict``: > t), decided exactly."""
+        if t == 0:  # exact: log(pm/qm) against 0
+            return pm > qm or (pm == qm and not strict)
+        if pm == qm:  # loss 0 against t != 0
+            return t < 0
+        # log(pm/qm) = t is impossible for rational t != 0 (e^t is irrational): a ball decides
+
+        def cmp() -> bool | None:
+            d = (ball(pm) / ball(qm)).log() - ball(t)
+            return True if d > 0 else False if d < 0 else None
+
+        return decide(cmp, "an atom of the loss against a threshold")
+
     def _at(self, t: Fraction, strict: bool) -> tuple[arb, arb]:
         sq, sp = Fraction(0), Fraction(0)
         for qm, pm in self.atoms:
-            if t == 0:  # exact: log(pm/qm) against 0
-                above = pm > qm or (pm == qm and not strict)
-            else:  # log(pm/qm) = t is impossible for rational t != 0 (e^t is irrational): a ball decides
-
-                def cmp(qm=qm, pm=pm) -> bool | None:
-                    d = (ball(pm) / ball(qm)).log() - ball(t)
-                    return True if d > 0 else False if d < 0 else None
-
-                above = decide(cmp, "an atom of the loss against a threshold")
-            if above:
+            if self._above(qm, pm, t, strict):
                 sq += qm
                 sp += pm
         return ball(sq), ball(sp)
+
+    def survivals(self, n: int, i_lo: int, i_hi: int) -> tuple[list[arb], list[arb]]:
+        """The grid survivals from each atom's place on the grid, found once: the atom at loss ℓ counts at the
+        grid point i/n iff i <= m = ⌊nℓ⌋ (ℓ >= i/n), so both survival functions are step functions of i with at
+        most one step per atom, each value an exact sum of masses made a ball once (no work per grid point)."""
+        tops = [(self._last_index(qm, pm, n), qm, pm) for qm, pm in self.atoms]
+        tops.sort(key=lambda x: -x[0])
+        sq: list[arb] = []
+        sp: list[arb] = []
+        acc_q = acc_p = Fraction(0)
+        j = 0
+        i = i_hi
+        while i >= i_lo:
+            while j < len(tops) and tops[j][0] >= i:
+                acc_q += tops[j][1]
+                acc_p += tops[j][2]
+                j += 1
+            nxt = max(i_lo - 1, tops[j][0] if j < len(tops) else i_lo - 1)  # the next step below i, if any
+            bq, bp = ball(acc_q), ball(acc_p)
+            sq.extend([bq] * (i - nxt))
+            sp.extend([bp] * (i - nxt))
+            i = nxt
+        sq.reverse()
+        sp.reverse()
+        return sq, sp
+
+    def _last_index(self, qm: Fraction, pm: Fraction, n: int) -> int:
+        """m = ⌊n·log(pm/qm)⌋: the largest grid index i with log(pm/qm) >= i/n (exact decisions from a float
+        guess)."""
+        m = math.floor(n * (math.log(pm) - math.log(qm)))
+        while not self._above(qm, pm, Fraction(m, n), strict=False):
+            m -= 1
+        while self._above(qm, pm, Fraction(m + 1, n), strict=False):
+            m += 1
+        return m
 
     def grid_range(self, n: int, tail: float) -> tuple[int, int]:
         if not self._lf:

@@ -152,7 +152,48 @@ class PoissonLoss(PrivacyLoss):
         return self.q * self.inner.infinite_mass() if self.form == "first" else Fraction(0)
 
     def survivals(self, n: int, i_lo: int, i_hi: int) -> tuple[list[arb], list[arb]]:
-        return self.survivals_at([Fraction(i, n) for i in range(i_lo, i_hi + 1)])
+        if not hasattr(self.inner, "survivals_exp"):
+            return self.survivals_at([Fraction(i, n) for i in range(i_lo, i_hi + 1)])
+        return self._grid_by_exp(n, i_lo, i_hi)
+
+    def _grid_by_exp(self, n: int, i_lo: int, i_hi: int) -> tuple[list[arb], list[arb]]:
+        """The grid survivals through the inner loss's ``survivals_exp`` (thresholds given as y = e^T): T's
+        exponential is a rational function of e^{±l}, e^T = (e^l − (1 − q))/q (first form) and e^{T₂} = q/(e^{−l} −
+        (1 − q)) (second), with e^{±l} − (1 − q) = expm1(±l) + q (no cancellation for a small q), so no logarithm
+        and no exact comparison is needed per point: the sign of expm1(±l) + q decides the case wherever the ball
+        does, and the few points it does not decide (and l = 0, kept exact) go through :meth:`survivals_at`."""
+        q = self.q
+        bq, one_q = ball(q), ball(1 - q)
+        ps = ball(self.inner.infinite_mass())
+        sign = 1 if self.form == "first" else -1
+        full = (arb(1), 1 - bq * ps) if self.form == "first" else (arb(0), arb(0))
+        size = i_hi - i_lo + 1
+        sq: list[arb] = [full[0]] * size
+        sp: list[arb] = [full[1]] * size
+        step = ball(Fraction(sign, n))
+        where: list[int] = []
+        ys: list[arb] = []
+        slow: list[int] = []
+        for k in range(size):
+            i = i_lo + k
+            if i == 0:
+                slow.append(k)
+                continue
+            t = (step * i).expm1() + bq
+            if t > 0:
+                where.append(k)
+                ys.append(t / bq if sign == 1 else bq / t)
+            elif not t < 0:  # undecided at this precision: the exact path decides
+                slow.append(k)
+        if ys:
+            inner_q, inner_p = self.inner.survivals_exp(ys)
+            for k, qi, pi in zip(where, inner_q, inner_p, strict=True):
+                sq[k], sp[k] = self._combine(qi, pi, bq, one_q, ps)
+        if slow:
+            a, b = self.survivals_at([Fraction(i_lo + k, n) for k in slow])
+            for k, x, y in zip(slow, a, b, strict=True):
+                sq[k], sp[k] = x, y
+        return sq, sp
 
     def survivals_at(self, ts: list[Fraction | arb]) -> tuple[list[arb], list[arb]]:
         q = self.q
@@ -183,6 +224,10 @@ class PoissonLoss(PrivacyLoss):
         if th is None:  # the far end of a ball threshold is past the switch as well
             return (arb(1), 1 - bq * ps) if self.form == "first" else (arb(0), arb(0))
         (qi,), (pi,) = self.inner.survivals_at([th])
+        return self._combine(qi, pi, bq, one_q, ps)
+
+    def _combine(self, qi: arb, pi: arb, bq: arb, one_q: arb, ps: arb) -> tuple[arb, arb]:
+        """The outer survivals from the inner ones at the mapped threshold (module docstring)."""
         if self.form == "first":
             return qi, one_q * qi + bq * pi
         p2 = pi + ps

@@ -82,6 +82,42 @@ class LaplaceLoss(PrivacyLoss):
         half_r, h = ball(r) / 2, ball(lv) / 2
         return (-half_r - h).exp() / 2, 1 - (h - half_r).exp() / 2
 
+    def survivals_exp(self, ys: list[arb]) -> tuple[list[arb], list[arb]]:
+        """Balls of Q(L >= log y) and P(L >= log y) for every y in each ball y > 0 (a threshold given by its
+        exponential, as Poisson subsampling's transformed thresholds come): for e^{−r} < y <= e^r
+
+            Q(L >= log y) = ½ e^{−r/2} y^{−1/2},   P(L >= log y) = 1 − ½ e^{−r/2} y^{1/2}
+
+        (the module docstring's forms with e^{l/2} = √y), 1 for y <= e^{−r} and 0 for y > e^r. A ball across
+        e^{±r} gets the union of the formula on the ball and the constant beyond (both functions are monotone, so
+        the formula on the whole ball holds every value on the formula's side). A ball not certainly positive is
+        refused (``ValueError``): the caller decides the sign first."""
+        er = ball(self.r).exp()
+        e_lo, e_hi = 1 / er, er
+        c = (-ball(self.r) / 2).exp() / 2
+        sq: list[arb] = []
+        sp: list[arb] = []
+        for y in ys:
+            if not y > 0:
+                raise ValueError("survivals_exp needs thresholds e^l > 0")
+            if y <= e_lo:
+                sq.append(arb(1))
+                sp.append(arb(1))
+                continue
+            if y > e_hi:
+                sq.append(arb(0))
+                sp.append(arb(0))
+                continue
+            root = y.sqrt()
+            a, b = c / root, 1 - c * root
+            if not y > e_lo:  # across e^{−r}: or everything
+                a, b = a.union(arb(1)), b.union(arb(1))
+            if not y < e_hi:  # across e^r (or on it, undecided): or nothing
+                a, b = a.union(arb(0)), b.union(arb(0))
+            sq.append(a)
+            sp.append(b)
+        return sq, sp
+
     def grid_range(self, n: int, tail: float) -> tuple[int, int]:
         """The whole support [−r, r] and one cell beyond each end (no tail is left out)."""
         return math.floor(-self.r * n) - 1, math.ceil(self.r * n) + 1
