@@ -460,8 +460,8 @@ def _width_resolution(total: int, variance: float, rel_tol: float) -> int:
     one, ε(δ) ≈ μ + z√V, and a variance change a moves it by about z·a/(2√V) <= ε·a/(2V) (z√V <= ε − μ <= ε): the
     relative width is about c·K/(6 n² V), with c near 2 (:data:`_WIDTH_C`), and n = √(c·K/(6 V rel_tol)).
     """
-    n = math.sqrt(_WIDTH_C * total / (6 * max(variance, 1e-300) * rel_tol))
-    return max(64, min(int(math.ceil(n)), 2**22))
+    n = math.sqrt(_WIDTH_C * total / (6 * max(variance, 1e-300) * rel_tol))  # inf for a variance near 1e-300
+    return max(64, int(math.ceil(min(n, 2.0**22))))
 
 
 def _start(leaves: list[tuple[Directions, int]], tail: float, rel_tol: float | None = None) -> int:
