@@ -443,6 +443,10 @@ def _on_atoms(losses: list[PrivacyLoss], n: int, *, least: bool = False) -> int:
 #: The widest first run of the ε path: a wider rel_tol (the default 1 %) still starts at this width, where a run
 #: costs little more, so that a default answer's safe end lies well inside what was asked.
 _FIRST_WIDTH = 1e-3
+#: The narrowest first run of the ε path: a narrower rel_tol starts here and the refinement, which predicts each
+#: run's time and stops within the budget, goes on from it (a first run aimed at 1e-6 took 12 s of a 10 s budget on
+#: the docs' ledger; the refinement's last run from here, 6 s).
+_FIRST_WIDTH_MIN = 1e-4
 
 #: The constant c of the ε path's width model, relative width ≈ c·K/(6 n² V) (:func:`_width_resolution`): 1.77
 #: and 1.89 measured on two 10^4-step ledgers of three kinds (each constant over n = 800 … 5120, atoms on the
@@ -467,14 +471,15 @@ def _width_resolution(total: int, variance: float, rel_tol: float) -> int:
 def _start(leaves: list[tuple[Directions, int]], tail: float, rel_tol: float | None = None) -> int:
     """The first resolution: without ``rel_tol`` (a fixed grid's base) :func:`~dpcert.pld.resolution_for` of the
     mean step variance, a power of two; with it (the ε path) the width model's guess
-    (:func:`_width_resolution`) for ``rel_tol``, or :data:`_FIRST_WIDTH` when that is narrower."""
+    (:func:`_width_resolution`) for ``rel_tol`` clamped to [:data:`_FIRST_WIDTH_MIN`, :data:`_FIRST_WIDTH`]."""
     total = sum(k for _, k in leaves)
     var = sum(k * max(d.loss_variance() for d in ds) for ds, k in leaves)
     losses = [d for ds, _ in leaves for d in ds]
     if rel_tol is None:
         n = _on_atoms(losses, resolution_for(var / total))
     else:
-        n = _on_atoms(losses, _width_resolution(total, var, min(rel_tol, _FIRST_WIDTH)), least=True)
+        aim = min(max(rel_tol, _FIRST_WIDTH_MIN), _FIRST_WIDTH)
+        n = _on_atoms(losses, _width_resolution(total, var, aim), least=True)
     try:
         return fitting_resolution(losses, n, tail / total, START_CELLS)
     except GridTooLarge as err:
