@@ -208,7 +208,7 @@ def test_the_width_models_resolution_scales_like_one_over_root_width():
     from dpcert.accounting.accountant import _width_resolution
 
     n1, n2 = _width_resolution(10**4, 0.4, 1e-3), _width_resolution(10**4, 0.4, 1e-5)
-    assert abs(n2 / n1 - 10) < 0.01 and abs(n1 - (2 * 10**4 / (6 * 0.4 * 1e-3)) ** 0.5) <= 1
+    assert abs(n2 / n1 - 10) < 0.01 and abs(n1 - (2.5 * 10**4 / (6 * 0.4 * 1e-3)) ** 0.5) <= 1
     assert _width_resolution(1, 1e-300, 1e-9) == 2**22 and _width_resolution(1, 10.0, 0.5) == 64  # clamped
 
 

@@ -449,9 +449,11 @@ _FIRST_WIDTH = 1e-3
 _FIRST_WIDTH_MIN = 1e-4
 
 #: The constant c of the ε path's width model, relative width ≈ c·K/(6 n² V) (:func:`_width_resolution`): 1.77
-#: and 1.89 measured on two 10^4-step ledgers of three kinds (each constant over n = 800 … 5120, atoms on the
-#: grid or not); 2 errs towards a finer grid, so that the first run usually reaches the width.
-_WIDTH_C = 2.0
+#: and 1.89 measured on two 10^4-step ledgers of three kinds with the ball discretisation (each constant over n =
+#: 800 … 5120, atoms on the grid or not), 1.9 to 2.3 with a float discretisation of the one step (its lower end
+#: is looser, and more so on finer grids); 2.5 errs towards a finer grid, so that the first run reaches the width
+#: (a second run would cost two to four times the first).
+_WIDTH_C = 2.5
 
 
 def _width_resolution(total: int, variance: float, rel_tol: float) -> int:
