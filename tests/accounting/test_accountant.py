@@ -190,7 +190,7 @@ def test_the_eps_paths_first_grid_is_aimed_at_the_width_asked():
         acc = ledger()
         r = acc.epsilon("1e-5", rel_tol=rel)
         plan = acc._plan(flatten(acc._ledger))[1]
-        assert r.resolution == _start(plan, 1e-5 * rel / 100, rel), rel  # one run
+        assert r.resolution == _start(plan, 1e-5 * rel / 10, rel), rel  # one run
         widths[rel] = r.enclosure.rel_width()
         assert min(rel, 1e-3) / 10 <= widths[rel] <= rel, (rel, widths[rel])
 

@@ -515,13 +515,14 @@ def _pld(
             return eps_enclosure(comps, target, min(rel_tol, EPS_SEARCH_TOL))
 
         def tail_of(enc: Enclosure, prev: float) -> float:
-            return min(prev, float(target) * rel_tol / 100)
+            return min(prev, float(target) * rel_tol / 10)
 
-        # the dropped tails add at most their mass to δ_up: a hundredth of the width asked for, relative to the
-        # target δ, is all they may take from the first run on, and a δ moved by a fraction f moves ε by about
-        # f/(ε·|d ln δ/dε|), some ten times less again at δ = 1e-5 (a tail far below it only lengthens the grid:
-        # 10^-11 against 10^-10 is 11 % more time for 0.2 % less width on 10^4 subsampled Gaussian steps)
-        tail0 = float(target) * rel_tol / 100
+        # the dropped tails add at most their mass to δ_up: a tenth of the width asked for, relative to the target
+        # δ, is all they may take from the first run on, and a δ moved by a fraction f moves ε by about
+        # f/(ε·|d ln δ/dε|), some sixteen times less again at δ = 1e-5 (a tail far below it only lengthens the
+        # grid: on 10^4 subsampled Gaussian steps at n = 3310, 10^-10 against 10^-9 is 15-20 % more time for
+        # 0.7 % less width)
+        tail0 = float(target) * rel_tol / 10
 
     n0 = _start(leaves, tail0, rel_tol if quantity == "eps" else None)
     return refining(solve, n0, rel_tol, seconds, progress, tail_of, tail0)
