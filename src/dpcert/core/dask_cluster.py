@@ -306,8 +306,9 @@ def _dask_client(n: int, scheduler: str | None, wait: float) -> tuple[Any, Any]:
     client = distributed.Client(cluster)
     client.run(_one_blas_thread)  # as the local process workers: one BLAS thread each, no oversubscription
     # the workers end with this process. distributed's own guard (a pipe each worker reads until its parent's end
-    # closes) fails when the nanny threads fork two workers at once: each inherits the other's pipe end, and both
-    # outlive a SIGKILL of this process (seen on a loaded CI machine); a pidfd watchdog does not depend on fds
+    # closes) fails when both workers' pipes exist before either forks (the nannies make them, then fork from
+    # threads): each child inherits the other's kept end, and both outlive a SIGKILL of this process (seen on a
+    # loaded CI machine); a pidfd watchdog does not depend on inherited fds
     client.run(start_watchdog, os.getpid())
     return client, cluster
 
