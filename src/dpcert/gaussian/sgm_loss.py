@@ -22,9 +22,11 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
-from flint import arb
+import numpy as np
+from flint import acb, arb, arb_series, ctx
 
 from dpcert.arith.ball import ball
+from dpcert.arith.taylor import GridBoundsStats, grid_bounds
 from dpcert.pld.loss import PrivacyLoss, log_add
 from dpcert.pld.loss import solve_switch as _solve
 
@@ -151,6 +153,75 @@ def _pair_at(direction: str, sign: int, sg: arb, bq: arb, one_q: arb, s2: arb, l
     return one_q * a + bq * b, a
 
 
+class _SurvivalFamily:
+    """The two survival functions l ↦ (Q(L >= l), P(L >= l)) of one direction, as an analytic family for
+    :func:`dpcert.arith.taylor.grid_bounds` (the proof of analyticity: the module's docstring)."""
+
+    count = 2
+
+    def __init__(self, direction: str, q: Fraction, sigma: Fraction) -> None:
+        self.direction, self.q, self.sigma = direction, q, sigma
+        self.sign = 1 if direction == "remove" else -1
+        self._cache: tuple[int, tuple[arb, arb, arb, arb]] | None = None
+
+    def _consts(self) -> tuple[arb, arb, arb, arb]:
+        """σ, q, 1 − q and σ√2 as balls at the working precision (computed once per precision)."""
+        prec = ctx.prec
+        if self._cache is None or self._cache[0] != prec:
+            sg = ball(self.sigma)
+            self._cache = (prec, (sg, ball(self.q), ball(1 - self.q), sg * arb(2).sqrt()))
+        return self._cache[1]
+
+    def _combine(self, x, one_q: arb, bq: arb, ss: arb) -> list:
+        """(Q, P) survivals from x (a series or a complex box), the formulas of the module's docstring."""
+        if self.direction == "remove":
+            a = (x / ss).erfc() / 2  # Φ̄(x/σ)
+            b = ((x - 1) / ss).erfc() / 2
+            return [a, a * one_q + b * bq]
+        a = (-x / ss).erfc() / 2  # Φ(x/σ)
+        b = ((1 - x) / ss).erfc() / 2
+        return [a * one_q + b * bq, a]
+
+    def series(self, c: arb, h: arb, length: int) -> list[arb_series] | None:
+        sg, bq, one_q, ss = self._consts()
+        u = arb_series([self.sign * c, self.sign * h])  # u = ±l, l = c + hτ
+        eu = u.exp()
+        if self.q == 1:
+            x = u * (sg * sg) + arb(1) / 2
+        else:
+            t0 = (self.sign * c).expm1() + bq  # e^u − (1 − q) at τ = 0 without cancelling 1 − q against e^u
+            if not t0 > 0:
+                return None
+            t = arb_series([t0, *list(eu.coeffs())[1:]])
+            x = (t / bq).log() * (sg * sg) + arb(1) / 2
+        x0 = x.coeffs()[0]
+        if self.direction == "remove":  # simple: Q(L >= l) = Φ̄(x/σ); mixture: P(L >= l)
+            simple = (x / ss).erfc() / 2
+            b0 = ((x0 - 1) / ss).erfc() / 2
+        else:  # simple: P(L >= l) = Φ(x/σ); mixture: Q(L >= l)
+            simple = (-x / ss).erfc() / 2
+            b0 = ((1 - x0) / ss).erfc() / 2
+        # the mixture's derivative in l is e^{±l} times the simple one's (the module docstring): integrate
+        mixture = (eu * simple.derivative()).integral() + (simple.coeffs()[0] * one_q + b0 * bq)
+        return [simple, mixture] if self.direction == "remove" else [mixture, simple]
+
+    def disk(self, z: acb) -> list[acb] | None:
+        sg, bq, one_q, ss = self._consts()
+        u = self.sign * z
+        if self.q == 1:
+            x = u * (sg * sg) + arb(1) / 2
+        else:
+            t = u.exp() - one_q
+            if not t.real > 0:  # Re t > 0 on the box: the principal log is analytic there (module docstring)
+                return None
+            x = (t / bq).log() * (sg * sg) + arb(1) / 2
+        return self._combine(x, acb(one_q), acb(bq), acb(ss))
+
+    def points(self, n: int, indices) -> list[list[arb]]:
+        step = ball(Fraction(1, n))
+        return list(_survivals_at(self.direction, self.q, self.sigma, [i * step for i in indices]))
+
+
 class SubsampledGaussianLoss(PrivacyLoss):
     """One direction of the Poisson-subsampled Gaussian (rate q in (0, 1], noise multiplier σ, sensitivity 1).
 
@@ -168,6 +239,16 @@ class SubsampledGaussianLoss(PrivacyLoss):
 
     def survivals(self, n: int, i_lo: int, i_hi: int) -> tuple[list[arb], list[arb]]:
         return _survivals(self.name, self.q, self.sigma, n, i_lo, i_hi)
+
+    def survival_bounds(
+        self, n: int, i_lo: int, i_hi: int, *, stats: GridBoundsStats | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Float64 bounds of Q(L >= i/n) and P(L >= i/n) by Taylor models in blocks (the module's docstring and
+        :mod:`dpcert.arith.taylor`), per-point balls where a block cannot prove its accuracy."""
+        (sq_lo, sq_hi), (sp_lo, sp_hi) = grid_bounds(
+            _SurvivalFamily(self.name, self.q, self.sigma), n, i_lo, i_hi, stats=stats
+        )
+        return tuple(np.clip(a, 0.0, 1.0) for a in (sq_lo, sq_hi, sp_lo, sp_hi))  # type: ignore[return-value]
 
     def survivals_at(self, ts: list[Fraction | arb]) -> tuple[list[arb], list[arb]]:
         return _survivals_at(self.name, self.q, self.sigma, [t if isinstance(t, arb) else ball(t) for t in ts])

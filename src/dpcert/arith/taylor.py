@@ -1,0 +1,422 @@
+"""Certified float64 bounds of analytic functions at the points of a uniform grid, by Taylor models in blocks.
+
+The problem. Functions f_1 … f_F of one real variable l are given, together with three ways of evaluating them in
+ball arithmetic: their Taylor coefficients at a point, an enclosure on a complex box, and balls at single points.
+Wanted: float64 arrays lo, hi with lo_i <= f(i/n) <= hi_i *exactly* for every grid index i in [i_lo, i_hi], each
+within a relative ~1e-13 of the value, at a cost of a few float operations per point instead of one ball evaluation
+per point. Only the IEEE-754 operations + − × (correctly rounded, round to nearest) enter the float part; no libm
+function does.
+
+**One block.** Let m >= 1 be an integer power of two, j_c an integer, c = j_c/n, h = m/n, and take the grid
+indices i = j_c − m … j_c + m − 1 as one block: l = c + hτ with τ = (i − j_c)/m in [−1, 1), an exact double
+(an integer times a power of two). Let R > h be a float and ρ = R/h.
+
+1. *Analyticity and a bound on the disk* (Cauchy). The mechanism evaluates each f_j on the complex box
+   B = [c − R, c + R] + i[−R, R] and certifies (its own proof) that f_j is analytic on a neighbourhood of B and real
+   on the real axis; B contains the closed disk D = {|z − c| <= R}. The enclosure gives M_j >= |f_j(z)| for every
+   z in B, hence on D. In the variable τ, g(τ) = f_j(c + hτ) = Σ_k a_k τ^k is analytic on |τ| <= ρ, and Cauchy's
+   estimate gives |a_k| <= M_j ρ^{−k}. For real τ with |τ| <= 1 the tail after degree N is therefore at most
+   r_N = M_j Σ_{k>N} ρ^{−k} = M_j ρ^{−(N+1)} / (1 − 1/ρ).
+2. *The Taylor polynomial*. The mechanism gives balls A_k ∋ a_k, k = 0 … N (Arb's power-series arithmetic: every
+   coefficient of a composition of series is enclosed, with the input point as a ball). All of g, the A_k and M_j
+   are first multiplied by the same power of two 2^{−e} (exact), chosen so that |a_0| 2^{−e} is near 1; the float
+   part works on these normalised values, so that it neither underflows nor overflows in any term that matters.
+   Let ã_k be doubles (the balls' midpoints rounded) and p̃(τ) = Σ ã_k τ^k. Arb encloses the difference polynomial
+   Σ (A_k − ã_k) τ^k on the ball τ ∈ [−1, 1]; its magnitude κ bounds |Σ a_k τ^k − p̃(τ)| for every |τ| <= 1.
+   With K = κ + r_N: |g(τ) − p̃(τ)| <= K on the block.
+3. *Horner in doubles* (vectorised over every point of every block). v = fl(p̃(τ)) by Horner,
+   q_N = ã_N, q_k = fl(fl(τ q_{k+1}) + ã_k), and ŝ the same recurrence on |ã_k| and |τ|. The IEEE model is
+   fl(x + y) = (x + y)(1 + δ) (a sum that lands in the subnormal range is exact) and fl(xy) = xy(1 + δ) + η with
+   |δ| <= u = 2^−53, |η| <= 2^−1075 (η only on underflow). Following Higham (Accuracy and Stability of Numerical
+   Algorithms, §5.1), unrolling the recurrence gives v = Σ ã_k τ^k (1 + θ_k) + Σ_k η_k τ^{k}(1 + θ'_k) with
+   |θ_k|, |θ'_k| <= γ_{2N} = 2Nu/(1 − 2Nu); as |τ| <= 1 the η terms add at most 2N·2^−1075 (each is multiplied by at
+   most 2N factors (1 + δ) and by powers of |τ| <= 1). So |v − p̃(τ)| <= γ_{2N} s + N 2^−1074 with
+   s = Σ|ã_k||τ|^k; the same unrolling on non-negative terms gives ŝ >= (1 − γ_{2N}) s − N 2^−1074, so
+   |v − p̃(τ)| <= G ŝ + 2N 2^−1074 with G = γ_{2N}/(1 − γ_{2N}). Leading zero coefficients (blocks of lower degree
+   share one table) are exact: 0·τ + 0 = 0 and 0·τ + ã_N = ã_N, so such a block's error is that of its own degree.
+4. *The error in doubles.* E = fl(fl(g ŝ) + k) with the doubles g >= G(1 + 2^−50) and
+   k >= (K + 2^−1000)(1 + 2^−50) (both rounded up from exact or ball values; 2^−1000 covers 2N·2^−1074 + 2^−1075
+   for every N < 2^70). As fl(g ŝ) >= g ŝ (1 − u) − 2^−1075 and a sum of non-negatives loses at most a factor
+   (1 − u), E >= G ŝ + K + 2N 2^−1074 >= |g(τ) − v|. Then lo = pred(fl(v − E)), hi = succ(fl(v + E)) (pred and succ
+   the neighbouring doubles): a correctly rounded result x̂ of an exact x satisfies pred(x̂) <= x <= succ(x̂), so
+   lo <= v − E <= g(τ) <= v + E <= hi.
+5. *Undoing the normalisation.* f_j = g·2^e; the bounds are multiplied by 2^e in at most two IEEE multiplications by
+   powers of two that are normal doubles, each followed by the same outward step; below 2^−2044 the value is
+   below the least subnormal, so lo = 0 and hi = 2^−1074 (valid as the normalised hi <= 2^64 is checked).
+
+A block is *accepted* only when its proved error is small: E <= tol·(|v| − E) at every point and function
+(relative accuracy; a function that vanishes at a point can never be accepted there). Otherwise it is split into
+two halves (m/2), down to ``min_half``; the points of a block that still fails get the per-point balls, rounded
+outwards. Which blocks are tried and with which degree, radius and starting size is a choice of speed only: the
+bounds returned are proved by steps 1–5, or are the balls' own.
+
+References:
+    N. J. Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., SIAM 2002, §5.1 (Horner's rule);
+    the Cauchy estimate for Taylor coefficients (e.g. Ahlfors, *Complex Analysis*, ch. 4); Taylor models:
+    K. Makino and M. Berz, Int. J. Pure Appl. Math. 4(4), 2003.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Protocol
+
+import numpy as np
+from flint import acb, arb, arb_poly, arb_series, ctx
+
+from dpcert.arith.ball import ball, ball_to_float, workprec
+from dpcert.arith.rounding import fraction_to_float
+
+__all__ = ["AnalyticFamily", "GridBoundsStats", "grid_bounds"]
+
+_U = Fraction(1, 2**53)
+_INF = np.inf
+
+
+class AnalyticFamily(Protocol):
+    """What :func:`grid_bounds` needs of F functions f_1 … f_F of one real variable (each real-analytic where used).
+
+    ``count`` is F. Every method works at the current working precision and must return enclosures (balls that
+    contain the exact values), in the order f_1 … f_F.
+    """
+
+    count: int
+
+    def series(self, c: arb, h: arb, length: int) -> Sequence[arb_series] | None:
+        """For every function, the power series of τ ↦ f(c + hτ) at τ = 0 to ``length`` terms (flint's series
+        length is set to ``length``; c and h are balls: the coefficients must hold for every point of them), or
+        ``None`` where they cannot be computed (no analyticity there)."""
+        ...
+
+    def disk(self, z: acb) -> list[acb] | None:
+        """Enclosures of every function on the complex box ``z``, or ``None``. A non-``None`` answer is also the
+        claim that every function is analytic on a neighbourhood of the box and real on the real axis."""
+        ...
+
+    def points(self, n: int, indices: Sequence[int]) -> list[list[arb]]:
+        """For every function, balls of f(i/n) at each index i (the fallback, and the reference)."""
+        ...
+
+
+@dataclass
+class GridBoundsStats:
+    """How the points were decided: by accepted Taylor blocks, or by per-point balls (and how many blocks)."""
+
+    blocks: int = 0
+    block_points: int = 0
+    point_evaluations: int = 0
+    rejected_blocks: int = 0
+
+
+@dataclass
+class _Block:
+    jc: int
+    m: int
+    degree: int = 0
+    exps: tuple[int, ...] = ()
+    coef: np.ndarray | None = None  # (F, degree + 1) doubles ã_k, normalised
+    k: np.ndarray | None = None  # (F,) doubles, the constant error part k
+
+
+#: the largest Taylor degree (Horner steps) the absolute allowance 2^−1000 of the proof covers
+_MAX_STEPS = 1024
+
+
+def _exponent(x: arb) -> int | None:
+    """An integer e with 2^e near |mid(x)| (the normalisation), or None when x may be zero or is not finite."""
+    if not x.is_finite() or x.contains(0):
+        return None
+    man, exp = x.mid().man_exp()
+    return int(exp) + int(abs(int(man))).bit_length()
+
+
+def _pow2(e: np.ndarray) -> np.ndarray:
+    """2^e as doubles for integer e in [−1022, 1023], built from the IEEE bit pattern (exact)."""
+    return ((e.astype(np.int64) + 1023) << 52).view(np.float64)
+
+
+def _scale_out(lo: np.ndarray, hi: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of x·2^e from bounds lo <= x <= hi with hi <= 2^64 (step 5 of the module's proof)."""
+    e = e.astype(np.int64)
+    e1 = np.clip(e, -1022, 1023)
+    p1 = _pow2(e1)
+    lo = np.nextafter(lo * p1, -_INF)
+    hi = np.nextafter(hi * p1, _INF)
+    far = e < -1022
+    if far.any():  # the rest of the power of two, itself a normal double; below 2^−2044: [0, 2^−1074]
+        e2 = np.clip(e[far] - e1[far], -1022, 1023)
+        p2 = _pow2(e2)
+        deep = e[far] < -2044
+        lo[far] = np.where(deep, 0.0, np.nextafter(lo[far] * p2, -_INF))
+        hi[far] = np.where(deep, 5e-324, np.nextafter(hi[far] * p2, _INF))
+    return lo, hi
+
+
+def _float_down(x: arb) -> float:
+    """A double <= every point of the ball x."""
+    return -_float_up(-x)
+
+
+def _float_up(x: arb) -> float:
+    """A double >= every point of the ball x (exact integer rounding; Fractions only outside the normal range)."""
+    top = x.upper()
+    if not top.is_finite():
+        return math.inf
+    man, exp = top.mid().man_exp()
+    man, exp = int(man), int(exp)
+    if man == 0:
+        return 0.0
+    sign = -1 if man < 0 else 1
+    mag = abs(man)
+    shift = mag.bit_length() - 53
+    if shift > 0:  # round the magnitude away from zero (man > 0) or toward zero (man < 0) to 53 bits
+        mag, exp = (mag >> shift) + (1 if sign > 0 else 0), exp + shift
+    if mag and -1022 <= exp + mag.bit_length() - 1 <= 1023:
+        return sign * math.ldexp(float(mag), exp)  # mag <= 2^53 exact in a double, the power of two in range
+    return ball_to_float(top, "up")
+
+
+@dataclass
+class _Guess:
+    """The series length tried first (the previous block's degree + 3): a speed choice only."""
+
+    length: int = 36
+
+
+def _build(
+    family: AnalyticFamily, n: int, blk: _Block, rho: float, max_degree: int, rem_target: float, guess: _Guess
+) -> bool:
+    """Steps 1 and 2 for one block, in balls; False when the block cannot be modelled (then it is split)."""
+    c = ball(Fraction(blk.jc, n))
+    h = ball(Fraction(blk.m, n))
+    radius = rho * blk.m / n  # a double: the disk radius R of the proof is exactly this value
+    rr = arb(0, radius)
+    vals = family.disk(acb(c + rr, rr))
+    if vals is None:
+        return False
+    big = [abs(v).upper() for v in vals]
+    if not all(b.is_finite() for b in big):
+        return False
+    max_degree = min(max_degree, _MAX_STEPS - 1)
+    length = min(guess.length, max_degree + 1)
+    while True:
+        coefs = _series(family, c, h, length)
+        if coefs is None:
+            return False
+        exps, scales, mms, degree = [], [], [], 0
+        for cf, mj in zip(coefs, big, strict=True):
+            e = _exponent(cf[0])
+            if e is None:
+                return False
+            scale = arb(2) ** (-e)
+            mm = mj * scale
+            mf = float(mm.upper())
+            if not math.isfinite(mf) or mf > 2.0**60:
+                return False
+            # the least N whose normalised tail bound M ρ^{−(N+1)}/(1 − 1/ρ) is below the target (a float choice)
+            need = math.log(max(mf, 1e-300) / (rem_target * (1 - 1 / rho))) / math.log(rho) - 1
+            degree = max(degree, max(1, math.ceil(need)))
+            exps.append(e)
+            scales.append(scale)
+            mms.append(mm)
+        if degree > max_degree:
+            return False
+        if degree < length:
+            break
+        length = degree + 1
+    guess.length = degree + 3
+    rows, ks = [], []
+    rho_b = arb(radius) / h  # ρ = R/h, as a ball
+    tail = rho_b ** (-(degree + 1)) / (1 - 1 / rho_b)
+    unit = arb(0, 1)
+    pad = arb(2) ** -1000
+    u = arb(2) ** -53
+    gam = 2 * degree * u / (1 - 2 * degree * u)  # γ_{2N}
+    horner = 2 * u * (1 + gam)
+    one = arb(1)
+    for cf, scale, mm in zip(coefs, scales, mms, strict=True):
+        a = arb_poly(cf[: degree + 1]) * scale
+        row = [float(x) for x in a.coeffs()]
+        row += [0.0] * (degree + 1 - len(row))
+        if not math.isfinite(sum(map(abs, row))) or abs(row[0]) > 2.0**60:
+            return False
+        kappa = abs((a - arb_poly(row))(unit))
+        # w = Σ (k + 1)|ã_k| = P'(1) for P(x) = Σ |ã_k| x^{k+1} (doubles are exact balls; the sum is enclosed)
+        w = arb_poly([0.0, *(abs(x) for x in row)]).derivative()(one)
+        kf = _float_up((kappa + mm * tail + pad + horner * w) * (1 + arb(2) ** -50))
+        if not math.isfinite(kf):
+            return False
+        rows.append(row)
+        ks.append(kf)
+    blk.degree, blk.exps = degree, tuple(exps)
+    blk.coef = np.array(rows, dtype=np.float64)
+    blk.k = np.array(ks, dtype=np.float64)
+    return True
+
+
+def _series(family: AnalyticFamily, c: arb, h: arb, length: int) -> list[list[arb]] | None:
+    """``family.series`` with flint's power-series length set to ``length`` (restored afterwards)."""
+    old = ctx.cap
+    try:
+        ctx.cap = length
+        out = family.series(c, h, length)
+    finally:
+        ctx.cap = old
+    if out is None:
+        return None
+    coefs = [list(f.coeffs()) for f in out]
+    if any(len(cf) < length for cf in coefs):
+        return None
+    return coefs
+
+
+def _evaluate(
+    blocks: list[_Block],
+    i_lo: int,
+    i_hi: int,
+    nf: int,
+    tol: float,
+    los: np.ndarray,
+    his: np.ndarray,
+    scale: np.ndarray,
+) -> np.ndarray:
+    """Steps 3 and 4 for every point of the blocks, vectorised over the blocks of one half-width at a time;
+    writes the normalised bounds of the accepted blocks and their exponents e into ``los``/``his``/``scale``
+    (rows: functions, columns: i − i_lo) and returns the accepted flags."""
+    accepted = np.zeros(len(blocks), dtype=bool)
+    by_m: dict[int, list[int]] = {}
+    for bi, b in enumerate(blocks):
+        by_m.setdefault(b.m, []).append(bi)
+    for m, members in by_m.items():
+        group = [blocks[bi] for bi in members]
+        tau = (np.arange(2 * m, dtype=np.float64) - m) / m  # exact: integers over a power of two
+        top = max(b.degree for b in group)
+        table = np.zeros((top + 1, nf, len(group), 1))
+        for gi, b in enumerate(group):
+            table[: b.degree + 1, :, gi, 0] = b.coef.T
+        v = np.zeros((nf, len(group), 2 * m))
+        for kk in range(top, -1, -1):  # in place: one IEEE product and one IEEE sum per step, as in step 3
+            v *= tau
+            v += table[kk]
+        err = np.array([b.k for b in group]).T[:, :, None]
+        lo = np.nextafter(v - err, -_INF)
+        hi = np.nextafter(v + err, _INF)
+        idx = np.array([b.jc - m for b in group], dtype=np.int64)[:, None] + np.arange(2 * m, dtype=np.int64)
+        inside = (idx >= i_lo) & (idx <= i_hi)
+        good = ((err <= tol * (np.abs(v) - err)) & (hi <= 2.0**64)).all(axis=0) | ~inside
+        ok = good.all(axis=1)
+        accepted[members] = ok
+        if not ok.any():
+            continue
+        exps = np.broadcast_to(np.array([b.exps for b in group], dtype=np.int64).T[:, :, None], lo.shape)
+        sel = inside & ok[:, None]
+        cols = idx[sel] - i_lo
+        los[:, cols] = lo[:, sel]
+        his[:, cols] = hi[:, sel]
+        scale[:, cols] = exps[:, sel]
+    return accepted
+
+
+def _split(b: _Block, i_lo: int, i_hi: int, min_half: int, out: list[_Block], singles: list[int]) -> None:
+    """The two halves of a block that failed (those meeting [i_lo, i_hi]), or its points for per-point balls."""
+    half = b.m // 2
+    if half < min_half:
+        singles.extend(range(max(b.jc - b.m, i_lo), min(b.jc + b.m - 1, i_hi) + 1))
+        return
+    for jc in (b.jc - half, b.jc + half):
+        if jc + half - 1 >= i_lo and jc - half <= i_hi:
+            out.append(_Block(jc, half))
+
+
+def grid_bounds(
+    family: AnalyticFamily,
+    n: int,
+    i_lo: int,
+    i_hi: int,
+    *,
+    prec: int = 96,
+    tol: float = 2.0**-45,
+    rho: float = 4.0,
+    max_degree: int = 48,
+    half_width: int | None = None,
+    min_half: int = 2,
+    point_prec: int = 128,
+    stats: GridBoundsStats | None = None,
+    on_block: Callable[[int, int], None] | None = None,
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Float64 bounds (lo, hi) of every function of ``family`` at l = i/n, i = i_lo … i_hi (proof: the module's
+    docstring). ``lo <= f(i/n) <= hi`` holds exactly; where a Taylor block was accepted,
+    (hi − lo) <= ~2·tol·|f| + 4 ulps.
+
+    Args:
+        family: the functions (:class:`AnalyticFamily`).
+        n: the grid's resolution (points i/n).
+        i_lo, i_hi: the index range (inclusive).
+        prec: ball precision (bits) of the Taylor coefficients and disk bounds.
+        tol: the relative accuracy a block must prove to be accepted.
+        rho: the ratio R/h of the Cauchy disk's radius to the block's half-width.
+        max_degree: the largest Taylor degree tried before a block is split.
+        half_width: the starting half-width m (a power of two; default about n/8).
+        min_half: blocks are not split below this half-width; their points get per-point balls.
+        point_prec: the precision of the per-point balls.
+        stats: filled with how many points each path decided, when given.
+        on_block: called with (j_c, m) of every accepted block (tests and diagnostics).
+
+    Returns:
+        One pair of float64 arrays (lo, hi) per function, of length i_hi − i_lo + 1.
+    """
+    if i_hi < i_lo:
+        return [(np.zeros(0), np.zeros(0)) for _ in range(family.count)]
+    nf = family.count
+    size = i_hi - i_lo + 1
+    los = np.full((nf, size), np.nan)
+    his = np.full((nf, size), np.nan)
+    scale = np.zeros((nf, size), dtype=np.int64)
+    st = stats if stats is not None else GridBoundsStats()
+    m0 = half_width or 1 << max(0, (n // 8).bit_length() - 1)
+    m0 = 1 << (m0.bit_length() - 1)
+    pending = [_Block(i_lo + m0 + 2 * m0 * k, m0) for k in range(-(-size // (2 * m0)))]
+    singles: list[int] = []
+    rem_target = 2.0**-56
+    guess = _Guess()
+    with workprec(prec):
+        while pending:
+            # the ball part first, splitting every block that cannot be modelled, then one float pass over all
+            built: list[_Block] = []
+            while pending:
+                later: list[_Block] = []
+                for b in pending:
+                    if _build(family, n, b, rho, max_degree, rem_target, guess):
+                        built.append(b)
+                    else:
+                        st.rejected_blocks += 1
+                        _split(b, i_lo, i_hi, min_half, later, singles)
+                pending = later
+            if not built:
+                break
+            accepted = _evaluate(built, i_lo, i_hi, nf, tol, los, his, scale)
+            for b, ok in zip(built, accepted, strict=True):
+                if ok:
+                    st.blocks += 1
+                    st.block_points += min(b.jc + b.m - 1, i_hi) - max(b.jc - b.m, i_lo) + 1
+                    if on_block is not None:
+                        on_block(b.jc, b.m)
+                else:
+                    st.rejected_blocks += 1
+                    _split(b, i_lo, i_hi, min_half, pending, singles)
+    done = ~np.isnan(los[0])
+    if done.any():
+        los[:, done], his[:, done] = _scale_out(los[:, done], his[:, done], scale[:, done])  # step 5
+    if singles:
+        singles.sort()
+        st.point_evaluations += len(singles)
+        with workprec(point_prec):
+            balls = family.points(n, singles)
+        pos = np.array(singles, dtype=np.int64) - i_lo
+        for j in range(nf):
+            los[j, pos] = [_float_down(x) for x in balls[j]]
+            his[j, pos] = [_float_up(x) for x in balls[j]]
+    return [(los[j], his[j]) for j in range(nf)]
