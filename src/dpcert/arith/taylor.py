@@ -1,58 +1,56 @@
 """Certified float64 bounds of analytic functions at the points of a uniform grid, by Taylor models in blocks.
 
-The problem. Functions f_1 … f_F of one real variable l are given, together with three ways of evaluating them in
-ball arithmetic: their Taylor coefficients at a point, an enclosure on a complex box, and balls at single points.
-Wanted: float64 arrays lo, hi with lo_i <= f(i/n) <= hi_i *exactly* for every grid index i in [i_lo, i_hi], each
-within a relative ~1e-13 of the value, at a cost of a few float operations per point instead of one ball evaluation
-per point. Only the IEEE-754 operations + − × (correctly rounded, round to nearest) enter the float part; no libm
-function does.
+The problem. Functions f_1 … f_F of one real variable l are given, with three ways of evaluating them in ball
+arithmetic: their Taylor series at a point, an enclosure on a complex box, and balls at single points. Wanted:
+float64 arrays lo, hi with lo_i <= f(i/n) <= hi_i *exactly* for every grid index i in [i_lo, i_hi], each within a
+relative ~1e-13 of the value, at a few float operations per point instead of one ball evaluation per point. Only
+IEEE-754 products and sums (correctly rounded, round to nearest) enter the float part; no libm function does.
 
-**One block.** Let m >= 1 be an integer power of two, j_c an integer, c = j_c/n, h = m/n, and take the grid
-indices i = j_c − m … j_c + m − 1 as one block: l = c + hτ with τ = (i − j_c)/m in [−1, 1), an exact double
-(an integer times a power of two). Let R > h be a float and ρ = R/h.
+**One block.** Let m >= 1 be a power of two, j_c an integer, c = j_c/n, h = m/n; the block is the indices
+i = j_c − m … j_c + m − 1, so l = c + hτ with τ = (i − j_c)/m in [−1, 1), an exact double. Let R > h be a double
+(the disk's radius) and ρ = R/h.
 
-1. *Analyticity and a bound on the disk* (Cauchy). The mechanism evaluates each f_j on the complex box
-   B = [c − R, c + R] + i[−R, R] and certifies (its own proof) that f_j is analytic on a neighbourhood of B and real
-   on the real axis; B contains the closed disk D = {|z − c| <= R}. The enclosure gives M_j >= |f_j(z)| for every
-   z in B, hence on D. In the variable τ, g(τ) = f_j(c + hτ) = Σ_k a_k τ^k is analytic on |τ| <= ρ, and Cauchy's
-   estimate gives |a_k| <= M_j ρ^{−k}. For real τ with |τ| <= 1 the tail after degree N is therefore at most
-   r_N = M_j Σ_{k>N} ρ^{−k} = M_j ρ^{−(N+1)} / (1 − 1/ρ).
-2. *The Taylor polynomial*. The mechanism gives balls A_k ∋ a_k, k = 0 … N (Arb's power-series arithmetic: every
-   coefficient of a composition of series is enclosed, with the input point as a ball). All of g, the A_k and M_j
-   are first multiplied by the same power of two 2^{−e} (exact), chosen so that |a_0| 2^{−e} is near 1; the float
-   part works on these normalised values, so that it neither underflows nor overflows in any term that matters.
-   Let ã_k be doubles (the balls' midpoints rounded) and p̃(τ) = Σ ã_k τ^k. Arb encloses the difference polynomial
-   Σ (A_k − ã_k) τ^k on the ball τ ∈ [−1, 1]; its magnitude κ bounds |Σ a_k τ^k − p̃(τ)| for every |τ| <= 1.
-   With K = κ + r_N: |g(τ) − p̃(τ)| <= K on the block.
-3. *Horner in doubles* (vectorised over every point of every block). v = fl(p̃(τ)) by Horner,
-   q_N = ã_N, q_k = fl(fl(τ q_{k+1}) + ã_k), and ŝ the same recurrence on |ã_k| and |τ|. The IEEE model is
-   fl(x + y) = (x + y)(1 + δ) (a sum that lands in the subnormal range is exact) and fl(xy) = xy(1 + δ) + η with
-   |δ| <= u = 2^−53, |η| <= 2^−1075 (η only on underflow). Following Higham (Accuracy and Stability of Numerical
-   Algorithms, §5.1), unrolling the recurrence gives v = Σ ã_k τ^k (1 + θ_k) + Σ_k η_k τ^{k}(1 + θ'_k) with
-   |θ_k|, |θ'_k| <= γ_{2N} = 2Nu/(1 − 2Nu); as |τ| <= 1 the η terms add at most 2N·2^−1075 (each is multiplied by at
-   most 2N factors (1 + δ) and by powers of |τ| <= 1). So |v − p̃(τ)| <= γ_{2N} s + N 2^−1074 with
-   s = Σ|ã_k||τ|^k; the same unrolling on non-negative terms gives ŝ >= (1 − γ_{2N}) s − N 2^−1074, so
-   |v − p̃(τ)| <= G ŝ + 2N 2^−1074 with G = γ_{2N}/(1 − γ_{2N}). Leading zero coefficients (blocks of lower degree
-   share one table) are exact: 0·τ + 0 = 0 and 0·τ + ã_N = ã_N, so such a block's error is that of its own degree.
-4. *The error in doubles.* E = fl(fl(g ŝ) + k) with the doubles g >= G(1 + 2^−50) and
-   k >= (K + 2^−1000)(1 + 2^−50) (both rounded up from exact or ball values; 2^−1000 covers 2N·2^−1074 + 2^−1075
-   for every N < 2^70). As fl(g ŝ) >= g ŝ (1 − u) − 2^−1075 and a sum of non-negatives loses at most a factor
-   (1 − u), E >= G ŝ + K + 2N 2^−1074 >= |g(τ) − v|. Then lo = pred(fl(v − E)), hi = succ(fl(v + E)) (pred and succ
-   the neighbouring doubles): a correctly rounded result x̂ of an exact x satisfies pred(x̂) <= x <= succ(x̂), so
-   lo <= v − E <= g(τ) <= v + E <= hi.
-5. *Undoing the normalisation.* f_j = g·2^e; the bounds are multiplied by 2^e in at most two IEEE multiplications by
-   powers of two that are normal doubles, each followed by the same outward step; below 2^−2044 the value is
-   below the least subnormal, so lo = 0 and hi = 2^−1074 (valid as the normalised hi <= 2^64 is checked).
+1. *Analyticity and a bound on a disk.* The mechanism encloses each f on the complex box
+   B = [c − R, c + R] + i[−R, R] ⊇ D = {|z − c| <= R}, and by answering at all certifies (its own proof) that f is
+   analytic on a neighbourhood of B and real on the real axis. The enclosure gives M >= |f| on B, hence on D. The
+   function g(τ) = f(c + hτ) = Σ_k a_k τ^k is then analytic on |τ| <= ρ, and Cauchy's estimate gives
+   |a_k| <= M ρ^{−k}; for real |τ| <= 1 the tail after degree N is at most r_N = M ρ^{−(N+1)}/(1 − 1/ρ).
+2. *The Taylor polynomial.* Arb's power-series arithmetic encloses a_0 … a_N (balls A_k; the input point is a ball,
+   every coefficient of the composition is enclosed). g, the A_k and M are multiplied by one power of two 2^{−e}
+   (exact) with |a_0| 2^{−e} near 1: the float part works on normalised values and neither underflows nor
+   overflows in any term that matters. Let ã_k be doubles near the A_k and p̃(τ) = Σ ã_k τ^k. Arb encloses the
+   difference polynomial Σ (A_k − ã_k) τ^k on the ball τ ∈ [−1, 1]; its magnitude κ bounds |Σ a_k τ^k − p̃(τ)|
+   for |τ| <= 1. Hence |g(τ) − p̃(τ)| <= κ + r_N on the block.
+3. *Horner in doubles.* v = fl(p̃(τ)) by q̂_N = ã_N, w_i = fl(τ q̂_{i+1}), q̂_i = fl(w_i + ã_i). The IEEE model:
+   fl(x + y) = (x + y)/(1 + δ) (a sum in the subnormal range is exact) and fl(xy) = xy(1 + ε) + η with |δ|, |ε| <= u
+   = 2^−53 and |η| <= 2^−1075 (only on underflow). Writing q_i for the exact recurrence on the same ã and τ and
+   f_i = q̂_i − q_i, the model gives exactly q̂_i (1 + δ_i) = τ q̂_{i+1}(1 + ε_i) + η_i + ã_i, so
+   f_i = τ f_{i+1} + ε_i τ q̂_{i+1} + η_i − δ_i q̂_i and, with f_N = 0 and |τ| <= 1,
+   |v − p̃(τ)| = |f_0| <= u Σ_{i<N} |τ|^i (|τ||q̂_{i+1}| + |q̂_i|) + N 2^−1075 <= 2u Σ_{i<=N} |τ|^i |q̂_i| + N 2^−1075.
+   Unrolling the recurrence for q̂_i itself (Higham, *Accuracy and Stability of Numerical Algorithms*, §3.1 and
+   §5.1: a product of at most 2N factors (1 + ε)^{±1} differs from 1 by at most γ_{2N} = 2Nu/(1 − 2Nu)) gives
+   |τ|^i |q̂_i| <= (1 + γ_{2N}) Σ_{k>=i} |ã_k||τ|^k + N 2^−1074. Summing over i, with |τ| <= 1:
+   |v − p̃(τ)| <= 2u (1 + γ_{2N}) W + 2^−1000, W = Σ_k (k + 1)|ã_k| (N <= 1024, so the underflow terms, at most
+   (N + 1)² 2^−1070, are below 2^−1000). Leading zero coefficients (blocks of lower degree share one table) change
+   nothing: 0·τ + 0 = 0 and 0·τ + ã = ã are exact.
+4. *One double per block.* k >= (κ + r_N + 2u(1 + γ_{2N})W + 2^−1000)(1 + 2^−50), computed in balls and rounded up
+   with integer arithmetic, bounds |g(τ) − v| at every point of the block. Then lo = pred(fl(v − k)) and
+   hi = succ(fl(v + k)) (pred, succ: the neighbouring doubles): a correctly rounded x̂ of an exact x satisfies
+   pred(x̂) <= x <= succ(x̂), so lo <= v − k <= g(τ) <= v + k <= hi.
+5. *Undoing the normalisation.* f = g·2^e: the bounds are multiplied by 2^e in at most two IEEE products by powers of
+   two that are normal doubles (built from their bit patterns), each followed by the same outward step; below
+   2^−2044 the value is under the least subnormal (the normalised hi <= 2^64 is checked), so lo = 0 and
+   hi = 2^−1074.
 
-A block is *accepted* only when its proved error is small: E <= tol·(|v| − E) at every point and function
-(relative accuracy; a function that vanishes at a point can never be accepted there). Otherwise it is split into
-two halves (m/2), down to ``min_half``; the points of a block that still fails get the per-point balls, rounded
-outwards. Which blocks are tried and with which degree, radius and starting size is a choice of speed only: the
-bounds returned are proved by steps 1–5, or are the balls' own.
+A block is *accepted* only when k <= tol·(|v| − k) at every point and for every function (relative accuracy; a
+function that vanishes at a point is never accepted there). Otherwise it is split into halves, down to
+``min_half``; the points of a block that still fails get the per-point balls, rounded outwards. Which blocks are
+tried, with which degree, radius and starting size, is a choice of speed only: every bound returned is proved by
+steps 1–5 or is a ball's own.
 
 References:
-    N. J. Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., SIAM 2002, §5.1 (Horner's rule);
-    the Cauchy estimate for Taylor coefficients (e.g. Ahlfors, *Complex Analysis*, ch. 4); Taylor models:
+    N. J. Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., SIAM 2002, §3.1 and §5.1; Cauchy's
+    estimate for Taylor coefficients (e.g. L. V. Ahlfors, *Complex Analysis*, 3rd ed., §5.1); Taylor models:
     K. Makino and M. Berz, Int. J. Pure Appl. Math. 4(4), 2003.
 """
 
@@ -68,11 +66,9 @@ import numpy as np
 from flint import acb, arb, arb_poly, arb_series, ctx
 
 from dpcert.arith.ball import ball, ball_to_float, workprec
-from dpcert.arith.rounding import fraction_to_float
 
 __all__ = ["AnalyticFamily", "GridBoundsStats", "grid_bounds"]
 
-_U = Fraction(1, 2**53)
 _INF = np.inf
 
 
@@ -209,7 +205,7 @@ def _build(
         exps, scales, mms, degree = [], [], [], 0
         for cf, mj in zip(coefs, big, strict=True):
             e = _exponent(cf[0])
-            if e is None:
+            if e is None or e > 1000:
                 return False
             scale = arb(2) ** (-e)
             mm = mj * scale
@@ -230,7 +226,7 @@ def _build(
     guess.length = degree + 3
     rows, ks = [], []
     rho_b = arb(radius) / h  # ρ = R/h, as a ball
-    tail = rho_b ** (-(degree + 1)) / (1 - 1 / rho_b)
+    tail = _cauchy_tail(rho_b, degree)
     unit = arb(0, 1)
     pad = arb(2) ** -1000
     u = arb(2) ** -53
@@ -255,6 +251,11 @@ def _build(
     blk.coef = np.array(rows, dtype=np.float64)
     blk.k = np.array(ks, dtype=np.float64)
     return True
+
+
+def _cauchy_tail(rho: arb, degree: int) -> arb:
+    """Σ_{k>N} ρ^{−k} = ρ^{−(N+1)}/(1 − 1/ρ): the tail after degree N per unit of M (step 1)."""
+    return rho ** (-(degree + 1)) / (1 - 1 / rho)
 
 
 def _series(family: AnalyticFamily, c: arb, h: arb, length: int) -> list[list[arb]] | None:
@@ -343,6 +344,7 @@ def grid_bounds(
     max_degree: int = 48,
     half_width: int | None = None,
     min_half: int = 2,
+    rem_target: float = 2.0**-56,
     point_prec: int = 128,
     stats: GridBoundsStats | None = None,
     on_block: Callable[[int, int], None] | None = None,
@@ -361,6 +363,7 @@ def grid_bounds(
         max_degree: the largest Taylor degree tried before a block is split.
         half_width: the starting half-width m (a power of two; default about n/8).
         min_half: blocks are not split below this half-width; their points get per-point balls.
+        rem_target: the normalised Cauchy tail the degree is chosen for (a choice of speed and tightness).
         point_prec: the precision of the per-point balls.
         stats: filled with how many points each path decided, when given.
         on_block: called with (j_c, m) of every accepted block (tests and diagnostics).
@@ -380,7 +383,6 @@ def grid_bounds(
     m0 = 1 << (m0.bit_length() - 1)
     pending = [_Block(i_lo + m0 + 2 * m0 * k, m0) for k in range(-(-size // (2 * m0)))]
     singles: list[int] = []
-    rem_target = 2.0**-56
     guess = _Guess()
     with workprec(prec):
         while pending:

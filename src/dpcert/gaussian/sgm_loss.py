@@ -12,6 +12,34 @@ L >= l iff x <= x_{−l} (when e^{−l} > 1 − q, else never): P(L >= l) = Φ(x
 1)/σ). Each Φ is taken as erfc/2 in Arb's balls; the sign of e^{±l} − (1 − q) is decided in balls (an undecided
 grid point is an error, never a guess). Neither direction has an infinite loss.
 
+**Float bounds at float speed** (:meth:`SubsampledGaussianLoss.survival_bounds`). The grid survivals are the values
+at l = i/n of two analytic functions, and :func:`dpcert.arith.taylor.grid_bounds` turns a Taylor model per block of
+grid points into proved float64 bounds (its docstring holds the float part of the proof). What this module owes it,
+for one direction with u = l (remove) or u = −l (add):
+
+* *Analyticity on a box* B of complex l. Put t(l) = e^u − (1 − q) and x(l) = σ² log(t/q) + 1/2 with the principal
+  logarithm (at q = 1: x = σ²u + 1/2, an entire function; no logarithm is taken). The enclosure of t over B is
+  computed in complex balls, and the box is used only when its real part is certainly > 0. Then t(B) lies in the
+  open right half-plane, where the principal log is analytic, so x is analytic on a neighbourhood of B (B is
+  compact and Re t is continuous) and equals the real x of the formulas above on the real axis; erfc is entire, so
+  both survivals, written with erfc of x, are analytic there and real on the real axis. Their enclosures on B are
+  the same formulas in complex balls.
+* *Taylor series at c.* The series of the *simple* survival (remove: Q(L >= l) = erfc(x/(σ√2))/2; add:
+  P(L >= l) = erfc(−x/(σ√2))/2) is composed in Arb's power-series arithmetic (exp, log, erfc of series; the
+  constant term of t as expm1(±c) + q, so that 1 − q never cancels against e^u). The *mixture* (remove: P(L >= l);
+  add: Q(L >= l)) follows from it: its derivative in l is e^u times the simple one's. Proof (remove; add is the
+  same with u = −l): with φ the standard normal density, d/dl erfc(y/(σ√2))/2 = −φ(y/σ) y′/σ, so
+  P′ = −[(1 − q)φ(x/σ) + qφ((x − 1)/σ)] x′/σ = Q′·(1 − q + q e^{(2x−1)/(2σ²)}), and by the definition of x,
+  q e^{(2x−1)/(2σ²)} = t = e^l − (1 − q): the factor is e^l (the likelihood ratio at the threshold, as it must
+  be). Both sides are analytic, so the identity holds between power series at c: mixture(c + hτ) =
+  mixture(c) + ∫_0^τ e^{u} (d/ds) simple ds, with mixture(c) = (1 − q)·simple(c) + q·(the other erfc at x(c))/2 in
+  balls. One erfc series per block instead of two.
+* *Per-point balls* where a block cannot prove its accuracy (next to the edge e^u = 1 − q, where the radius of
+  convergence shrinks to 0, and past it, where the survivals are exactly 0 or 1): :func:`_survivals_at`, the
+  reference path of :meth:`SubsampledGaussianLoss.survivals`.
+
+The bounds are finally clipped to [0, 1] (the values are probabilities).
+
 References:
     docs/derivations/gaussian.md#sgm-directions; the Gaussian mechanism's loss: Balle and Wang, ICML 2018.
 """
@@ -172,8 +200,8 @@ class _SurvivalFamily:
             self._cache = (prec, (sg, ball(self.q), ball(1 - self.q), sg * arb(2).sqrt()))
         return self._cache[1]
 
-    def _combine(self, x, one_q: arb, bq: arb, ss: arb) -> list:
-        """(Q, P) survivals from x (a series or a complex box), the formulas of the module's docstring."""
+    def _combine(self, x: acb, one_q: acb, bq: acb, ss: acb) -> list[acb]:
+        """(Q, P) survivals from x on a complex box, the formulas of the module's docstring."""
         if self.direction == "remove":
             a = (x / ss).erfc() / 2  # Φ̄(x/σ)
             b = ((x - 1) / ss).erfc() / 2
