@@ -27,8 +27,8 @@ i = j_c − m … j_c + m − 1, so l = c + hτ with τ = (i − j_c)/m in [−1
    f_i = q̂_i − q_i, the model gives exactly q̂_i (1 + δ_i) = τ q̂_{i+1}(1 + ε_i) + η_i + ã_i, so
    f_i = τ f_{i+1} + ε_i τ q̂_{i+1} + η_i − δ_i q̂_i and, with f_N = 0 and |τ| <= 1,
    |v − p̃(τ)| = |f_0| <= u Σ_{i<N} |τ|^i (|τ||q̂_{i+1}| + |q̂_i|) + N 2^−1075 <= 2u Σ_{i<=N} |τ|^i |q̂_i| + N 2^−1075.
-   Unrolling the recurrence for q̂_i itself (Higham, *Accuracy and Stability of Numerical Algorithms*, §3.1 and
-   §5.1: a product of at most 2N factors (1 + ε)^{±1} differs from 1 by at most γ_{2N} = 2Nu/(1 − 2Nu)) gives
+   Unrolling the recurrence for q̂_i itself ([Hig02] §3.1 and §5.1: a product of at most 2N factors (1 + ε)^{±1}
+   differs from 1 by at most γ_{2N} = 2Nu/(1 − 2Nu)) gives
    |τ|^i |q̂_i| <= (1 + γ_{2N}) Σ_{k>=i} |ã_k||τ|^k + N 2^−1074. Summing over i, with |τ| <= 1:
    |v − p̃(τ)| <= 2u (1 + γ_{2N}) W + 2^−1000, W = Σ_k (k + 1)|ã_k| (N <= 1024, so the underflow terms, at most
    (N + 1)² 2^−1070, are below 2^−1000). Leading zero coefficients (blocks of lower degree share one table) change
@@ -49,9 +49,8 @@ tried, with which degree, radius and starting size, is a choice of speed only: e
 steps 1–5 or is a ball's own.
 
 References:
-    N. J. Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., SIAM 2002, §3.1 and §5.1; Cauchy's
-    estimate for Taylor coefficients (e.g. L. V. Ahlfors, *Complex Analysis*, 3rd ed., §5.1); Taylor models:
-    K. Makino and M. Berz, Int. J. Pure Appl. Math. 4(4), 2003.
+    Horner's rule and its rounding errors: [Hig02] §3.1 and §5.1; Cauchy's estimate for Taylor coefficients:
+    [Ahl79] ch. 4; Taylor models (a polynomial with a proved remainder): [MB03].
 """
 
 from __future__ import annotations
