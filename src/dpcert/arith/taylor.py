@@ -118,6 +118,12 @@ class _Block:
 
 #: the largest Taylor degree (Horner steps) the absolute allowance 2^−1000 of the proof covers
 _MAX_STEPS = 1024
+# exact balls (powers of two and 1 + 2^−50 are exact at any precision >= 51 bits)
+_U = arb(2) ** -53  # the unit round-off of doubles
+_PAD = arb(2) ** -1000  # the absolute allowance for underflow (step 3)
+_SLACK = 1 + arb(2) ** -50
+_UNIT = arb(0, 1)  # the ball [−1, 1] of τ
+_ONE = arb(1)
 
 
 def _exponent(x: arb) -> int | None:
@@ -226,22 +232,18 @@ def _build(
     rows, ks = [], []
     rho_b = arb(radius) / h  # ρ = R/h, as a ball
     tail = _cauchy_tail(rho_b, degree)
-    unit = arb(0, 1)
-    pad = arb(2) ** -1000
-    u = arb(2) ** -53
-    gam = 2 * degree * u / (1 - 2 * degree * u)  # γ_{2N}
-    horner = 2 * u * (1 + gam)
-    one = arb(1)
+    gam = 2 * degree * _U / (1 - 2 * degree * _U)  # γ_{2N}
+    horner = 2 * _U * (1 + gam)
     for cf, scale, mm in zip(coefs, scales, mms, strict=True):
         a = arb_poly(cf[: degree + 1]) * scale
         row = [float(x) for x in a.coeffs()]
         row += [0.0] * (degree + 1 - len(row))
         if not math.isfinite(sum(map(abs, row))) or abs(row[0]) > 2.0**60:
             return False
-        kappa = abs((a - arb_poly(row))(unit))
+        kappa = abs((a - arb_poly(row))(_UNIT))
         # w = Σ (k + 1)|ã_k| = P'(1) for P(x) = Σ |ã_k| x^{k+1} (doubles are exact balls; the sum is enclosed)
-        w = arb_poly([0.0, *(abs(x) for x in row)]).derivative()(one)
-        kf = _float_up((kappa + mm * tail + pad + horner * w) * (1 + arb(2) ** -50))
+        w = arb_poly([0.0, *map(abs, row)]).derivative()(_ONE)
+        kf = _float_up((kappa + mm * tail + _PAD + horner * w) * _SLACK)
         if not math.isfinite(kf):
             return False
         rows.append(row)
@@ -343,7 +345,7 @@ def grid_bounds(
     max_degree: int = 48,
     half_width: int | None = None,
     min_half: int = 2,
-    rem_target: float = 2.0**-56,
+    rem_target: float = 2.0**-52,
     point_prec: int = 128,
     stats: GridBoundsStats | None = None,
     on_block: Callable[[int, int], None] | None = None,
@@ -390,7 +392,11 @@ def grid_bounds(
             while pending:
                 later: list[_Block] = []
                 for b in pending:
-                    if _build(family, n, b, rho, max_degree, rem_target, guess):
+                    try:
+                        ok = _build(family, n, b, rho, max_degree, rem_target, guess)
+                    except (ArithmeticError, ValueError):  # e.g. a log or a division the balls cannot decide
+                        ok = False
+                    if ok:
                         built.append(b)
                     else:
                         st.rejected_blocks += 1
