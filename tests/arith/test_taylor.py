@@ -123,3 +123,12 @@ def test_scale_out_below_the_normal_range() -> None:
         exact = mpmath.ldexp(mpmath.mpf(x), int(ee))
         assert mpmath.mpf(a) <= exact <= mpmath.mpf(b)
         assert a >= 0 or a == -5e-324
+
+
+def test_a_series_ending_in_exact_zeros_is_kept() -> None:
+    """At c = 0 the odd coefficients of 1/(1 + l²) are exactly 0 and flint leaves trailing zeros out of a series'
+    coefficient list; the block is still modelled (not sent to per-point balls)."""
+    stats = GridBoundsStats()
+    bounds = grid_bounds(_Family(), N, -4, 3, half_width=4, stats=stats)
+    assert stats.point_evaluations == 0 and stats.blocks == 1
+    assert _escapes(bounds, _truth(N, -4, 3)) == 0

@@ -267,11 +267,12 @@ def _series(family: AnalyticFamily, c: arb, h: arb, length: int) -> list[list[ar
         out = family.series(c, h, length)
     finally:
         ctx.cap = old
-    if out is None:
+    if out is None or any(f.prec < length for f in out):  # prec: how many coefficients the series knows
         return None
-    coefs = [list(f.coeffs()) for f in out]
-    if any(len(cf) < length for cf in coefs):
-        return None
+    coefs = []
+    for f in out:
+        cf = list(f.coeffs())  # trailing coefficients that are exactly 0 are left out: put them back
+        coefs.append(cf + [arb(0)] * (length - len(cf)))
     return coefs
 
 
