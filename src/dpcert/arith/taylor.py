@@ -44,9 +44,11 @@ i = j_c − m … j_c + m − 1, so l = c + hτ with τ = (i − j_c)/m in [−1
 
 A block is *accepted* only when k <= tol·(|v| − k) at every point and for every function (relative accuracy; a
 function that vanishes at a point is never accepted there). Otherwise it is split into halves, down to
-``min_half``; the points of a block that still fails get the per-point balls, rounded outwards. Which blocks are
-tried, with which degree, radius and starting size, is a choice of speed only: every bound returned is proved by
-steps 1–5 or is a ball's own.
+``min_half`` (down to 8 when the model was built but not accurate enough: the values vary too fast there for a
+small block to pay); the points of a block that still fails get the per-point balls, rounded outwards. A half of a
+failed block first checks, from one point evaluation, that its degree is within reach, so that a hopeless block
+costs no series. Which blocks are tried, with which degree, radius and starting size, is a choice of speed only:
+every bound returned is proved by steps 1–5 or is a ball's own.
 
 References:
     Horner's rule and its rounding errors: [Hig02] §3.1 and §5.1; Cauchy's estimate for Taylor coefficients:
@@ -114,6 +116,7 @@ class _Block:
     exps: tuple[int, ...] = ()
     coef: np.ndarray | None = None  # (F, degree + 1) doubles ã_k, normalised
     k: np.ndarray | None = None  # (F,) doubles, the constant error part k
+    probe: bool = False  # a half of a block that failed: check the degree at the centre before the series
 
 
 #: the largest Taylor degree (Horner steps) the absolute allowance 2^−1000 of the proof covers
@@ -202,6 +205,14 @@ def _build(
     if not all(b.is_finite() for b in big):
         return False
     max_degree = min(max_degree, _MAX_STEPS - 1)
+    if blk.probe:  # |f(c)| from one point evaluation: a block whose degree is out of reach costs no series
+        at_c = family.disk(acb(c))
+        if at_c is None:
+            return False
+        for v, mj in zip(at_c, big, strict=True):
+            lo_c = abs(v).lower()
+            if not lo_c > 0 or _degree_for(float((mj / lo_c).upper()), rho, rem_target) > max_degree:
+                return False
     length = min(guess.length, max_degree + 1)
     while True:
         coefs = _series(family, c, h, length)
@@ -217,9 +228,7 @@ def _build(
             mf = float(mm.upper())
             if not math.isfinite(mf) or mf > 2.0**60:
                 return False
-            # the least N whose normalised tail bound M ρ^{−(N+1)}/(1 − 1/ρ) is below the target (a float choice)
-            need = math.log(max(mf, 1e-300) / (rem_target * (1 - 1 / rho))) / math.log(rho) - 1
-            degree = max(degree, max(1, math.ceil(need)))
+            degree = max(degree, _degree_for(mf, rho, rem_target))
             exps.append(e)
             scales.append(scale)
             mms.append(mm)
@@ -252,6 +261,15 @@ def _build(
     blk.coef = np.array(rows, dtype=np.float64)
     blk.k = np.array(ks, dtype=np.float64)
     return True
+
+
+def _degree_for(ratio: float, rho: float, rem_target: float) -> int:
+    """The least N >= 1 whose normalised tail bound ratio·ρ^{−(N+1)}/(1 − 1/ρ) is below the target (a float
+    choice of speed; ratio = M/|f(c)|)."""
+    if not math.isfinite(ratio):
+        return 1 << 30
+    need = math.log(max(ratio, 1e-300) / (rem_target * (1 - 1 / rho))) / math.log(rho) - 1
+    return max(1, math.ceil(need))
 
 
 def _cauchy_tail(rho: arb, degree: int) -> arb:
@@ -331,7 +349,7 @@ def _split(b: _Block, i_lo: int, i_hi: int, min_half: int, out: list[_Block], si
         return
     for jc in (b.jc - half, b.jc + half):
         if jc + half - 1 >= i_lo and jc - half <= i_hi:
-            out.append(_Block(jc, half))
+            out.append(_Block(jc, half, probe=True))
 
 
 def grid_bounds(
@@ -345,7 +363,7 @@ def grid_bounds(
     rho: float = 4.0,
     max_degree: int = 48,
     half_width: int | None = None,
-    min_half: int = 2,
+    min_half: int = 4,
     rem_target: float = 2.0**-52,
     point_prec: int = 128,
     stats: GridBoundsStats | None = None,
@@ -363,7 +381,7 @@ def grid_bounds(
         tol: the relative accuracy a block must prove to be accepted.
         rho: the ratio R/h of the Cauchy disk's radius to the block's half-width.
         max_degree: the largest Taylor degree tried before a block is split.
-        half_width: the starting half-width m (a power of two; default about n/8).
+        half_width: the starting half-width m (a power of two; default about n/8, at most a quarter of the range).
         min_half: blocks are not split below this half-width; their points get per-point balls.
         rem_target: the normalised Cauchy tail the degree is chosen for (a choice of speed and tightness).
         point_prec: the precision of the per-point balls.
@@ -381,7 +399,8 @@ def grid_bounds(
     his = np.full((nf, size), np.nan)
     scale = np.zeros((nf, size), dtype=np.int64)
     st = stats if stats is not None else GridBoundsStats()
-    m0 = half_width or 1 << max(0, (n // 8).bit_length() - 1)
+    # about n/8, but no more than a quarter of the range (a block mostly outside the range is wasted work)
+    m0 = half_width or max(1, min(n // 8, size // 4))
     m0 = 1 << (m0.bit_length() - 1)
     pending = [_Block(i_lo + m0 + 2 * m0 * k, m0) for k in range(-(-size // (2 * m0)))]
     singles: list[int] = []
@@ -412,9 +431,9 @@ def grid_bounds(
                     st.block_points += min(b.jc + b.m - 1, i_hi) - max(b.jc - b.m, i_lo) + 1
                     if on_block is not None:
                         on_block(b.jc, b.m)
-                else:
+                else:  # modelled but not accurate enough: the values vary too fast for this size
                     st.rejected_blocks += 1
-                    _split(b, i_lo, i_hi, min_half, pending, singles)
+                    _split(b, i_lo, i_hi, max(min_half, 8), pending, singles)
     done = ~np.isnan(los[0])
     if done.any():
         los[:, done], his[:, done] = _scale_out(los[:, done], his[:, done], scale[:, done])  # step 5
