@@ -47,7 +47,7 @@ References:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -239,13 +239,13 @@ class _SurvivalFamily:
         if self.q == 1:
             x = u * (sg * sg) + arb(1) / 2
         else:
-            t = u.exp() - one_q
+            t = u.expm1() + bq  # e^u − (1 − q), without cancelling 1 − q against e^u (tiny q)
             if not t.real > 0:  # Re t > 0 on the box: the principal log is analytic there (module docstring)
                 return None
             x = (t / bq).log() * (sg * sg) + arb(1) / 2
         return self._combine(x, acb(one_q), acb(bq), acb(ss))
 
-    def points(self, n: int, indices) -> list[list[arb]]:
+    def points(self, n: int, indices: Sequence[int]) -> list[list[arb]]:
         step = ball(Fraction(1, n))
         return list(_survivals_at(self.direction, self.q, self.sigma, [i * step for i in indices]))
 
