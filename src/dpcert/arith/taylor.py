@@ -310,35 +310,53 @@ def _evaluate(
     accepted = np.zeros(len(blocks), dtype=bool)
     by_m: dict[int, list[int]] = {}
     for bi, b in enumerate(blocks):
-        by_m.setdefault(b.m, []).append(bi)
+        # blocks of one half-width share their τ grid (broadcast); the small ones are few points: one flat pass
+        by_m.setdefault(b.m if b.m >= _SHARED else 0, []).append(bi)
     for m, members in by_m.items():
         group = [blocks[bi] for bi in members]
-        tau = (np.arange(2 * m, dtype=np.float64) - m) / m  # exact: integers over a power of two
         top = max(b.degree for b in group)
-        table = np.zeros((top + 1, nf, len(group), 1))
+        table = np.zeros((top + 1, nf, len(group)))
         for gi, b in enumerate(group):
-            table[: b.degree + 1, :, gi, 0] = b.coef.T
-        v = np.zeros((nf, len(group), 2 * m))
+            table[: b.degree + 1, :, gi] = b.coef.T
+        if m:
+            tau = (np.arange(2 * m, dtype=np.float64) - m) / m  # exact: integers over a power of two
+            idx = np.array([b.jc - m for b in group], dtype=np.int64)[:, None] + np.arange(2 * m, dtype=np.int64)
+            owner = np.broadcast_to(np.arange(len(group))[:, None], idx.shape)
+            coef_at = table[..., None]  # (degree, function, block, 1): broadcast along the block's points
+        else:
+            sizes = np.array([2 * b.m for b in group], dtype=np.int64)
+            owner = np.repeat(np.arange(len(group)), sizes)
+            starts = np.repeat(np.array([b.jc - b.m for b in group], dtype=np.int64), sizes)
+            offset = np.arange(owner.size, dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+            idx = starts + offset
+            half = np.repeat(np.array([b.m for b in group], dtype=np.float64), sizes)
+            tau = (offset - half) / half  # exact, as above
+            coef_at = table[:, :, owner]  # (degree, function, point)
+        v = np.zeros((nf, *idx.shape))
         for kk in range(top, -1, -1):  # in place: one IEEE product and one IEEE sum per step, as in step 3
             v *= tau
-            v += table[kk]
-        err = np.array([b.k for b in group]).T[:, :, None]
+            v += coef_at[kk]
+        err = np.array([b.k for b in group]).T[:, owner]
         lo = np.nextafter(v - err, -_INF)
         hi = np.nextafter(v + err, _INF)
-        idx = np.array([b.jc - m for b in group], dtype=np.int64)[:, None] + np.arange(2 * m, dtype=np.int64)
         inside = (idx >= i_lo) & (idx <= i_hi)
         good = ((err <= tol * (np.abs(v) - err)) & (hi <= 2.0**64)).all(axis=0) | ~inside
-        ok = good.all(axis=1)
+        bad = np.bincount(owner.ravel(), weights=(~good).ravel(), minlength=len(group))
+        ok = bad == 0
         accepted[members] = ok
         if not ok.any():
             continue
-        exps = np.broadcast_to(np.array([b.exps for b in group], dtype=np.int64).T[:, :, None], lo.shape)
-        sel = inside & ok[:, None]
+        exps = np.array([b.exps for b in group], dtype=np.int64).T[:, owner]
+        sel = inside & ok[owner]
         cols = idx[sel] - i_lo
         los[:, cols] = lo[:, sel]
         his[:, cols] = hi[:, sel]
         scale[:, cols] = exps[:, sel]
     return accepted
+
+
+#: blocks at least this half-width are evaluated per half-width, by broadcasting; smaller ones in one flat pass
+_SHARED = 64
 
 
 def _split(b: _Block, i_lo: int, i_hi: int, min_half: int, out: list[_Block], singles: list[int]) -> None:

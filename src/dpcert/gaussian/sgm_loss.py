@@ -214,23 +214,25 @@ class _SurvivalFamily:
         sg, bq, one_q, ss = self._consts()
         u = arb_series([self.sign * c, self.sign * h])  # u = ±l, l = c + hτ
         eu = u.exp()
+        half = arb(1) / 2
         if self.q == 1:
-            x = u * (sg * sg) + arb(1) / 2
+            x = u * (sg * sg) + half
+            x0 = self.sign * c * (sg * sg) + half
         else:
             t0 = (self.sign * c).expm1() + bq  # e^u − (1 − q) at τ = 0 without cancelling 1 − q against e^u
             if not t0 > 0:
                 return None
             t = arb_series([t0, *list(eu.coeffs())[1:]])
-            x = (t / bq).log() * (sg * sg) + arb(1) / 2
-        x0 = x.coeffs()[0]
+            x = (t / bq).log() * (sg * sg) + half
+            x0 = (t0 / bq).log() * (sg * sg) + half  # x at τ = 0, as a point
         if self.direction == "remove":  # simple: Q(L >= l) = Φ̄(x/σ); mixture: P(L >= l)
             simple = (x / ss).erfc() / 2
-            b0 = ((x0 - 1) / ss).erfc() / 2
+            a0, b0 = (x0 / ss).erfc() / 2, ((x0 - 1) / ss).erfc() / 2
         else:  # simple: P(L >= l) = Φ(x/σ); mixture: Q(L >= l)
             simple = (-x / ss).erfc() / 2
-            b0 = ((1 - x0) / ss).erfc() / 2
+            a0, b0 = (-x0 / ss).erfc() / 2, ((1 - x0) / ss).erfc() / 2
         # the mixture's derivative in l is e^{±l} times the simple one's (the module docstring): integrate
-        mixture = (eu * simple.derivative()).integral() + (simple.coeffs()[0] * one_q + b0 * bq)
+        mixture = (eu * simple.derivative()).integral() + (a0 * one_q + b0 * bq)
         return [simple, mixture] if self.direction == "remove" else [mixture, simple]
 
     def disk(self, z: acb) -> list[acb] | None:
