@@ -39,8 +39,8 @@ i = j_c − m … j_c + m − 1, so l = c + hτ with τ = (i − j_c)/m in [−1
    pred(x̂) <= x <= succ(x̂), so lo <= v − k <= g(τ) <= v + k <= hi.
 5. *Undoing the normalisation.* f = g·2^e: the bounds are multiplied by 2^e in at most two IEEE products by powers of
    two that are normal doubles (built from their bit patterns), each followed by the same outward step; below
-   2^−2044 the value is under the least subnormal (the normalised hi <= 2^64 is checked), so lo = 0 and
-   hi = 2^−1074.
+   2^−2044 the value is under the least subnormal in magnitude (the normalised |lo|, |hi| <= 2^64 are checked), so
+   lo = 0 or −2^−1074 and hi = 0 or 2^−1074 by the signs of the normalised bounds.
 
 A block is *accepted* only when k <= tol·(|v| − k) at every point and for every function (relative accuracy; a
 function that vanishes at a point is never accepted there). Otherwise it is split into halves, down to
@@ -154,8 +154,9 @@ def _scale_out(lo: np.ndarray, hi: np.ndarray, e: np.ndarray) -> tuple[np.ndarra
         e2 = np.clip(e[far] - e1[far], -1022, 1023)
         p2 = _pow2(e2)
         deep = e[far] < -2044
-        lo[far] = np.where(deep, 0.0, np.nextafter(lo[far] * p2, -_INF))
-        hi[far] = np.where(deep, 5e-324, np.nextafter(hi[far] * p2, _INF))
+        lf, hf = lo[far], hi[far]  # below 2^−2044 (|x| <= 2^64): within one subnormal of 0, on each side of it
+        lo[far] = np.where(deep, np.where(lf < 0, -5e-324, 0.0), np.nextafter(lf * p2, -_INF))
+        hi[far] = np.where(deep, np.where(hf > 0, 5e-324, 0.0), np.nextafter(hf * p2, _INF))
     return lo, hi
 
 
@@ -340,7 +341,7 @@ def _evaluate(
         lo = np.nextafter(v - err, -_INF)
         hi = np.nextafter(v + err, _INF)
         inside = (idx >= i_lo) & (idx <= i_hi)
-        good = ((err <= tol * (np.abs(v) - err)) & (hi <= 2.0**64)).all(axis=0) | ~inside
+        good = ((err <= tol * (np.abs(v) - err)) & (hi <= 2.0**64) & (lo >= -(2.0**64))).all(axis=0) | ~inside
         bad = np.bincount(owner.ravel(), weights=(~good).ravel(), minlength=len(group))
         ok = bad == 0
         accepted[members] = ok
