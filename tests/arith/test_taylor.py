@@ -85,7 +85,7 @@ def test_the_horner_error_bound_is_used_and_sufficient() -> None:
 def test_without_the_cauchy_tail_points_escape(monkeypatch: pytest.MonkeyPatch) -> None:
     """A low degree (large rem_target) with the remainder bound dropped misses the truth: the tail term is what
     makes the bounds hold, and this test can fail."""
-    kw = {"rem_target": 1e-4, "tol": 1.0}
+    kw = {"rem_target": 1e-4, "rel_tol": 1.0}
     truth = _truth(N, I_LO, I_HI)
     assert _escapes(grid_bounds(_Family(), N, I_LO, I_HI, **kw), truth) == 0
     monkeypatch.setattr(taylor, "_cauchy_tail", lambda rho, degree: arb(0))

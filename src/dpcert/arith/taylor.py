@@ -42,7 +42,7 @@ i = j_c − m … j_c + m − 1, so l = c + hτ with τ = (i − j_c)/m in [−1
    2^−2044 the value is under the least subnormal in magnitude (the normalised |lo|, |hi| <= 2^64 are checked), so
    lo = 0 or −2^−1074 and hi = 0 or 2^−1074 by the signs of the normalised bounds.
 
-A block is *accepted* only when k <= tol·(|v| − k) at every point and for every function (relative accuracy; a
+A block is *accepted* only when k <= rel_tol·(|v| − k) at every point and for every function (relative accuracy; a
 function that vanishes at a point is never accepted there). Otherwise it is split into halves, down to
 ``min_half`` (down to 8 when the model was built but not accurate enough: the values vary too fast there for a
 small block to pay); the points of a block that still fails get the per-point balls, rounded outwards. A half of a
@@ -300,7 +300,7 @@ def _evaluate(
     i_lo: int,
     i_hi: int,
     nf: int,
-    tol: float,
+    rel_tol: float,
     los: np.ndarray,
     his: np.ndarray,
     scale: np.ndarray,
@@ -341,7 +341,7 @@ def _evaluate(
         lo = np.nextafter(v - err, -_INF)
         hi = np.nextafter(v + err, _INF)
         inside = (idx >= i_lo) & (idx <= i_hi)
-        good = ((err <= tol * (np.abs(v) - err)) & (hi <= 2.0**64) & (lo >= -(2.0**64))).all(axis=0) | ~inside
+        good = ((err <= rel_tol * (np.abs(v) - err)) & (hi <= 2.0**64) & (lo >= -(2.0**64))).all(axis=0) | ~inside
         bad = np.bincount(owner.ravel(), weights=(~good).ravel(), minlength=len(group))
         ok = bad == 0
         accepted[members] = ok
@@ -378,7 +378,7 @@ def grid_bounds(
     i_hi: int,
     *,
     prec: int = 96,
-    tol: float = 2.0**-45,
+    rel_tol: float = 2.0**-45,
     rho: float = 4.0,
     max_degree: int = 48,
     half_width: int | None = None,
@@ -390,14 +390,14 @@ def grid_bounds(
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Float64 bounds (lo, hi) of every function of ``family`` at l = i/n, i = i_lo … i_hi (proof: the module's
     docstring). ``lo <= f(i/n) <= hi`` holds exactly; where a Taylor block was accepted,
-    (hi − lo) <= ~2·tol·|f| + 4 ulps.
+    (hi − lo) <= ~2·rel_tol·|f| + 4 ulps.
 
     Args:
         family: the functions (:class:`AnalyticFamily`).
         n: the grid's resolution (points i/n).
         i_lo, i_hi: the index range (inclusive).
         prec: ball precision (bits) of the Taylor coefficients and disk bounds.
-        tol: the relative accuracy a block must prove to be accepted.
+        rel_tol: the relative accuracy a block must prove to be accepted.
         rho: the ratio R/h of the Cauchy disk's radius to the block's half-width.
         max_degree: the largest Taylor degree tried before a block is split.
         half_width: the starting half-width m (a power of two; default about n/8, at most a quarter of the range).
@@ -443,7 +443,7 @@ def grid_bounds(
                 pending = later
             if not built:
                 break
-            accepted = _evaluate(built, i_lo, i_hi, nf, tol, los, his, scale)
+            accepted = _evaluate(built, i_lo, i_hi, nf, rel_tol, los, his, scale)
             for b, ok in zip(built, accepted, strict=True):
                 if ok:
                     st.blocks += 1
