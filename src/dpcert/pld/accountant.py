@@ -72,6 +72,8 @@ __all__ = [
     "eps_enclosure",
     "refining",
     "calibrate",
+    "calibrate_located",
+    "LOCATE_TRIES",
     "resolution_for",
     "fitting_resolution",
 ]
@@ -526,3 +528,218 @@ def calibrate(
         if took * 3 > seconds:
             return PldResult(best, n, time.perf_counter() - t0, False, tuple(runs), "time")
         n *= 2
+
+
+#: The located calibration's margins, relative to the target δ: the upper probe aims at δ_up = δ(1 − LOCATE_HI)
+#: (the float twin matches the certified upper end to about 1e-9, measured), the lower one at δ_lo = δ(1 + LOCATE_LO)
+#: (the lower end's distance from the twin is measured at the upper probe and carried over a short step in θ).
+#: Tightness only: a wrong margin costs a retry, never validity.
+LOCATE_HI = 1e-4
+LOCATE_LO = 1e-3
+#: Certified probes per end before :func:`calibrate_located` gives up (the caller then bisects).
+LOCATE_TRIES = 4
+
+
+class _NoEvidence(ArithmeticError):
+    """The float evidence cannot place a probe (not finite, or no level crossing found)."""
+
+
+def _dyadic(x: float, up: bool) -> Fraction:
+    """x rounded to 40 significant bits (up or down): a short exact probe point."""
+    m, e = math.frexp(x)
+    scaled = m * 2**40
+    k = math.ceil(scaled) if up else math.floor(scaled)
+    return Fraction(k) * Fraction(2) ** (e - 40)
+
+
+class _Twin:
+    """The float evidence as y = log θ ↦ log δ̂(e^y) at one resolution (non-increasing), cached, with a root finder."""
+
+    def __init__(self, estimate: Callable[[float, int], float], n: int) -> None:
+        self.estimate, self.n = estimate, n
+        self.cache: dict[float, float] = {}
+
+    def at(self, y: float) -> float:
+        if y not in self.cache:
+            v = self.estimate(math.exp(y), self.n)
+            if not (v >= 0 and math.isfinite(v)):
+                raise _NoEvidence(f"float evidence {v!r} at theta = {math.exp(y):.6g}")
+            self.cache[y] = math.log(v) if v > 0 else -math.inf
+        return self.cache[y]
+
+    def solve(self, level: float, y0: float, h: float) -> float:
+        """A y with log δ̂(e^y) = level: a bracket stepped out from y0 (steps doubling from h), then the Illinois
+        variant of regula falsi (bisection while an end is infinite), to |Δy| <= 1e-10."""
+
+        def g(y: float) -> float:
+            return self.at(y) - level
+
+        a, ga = y0, g(y0)
+        if ga == 0:
+            return a
+        step = h if ga > 0 else -h  # δ̂ above the level: a larger θ
+        b, gb = a + step, g(a + step)
+        tries = 0
+        while (gb > 0) == (ga > 0) and gb != 0:
+            a, ga = b, gb
+            step *= 2
+            b, gb = a + step, g(a + step)
+            tries += 1
+            if tries > 60 or abs(b) > 1000:
+                raise _NoEvidence(f"no crossing of the level {level:.6g} near theta = {math.exp(y0):.6g}")
+        side = 0
+        for _ in range(100):
+            if gb == 0 or abs(b - a) <= 1e-10 * max(1.0, abs(b)):
+                return b
+            if math.isfinite(ga) and math.isfinite(gb):
+                x = b - gb * (b - a) / (gb - ga)
+                if not min(a, b) < x < max(a, b):
+                    x = (a + b) / 2
+            else:
+                x = (a + b) / 2
+            gx = g(x)
+            if (gx > 0) == (gb > 0):  # x replaces b; a stays (Illinois: halve its value if it stays twice)
+                b, gb = x, gx
+                if side == -1 and math.isfinite(ga):
+                    ga /= 2
+                side = -1
+            else:
+                a, ga = b, gb
+                b, gb = x, gx
+                side = 1
+        return b
+
+
+def calibrate_located(
+    compositions_at: Callable[[Fraction, int], list[Composed]],
+    estimate: Callable[[float, int], float],
+    eps: Fraction,
+    delta: Fraction,
+    guess: float,
+    n0: int,
+    rel_tol: float,
+    seconds: float,
+    progress: Progress = None,
+    name: str = "theta",
+) -> PldResult | None:
+    """Certified calibration with two certified probes: θ located by float evidence, then [θ_lo, θ_hi] proved.
+
+    For a parameter θ > 0 in which δ_k(ε; θ) is non-increasing and one composition gives both ends (a tight pair):
+    ``compositions_at(θ, n)`` gives the certified compositions, ``estimate(θ, n)`` a float estimate of their upper
+    end δ_up (:func:`dpcert.pld.estimate.delta_estimate`: evidence, never a bound).
+
+    *What is proved* is what :func:`calibrate` proves, probe by probe: δ_up(θ_hi) <= δ (the upper end of the
+    certified enclosure at θ_hi) proves θ_min <= θ_hi, and δ_lo(θ_lo) > δ proves θ_min > θ_lo, because δ_k(ε; θ)
+    is non-increasing in θ and lies in every certified enclosure. The float evidence only chooses θ_hi and θ_lo;
+    a wrong choice makes a probe fail, never a bracket wrong.
+
+    *Where the probes go.* The twin δ̂ tracks the certified upper end at the same resolution (the same grid and the
+    same chord split, composed in floats), so θ_hi is its solution of δ̂ = δ(1 − :data:`LOCATE_HI`). The probe
+    at θ_hi also gives the certified lower end there; the ratio r = δ_lo(θ_hi)/δ̂(θ_hi) changes slowly with θ (it is
+    the grid's relative width, smooth in θ), so θ_lo is the solution of r·δ̂ = δ(1 + :data:`LOCATE_LO`). A failed
+    probe measures the twin's error at its own θ: the next probe solves with that ratio and a margin ten (upper) or
+    four (lower) times larger, at most :data:`LOCATE_TRIES` times per end.
+
+    *Resolution.* The bracket's width is about the grid's relative δ width divided by |d log δ/d log θ| (plus
+    the margins). When the width predicted before the lower probe exceeds 0.9·``rel_tol``, the resolution grows by
+    the power of 2 that makes it about half of ``rel_tol`` (the δ width falls like 1/n², measured), if the budget
+    allows a probe there (its time predicted from the last, times the ratio of resolutions); every θ_hi proved
+    on the way stays proved, and the least one is kept.
+
+    Returns:
+        the result, or ``None`` when the evidence cannot place a probe or a probe failed :data:`LOCATE_TRIES`
+        times (the caller then bisects, :func:`calibrate`).
+    """
+    t0 = time.perf_counter()
+    ld = math.log(delta.numerator) - math.log(delta.denominator)
+    y_start = math.log(guess)
+    n = n0
+    runs: list[int] = []
+    hi_best: Fraction | None = None
+    lo_best = Fraction(0)
+
+    def probe(theta: Fraction, n: int) -> tuple[Enclosure, float]:
+        t1 = time.perf_counter()
+        enc = delta_enclosure(compositions_at(theta, n), eps)
+        took = time.perf_counter() - t1
+        if progress is not None:
+            progress(f"resolution {n}: {name} = {float(theta):.10g}: delta in {enc.short(4)} ({took:.1f} s)")
+        return enc, took
+
+    def result(limited: str) -> PldResult:
+        enc = Enclosure(lo_best, hi_best)
+        reached = narrow(enc, rel_tol)
+        return PldResult(enc, n, time.perf_counter() - t0, reached, tuple(runs), "width" if reached else limited)
+
+    step = 0.05  # the first bracket's step in log θ: wide from the caller's guess, narrow from a proved θ
+    while True:
+        twin = _Twin(estimate, n)
+        try:
+            if step > 1e-3 and n >= 512:  # a coarse grid's twin first (its evaluations cost an eighth)
+                y_start = _Twin(estimate, n // 8).solve(ld, y_start, step)
+                step = 1e-3
+            y_up = twin.solve(ld + math.log1p(-LOCATE_HI), y_start, step)
+        except (_NoEvidence, GridTooLarge):
+            return None if hi_best is None else result("grid")
+        step = 1e-3
+        if progress is not None:
+            progress(f"float evidence at resolution {n}: {name} near {math.exp(y_up):.10g}")
+        # the upper proof: δ_up(θ_hi) <= δ
+        margin = LOCATE_HI
+        for _ in range(LOCATE_TRIES):
+            th_hi = _dyadic(math.exp(y_up), up=True)
+            try:
+                enc, took = probe(th_hi, n)
+            except GridTooLarge:
+                return None if hi_best is None else result("grid")
+            if enc.hi <= delta:
+                break
+            ratio = float(enc.hi) / math.exp(twin.at(math.log(th_hi)))  # the twin's error there
+            margin = min(10 * margin, 0.5)
+            y_up = twin.solve(ld + math.log1p(-margin) - math.log(ratio), y_up, 1e-3)
+        else:
+            return None
+        runs.append(n)
+        hi_best = th_hi if hi_best is None else min(hi_best, th_hi)
+        # where the lower probe goes: the lower end's ratio to the twin, measured at θ_hi
+        est_hi = math.exp(twin.at(math.log(th_hi)))
+        ratio_lo = float(enc.lo) / est_hi if enc.lo > 0 else 0.5
+        margin = LOCATE_LO
+        try:
+            y_lo = twin.solve(ld + math.log1p(margin) - math.log(ratio_lo), y_up, 1e-3)
+        except _NoEvidence:
+            return None
+        predicted = 1 - math.exp(y_lo) / float(hi_best)
+        left = seconds - (time.perf_counter() - t0)
+        if predicted > 0.9 * rel_tol:
+            factor = 2 ** max(1, math.ceil(math.log(predicted / (0.5 * rel_tol), 4)))
+            if took * factor * 1.3 <= left:
+                n *= factor
+                y_start = math.log(th_hi)
+                continue
+        # the lower proof: δ_lo(θ_lo) > δ
+        for _ in range(LOCATE_TRIES):
+            th_lo = _dyadic(math.exp(y_lo), up=False)
+            enc, took = probe(th_lo, n)
+            if enc.lo > delta:
+                break
+            est = math.exp(twin.at(math.log(th_lo)))
+            ratio_lo = float(enc.lo) / est if enc.lo > 0 and est > 0 else ratio_lo / 2
+            margin = min(4 * margin, 1.0)
+            try:
+                y_lo = twin.solve(ld + math.log1p(margin) - math.log(ratio_lo), y_lo, 1e-3)
+            except _NoEvidence:
+                return None
+        else:
+            return None
+        lo_best = max(lo_best, th_lo)
+        intersect(Enclosure(lo_best, None), Enclosure(Fraction(0), hi_best))  # two proofs cannot cross (a defect)
+        if narrow(Enclosure(lo_best, hi_best), rel_tol):
+            return result("width")
+        width = 1 - float(lo_best / hi_best)
+        factor = 2 ** max(1, math.ceil(math.log(width / (0.5 * rel_tol), 4)))
+        left = seconds - (time.perf_counter() - t0)
+        if took * factor * 2.6 > left:
+            return result("time")
+        n *= factor
+        y_start = math.log(hi_best)
