@@ -493,6 +493,10 @@ def _twin(q: Fraction, k: int, eps: Fraction, tail: float, sa: str, ne: str) -> 
     return lambda s, n: delta_estimate(directions(q, Fraction(s), sa, ne), k, n, tail, e, survivals)
 
 
+#: The calibration's routes: ``located`` (float evidence places two certified probes, :func:`calibrate_located`;
+#: bisection when it cannot) and ``bisect`` (certified bisection, :func:`calibrate`).
+ROUTES = ("located", "bisect")
+
 #: The relative width the starting resolution of :func:`fitting_start` gives a calibration about a quarter of
 #: (measured at the MNIST setting: 2.5e-4 of σ at n = 4096); a looser width starts coarser, a tighter one finer.
 _START_WIDTH = 1e-3
@@ -531,14 +535,22 @@ def dpsgd_sigma(
     (the upper PLD bound) and δ(σ_lo) > δ proved (the lower one) (:func:`dpcert.pld.accountant.calibrate`).
 
     δ_k(ε; σ) is non-increasing in σ (a larger σ is the smaller one followed by independent Gaussian noise:
-    post-processing), so the two proofs bracket σ_min. The probes share one resolution, doubled when the
-    bracket is wider than ``rel_tol`` because the δ enclosures are. ``sampling="shuffle"`` is refused (its ε is a
-    bracket, not one pair's).
+    post-processing), so the two proofs bracket σ_min. ``rel_tol`` bounds the bracket's relative width (σ_hi −
+    σ_lo)/σ_hi. ``sampling="shuffle"`` is refused (its ε is a bracket, not one pair's).
+
+    ``route="located"`` (the default; a tight pair: Poisson sampling): a float twin of the certified upper end
+    (:func:`dpcert.pld.estimate.delta_estimate`, evidence only) locates σ, and two certified probes make the
+    bracket (:func:`dpcert.pld.accountant.calibrate_located`); when the evidence cannot place them, and with
+    ``route="bisect"``, the certified bisection (:func:`dpcert.pld.accountant.calibrate`: probes at one resolution,
+    doubled when the bracket is wider than ``rel_tol`` because the δ enclosures are). A fixed-size sampler (two
+    pairs, one per end) always bisects. Either way every end is one of the two proofs above.
 
     >>> r = dpsgd_sigma("0.1", 10, "1", "1e-3", rel_tol=0.02)
     >>> r.enclosure.short(3)
     '[1.24, 1.25]'
     """
+    if route not in ROUTES:
+        raise InvalidParameter("route", route, f"one of {', '.join(ROUTES)}")
     parsed = DPSGD_SIGMA.parse(
         _given(
             q=q,

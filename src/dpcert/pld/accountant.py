@@ -686,19 +686,28 @@ def calibrate_located(
             progress(f"float evidence at resolution {n}: {name} near {math.exp(y_up):.10g}")
         # the upper proof: δ_up(θ_hi) <= δ
         margin = LOCATE_HI
-        for _ in range(LOCATE_TRIES):
-            th_hi = _dyadic(math.exp(y_up), up=True)
-            try:
-                enc, took = probe(th_hi, n)
-            except GridTooLarge:
-                return None if hi_best is None else result("grid")
-            if enc.hi <= delta:
-                break
-            ratio = float(enc.hi) / math.exp(twin.at(math.log(th_hi)))  # the twin's error there
-            margin = min(10 * margin, 0.5)
-            y_up = twin.solve(ld + math.log1p(-margin) - math.log(ratio), y_up, 1e-3)
-        else:
+        proved: tuple[Fraction, Enclosure] | None = None
+        try:
+            for _ in range(LOCATE_TRIES):
+                th = _dyadic(math.exp(y_up), up=True)
+                enc, took = probe(th, n)
+                ratio = float(enc.hi) / math.exp(twin.at(math.log(th)))  # the twin's error there
+                if enc.hi > delta:
+                    margin = min(10 * margin, 0.5)
+                else:
+                    if proved is None or th < proved[0]:
+                        proved = (th, enc)
+                    if enc.hi >= delta * (1 - Fraction(10 * margin)):  # as close as asked: no re-placing
+                        break
+                y_up = twin.solve(ld + math.log1p(-margin) - math.log(ratio), y_up, 1e-3)
+                # proved with little slack (the next probe would gain less than an eighth of the width): done
+                if proved is not None and float(proved[0]) - math.exp(y_up) <= rel_tol / 8 * float(proved[0]):
+                    break
+        except GridTooLarge:
+            return None if hi_best is None else result("grid")
+        if proved is None:
             return None
+        th_hi, enc = proved
         runs.append(n)
         hi_best = th_hi if hi_best is None else min(hi_best, th_hi)
         # where the lower probe goes: the lower end's ratio to the twin, measured at θ_hi
