@@ -497,24 +497,6 @@ def _twin(q: Fraction, k: int, eps: Fraction, tail: float, sa: str, ne: str) -> 
 #: bisection when it cannot) and ``bisect`` (certified bisection, :func:`calibrate`).
 ROUTES = ("located", "bisect")
 
-#: The relative width the starting resolution of :func:`fitting_start` gives a calibration about a quarter of
-#: (measured at the MNIST setting: 2.5e-4 of σ at n = 4096); a looser width starts coarser, a tighter one finer.
-_START_WIDTH = 1e-3
-
-
-def _located_start(q: Fraction, sigma: Fraction, k: int, n0: int, tail: float, rel_tol: float, sa: str, ne: str) -> int:
-    """The located calibration's first resolution: n0 times the power of 2 that moves the bracket's width (falling
-    like 1/n²) from _START_WIDTH/4 to about rel_tol/4, at least 64, halved back while a grid does not fit
-    (tightness only)."""
-    j = round(math.log(_START_WIDTH / rel_tol, 4))
-    if j <= 0:
-        return max(min(64, n0), n0 // 2 ** (-j))
-    try:
-        return fitting_resolution(directions(q, sigma, sa, ne), n0 * 2**j, tail / k)
-    except GridTooLarge:
-        return n0
-
-
 def dpsgd_sigma(
     q: Any = None,
     steps: Any = None,
@@ -599,7 +581,7 @@ def dpsgd_sigma(
                 e,
                 d,
                 guess,
-                _located_start(qq, Fraction(guess).limit_denominator(1000), k, n0, tail, rel_tol, sa, ne),
+                n0,
                 rel_tol,
                 seconds,
                 progress,

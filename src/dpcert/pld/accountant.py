@@ -652,11 +652,10 @@ def calibrate_located(
     """
     t0 = time.perf_counter()
     ld = math.log(delta.numerator) - math.log(delta.denominator)
-    y_start = math.log(guess)
-    n = n0
     runs: list[int] = []
     hi_best: Fraction | None = None
     lo_best = Fraction(0)
+    n_hi = n_lo = n0
 
     def probe(theta: Fraction, n: int) -> tuple[Enclosure, float]:
         t1 = time.perf_counter()
@@ -669,28 +668,32 @@ def calibrate_located(
     def result(limited: str) -> PldResult:
         enc = Enclosure(lo_best, hi_best)
         reached = narrow(enc, rel_tol)
+        n = max(n_hi, n_lo)
         return PldResult(enc, n, time.perf_counter() - t0, reached, tuple(runs), "width" if reached else limited)
 
-    step = 0.05  # the first bracket's step in log θ: wide from the caller's guess, narrow from a proved θ
+    try:  # where θ is, and the resolutions, from coarse twins (their evaluations cost a fraction of a probe)
+        n1 = max(16, n0 // 8)
+        y_start = _Twin(estimate, n1).solve(ld, math.log(guess), 0.05)
+        plan = _plan(estimate, y_start, n1, rel_tol)
+    except (_NoEvidence, GridTooLarge):
+        return None
+    if plan is not None:
+        n_hi, n_lo, upper_c, slope = plan
     while True:
-        twin = _Twin(estimate, n)
+        twin = _Twin(estimate, n_hi)
         try:
-            if step > 1e-3 and n >= 512:  # a coarse grid's twin first (its evaluations cost an eighth)
-                y_start = _Twin(estimate, n // 8).solve(ld, y_start, step)
-                step = 1e-3
-            y_up = twin.solve(ld + math.log1p(-LOCATE_HI), y_start, step)
+            y_up = twin.solve(ld + math.log1p(-LOCATE_HI), y_start, 1e-3)
         except (_NoEvidence, GridTooLarge):
             return None if hi_best is None else result("grid")
-        step = 1e-3
         if progress is not None:
-            progress(f"float evidence at resolution {n}: {name} near {math.exp(y_up):.10g}")
+            progress(f"float evidence at resolution {n_hi}: {name} near {math.exp(y_up):.10g}")
         # the upper proof: δ_up(θ_hi) <= δ
         margin = LOCATE_HI
         proved: tuple[Fraction, Enclosure] | None = None
         try:
             for _ in range(LOCATE_TRIES):
                 th = _dyadic(math.exp(y_up), up=True)
-                enc, took = probe(th, n)
+                enc, took = probe(th, n_hi)
                 ratio = float(enc.hi) / math.exp(twin.at(math.log(th)))  # the twin's error there
                 if enc.hi > delta:
                     margin = min(10 * margin, 0.5)
@@ -708,39 +711,59 @@ def calibrate_located(
         if proved is None:
             return None
         th_hi, enc = proved
-        runs.append(n)
+        runs.append(n_hi)
         hi_best = th_hi if hi_best is None else min(hi_best, th_hi)
-        # where the lower probe goes: the lower end's ratio to the twin, measured at θ_hi
+        # where the lower probe goes: the lower end's distance, measured at θ_hi, carried to the lower resolution
         est_hi = math.exp(twin.at(math.log(th_hi)))
-        ratio_lo = float(enc.lo) / est_hi if enc.lo > 0 else 0.5
-        margin = LOCATE_LO
+        if plan is not None and enc.lo > 0:
+            bias = float(enc.hi) / est_hi  # the twin's error at θ_hi (about 1e-9 when it is the certified path's twin)
+            u = upper_c / n_hi**2  # the upper end's relative excess over δ at n_hi (the twin's extrapolation)
+            lower_c = max(0.0, 1 - float(enc.lo / enc.hi) * (1 + u)) * n_hi**2  # the lower end's: lower_c/n²
+            room = 0.7 * rel_tol * -slope - LOCATE_HI - LOCATE_LO - u
+            n_lo = n_hi if room <= 0 or lower_c == 0 else min(8 * n_hi, max(16, math.ceil(math.sqrt(lower_c / room))))
+            ratio_lo = bias * (1 - lower_c / n_lo**2) / (1 + upper_c / n_lo**2)
+            if not ratio_lo > 0:
+                n_lo, ratio_lo = n_hi, float(enc.lo) / est_hi
+            twin_lo = twin if n_lo == n_hi else _Twin(estimate, n_lo)
+            # the lower error was measured at another θ and resolution: a tenth of it is kept as margin
+            margin = max(LOCATE_LO, 0.1 * lower_c / n_lo**2)
+        else:
+            n_lo = n_hi
+            ratio_lo = float(enc.lo) / est_hi if enc.lo > 0 else 0.5
+            twin_lo = twin
+            margin = LOCATE_LO
+        plan = None
         try:
-            y_lo = twin.solve(ld + math.log1p(margin) - math.log(ratio_lo), y_up, 1e-3)
-        except _NoEvidence:
+            y_lo = twin_lo.solve(ld + math.log1p(margin) - math.log(ratio_lo), y_up, 1e-3)
+        except (_NoEvidence, GridTooLarge):
             return None
         predicted = 1 - math.exp(y_lo) / float(hi_best)
         left = seconds - (time.perf_counter() - t0)
-        if predicted > 0.9 * rel_tol:
+        if predicted > 0.9 * rel_tol and n_lo == n_hi:
             factor = 2 ** max(1, math.ceil(math.log(predicted / (0.5 * rel_tol), 4)))
             if took * factor * 1.3 <= left:
-                n *= factor
+                n_hi = n_lo = n_hi * factor
                 y_start = math.log(th_hi)
                 continue
         # the lower proof: δ_lo(θ_lo) > δ
-        for _ in range(LOCATE_TRIES):
-            th_lo = _dyadic(math.exp(y_lo), up=False)
-            enc, took = probe(th_lo, n)
-            if enc.lo > delta:
-                break
-            est = math.exp(twin.at(math.log(th_lo)))
-            ratio_lo = float(enc.lo) / est if enc.lo > 0 and est > 0 else ratio_lo / 2
-            margin = min(4 * margin, 1.0)
-            try:
-                y_lo = twin.solve(ld + math.log1p(margin) - math.log(ratio_lo), y_lo, 1e-3)
-            except _NoEvidence:
+        retried = 0
+        try:
+            for _ in range(LOCATE_TRIES):
+                th_lo = _dyadic(math.exp(y_lo), up=False)
+                enc, took = probe(th_lo, n_lo)
+                if enc.lo > delta:
+                    break
+                est = math.exp(twin_lo.at(math.log(th_lo)))
+                # measured at this resolution and θ: the first retry starts again from the least margin
+                margin = 2 * LOCATE_LO if retried == 0 else min(4 * margin, 1.0)
+                retried += 1
+                ratio_lo = float(enc.lo) / est if enc.lo > 0 and est > 0 else ratio_lo / 2
+                y_lo = twin_lo.solve(ld + math.log1p(margin) - math.log(ratio_lo), y_lo, 1e-3)
+            else:
                 return None
-        else:
+        except (_NoEvidence, GridTooLarge):
             return None
+        runs.append(n_lo)
         lo_best = max(lo_best, th_lo)
         intersect(Enclosure(lo_best, None), Enclosure(Fraction(0), hi_best))  # two proofs cannot cross (a defect)
         if narrow(Enclosure(lo_best, hi_best), rel_tol):
@@ -750,5 +773,45 @@ def calibrate_located(
         left = seconds - (time.perf_counter() - t0)
         if took * factor * 2.6 > left:
             return result("time")
-        n *= factor
+        n_hi = n_lo = max(n_hi, n_lo) * factor
         y_start = math.log(hi_best)
+
+
+#: The lower end's grid error over the upper end's at one resolution, before a probe has measured it (measured at
+#: the MNIST setting: 0.49 % against 0.25 % at n = 4096; tightness only).
+LOWER_OVER_UPPER = 2.0
+
+
+def _plan(
+    estimate: Callable[[float, int], float], y: float, n1: int, rel_tol: float
+) -> tuple[int, int, float, float] | None:
+    """The resolutions of the two probes, from the twin at n1 and 2·n1 near θ = e^y (tightness only; n1 doubles
+    while the two differ by more than 30 %: too coarse for the trend below).
+
+    The grid's relative error of each end falls like 1/n² (measured): the upper end's is a/n², a from the twin at
+    n1 and 2n1 (Richardson: δ∞ ≈ δ̂_{2n1} − (δ̂_{n1} − δ̂_{2n1})/3), the lower end's b/n² with b guessed as
+    :data:`LOWER_OVER_UPPER`·a until the upper probe measures it. The bracket's relative width is about (a/n_hi² +
+    b/n_lo² + the margins)/|s|, s = d log δ/d log θ (the twin's, at 2n1); n_hi + n_lo (a probe's cost grows with its
+    grid) is least under width <= 0.7·rel_tol at n_hi = a^{1/3}·r, n_lo = b^{1/3}·r, r = √((a^{1/3} + b^{1/3})/W).
+
+    Returns:
+        (n_hi, n_lo, a, s), or None when the twin gives no usable trend (the caller keeps its resolution).
+    """
+    while True:
+        t1, t2 = _Twin(estimate, n1), _Twin(estimate, 2 * n1)
+        d1, d2 = math.exp(t1.at(y)), math.exp(t2.at(y))
+        if d1 <= d2 * 1.3 or n1 >= 2**16:  # past the coarsest grids, where the errors do not yet fall like 1/n²
+            break
+        n1 *= 2
+    h = 1e-3
+    slope = (t2.at(y + h) - t2.at(y - h)) / (2 * h)
+    d_inf = d2 - (d1 - d2) / 3
+    if not (d1 > d2 > d_inf > 0 and slope < 0 and math.isfinite(slope)):
+        return None
+    a = (d2 / d_inf - 1) * (2 * n1) ** 2
+    room = 0.7 * rel_tol * -slope - LOCATE_HI - LOCATE_LO
+    if room <= 0:
+        return None
+    ca, cb = a ** (1 / 3), (LOWER_OVER_UPPER * a) ** (1 / 3)
+    r = math.sqrt((ca + cb) / room)
+    return max(16, math.ceil(ca * r)), max(16, math.ceil(cb * r)), a, slope
