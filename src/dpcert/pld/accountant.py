@@ -21,6 +21,10 @@ width is reached, the budget would be exceeded, or the grid would not fit :data:
 **Calibration.** For a parameter θ in which δ_k(ε; θ) is non-increasing (σ, by post-processing: a larger σ is a
 smaller one followed by independent noise), δ_up(θ_hi) <= δ proves θ_min <= θ_hi and δ_lo(θ_lo) > δ proves θ_min >
 θ_lo; :func:`calibrate` brackets θ_min with both proofs, probes at one resolution sharing a cache.
+:func:`calibrate_located` makes the same two proofs with two certified probes in the usual case: a float twin of
+the certified upper end (:mod:`dpcert.pld.estimate`, evidence only) says where θ_min is and which resolutions
+make the bracket narrow enough, and only the two proving probes are certified work. The evidence never enters a
+bound: a probe it misplaces fails, and the next is placed with the error that probe measured.
 """
 
 from __future__ import annotations
@@ -677,18 +681,22 @@ def calibrate_located(
         plan = _plan(estimate, y_start, n1, rel_tol)
     except (_NoEvidence, GridTooLarge):
         return None
+    slope = math.nan
     if plan is not None:
         n_hi, n_lo, upper_c, slope = plan
     while True:
         twin = _Twin(estimate, n_hi)
         try:
-            y_up = twin.solve(ld + math.log1p(-LOCATE_HI), y_start, 1e-3)
+            if not slope < 0:
+                slope = _slope(twin, y_start)
+            m_hi, m_lo = _margins(rel_tol, slope)
+            y_up = twin.solve(ld + math.log1p(-m_hi), y_start, 1e-3)
         except (_NoEvidence, GridTooLarge):
             return None if hi_best is None else result("grid")
         if progress is not None:
             progress(f"float evidence at resolution {n_hi}: {name} near {math.exp(y_up):.10g}")
         # the upper proof: δ_up(θ_hi) <= δ
-        margin = LOCATE_HI
+        margin = m_hi
         proved: tuple[Fraction, Enclosure] | None = None
         try:
             for _ in range(LOCATE_TRIES):
@@ -719,19 +727,19 @@ def calibrate_located(
             bias = float(enc.hi) / est_hi  # the twin's error at θ_hi (about 1e-9 when it is the certified path's twin)
             u = upper_c / n_hi**2  # the upper end's relative excess over δ at n_hi (the twin's extrapolation)
             lower_c = max(0.0, 1 - float(enc.lo / enc.hi) * (1 + u)) * n_hi**2  # the lower end's: lower_c/n²
-            room = 0.7 * rel_tol * -slope - LOCATE_HI - LOCATE_LO - u
+            room = 0.7 * rel_tol * -slope - m_hi - m_lo - u
             n_lo = n_hi if room <= 0 or lower_c == 0 else min(8 * n_hi, max(16, math.ceil(math.sqrt(lower_c / room))))
             ratio_lo = bias * (1 - lower_c / n_lo**2) / (1 + upper_c / n_lo**2)
             if not ratio_lo > 0:
                 n_lo, ratio_lo = n_hi, float(enc.lo) / est_hi
             twin_lo = twin if n_lo == n_hi else _Twin(estimate, n_lo)
             # the lower error was measured at another θ and resolution: a tenth of it is kept as margin
-            margin = max(LOCATE_LO, 0.1 * lower_c / n_lo**2)
+            margin = max(m_lo, 0.1 * lower_c / n_lo**2)
         else:
             n_lo = n_hi
             ratio_lo = float(enc.lo) / est_hi if enc.lo > 0 else 0.5
             twin_lo = twin
-            margin = LOCATE_LO
+            margin = m_lo
         plan = None
         try:
             y_lo = twin_lo.solve(ld + math.log1p(margin) - math.log(ratio_lo), y_up, 1e-3)
@@ -755,7 +763,7 @@ def calibrate_located(
                     break
                 est = math.exp(twin_lo.at(math.log(th_lo)))
                 # measured at this resolution and θ: the first retry starts again from the least margin
-                margin = 2 * LOCATE_LO if retried == 0 else min(4 * margin, 1.0)
+                margin = 2 * m_lo if retried == 0 else min(4 * margin, 1.0)
                 retried += 1
                 ratio_lo = float(enc.lo) / est if enc.lo > 0 and est > 0 else ratio_lo / 2
                 y_lo = twin_lo.solve(ld + math.log1p(margin) - math.log(ratio_lo), y_lo, 1e-3)
@@ -775,6 +783,19 @@ def calibrate_located(
             return result("time")
         n_hi = n_lo = max(n_hi, n_lo) * factor
         y_start = math.log(hi_best)
+
+
+def _slope(twin: _Twin, y: float, h: float = 1e-3) -> float:
+    """d log δ̂/d log θ at θ = e^y (central difference; NaN when not finite)."""
+    s = (twin.at(y + h) - twin.at(y - h)) / (2 * h)
+    return s if math.isfinite(s) else math.nan
+
+
+def _margins(rel_tol: float, slope: float) -> tuple[float, float]:
+    """The upper and lower probes' margins relative to δ: :data:`LOCATE_HI` and :data:`LOCATE_LO`, each at most
+    a sixteenth of the width asked for in δ terms (rel_tol·|d log δ/d log θ|), so that a flat δ(θ) leaves room."""
+    cap = rel_tol * abs(slope) / 16 if slope < 0 else math.inf
+    return min(LOCATE_HI, cap), min(LOCATE_LO, cap)
 
 
 #: The lower end's grid error over the upper end's at one resolution, before a probe has measured it (measured at
@@ -803,13 +824,12 @@ def _plan(
         if d1 <= d2 * 1.3 or n1 >= 2**16:  # past the coarsest grids, where the errors do not yet fall like 1/n²
             break
         n1 *= 2
-    h = 1e-3
-    slope = (t2.at(y + h) - t2.at(y - h)) / (2 * h)
+    slope = _slope(t2, y)
     d_inf = d2 - (d1 - d2) / 3
     if not (d1 > d2 > d_inf > 0 and slope < 0 and math.isfinite(slope)):
         return None
     a = (d2 / d_inf - 1) * (2 * n1) ** 2
-    room = 0.7 * rel_tol * -slope - LOCATE_HI - LOCATE_LO
+    room = 0.7 * rel_tol * -slope - sum(_margins(rel_tol, slope))
     if room <= 0:
         return None
     ca, cb = a ** (1 / 3), (LOWER_OVER_UPPER * a) ** (1 / 3)
