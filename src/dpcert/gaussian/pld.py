@@ -493,9 +493,10 @@ def _twin(q: Fraction, k: int, eps: Fraction, tail: float, sa: str, ne: str) -> 
     return lambda s, n: delta_estimate(directions(q, Fraction(s), sa, ne), k, n, tail, e, survivals)
 
 
-#: The calibration's routes: ``located`` (float evidence places two certified probes, :func:`calibrate_located`;
+#: The routes of the calibration, ``located`` (float evidence places two certified probes, :func:`calibrate_located`;
 #: bisection when it cannot) and ``bisect`` (certified bisection, :func:`calibrate`).
 ROUTES = ("located", "bisect")
+
 
 def dpsgd_sigma(
     q: Any = None,
@@ -529,7 +530,7 @@ def dpsgd_sigma(
 
     >>> r = dpsgd_sigma("0.1", 10, "1", "1e-3", rel_tol=0.02)
     >>> r.enclosure.short(3)
-    '[1.24, 1.25]'
+    '[1.23, 1.26]'
     """
     if route not in ROUTES:
         raise InvalidParameter("route", route, f"one of {', '.join(ROUTES)}")

@@ -534,10 +534,11 @@ def calibrate(
         n *= 2
 
 
-#: The located calibration's margins, relative to the target δ: the upper probe aims at δ_up = δ(1 − LOCATE_HI)
-#: (the float twin matches the certified upper end to about 1e-9, measured), the lower one at δ_lo = δ(1 + LOCATE_LO)
-#: (the lower end's distance from the twin is measured at the upper probe and carried over a short step in θ).
-#: Tightness only: a wrong margin costs a retry, never validity.
+#: The margins of the located calibration relative to the target δ. The upper probe aims at δ_up = δ(1 − LOCATE_HI)
+#: (the float twin matches the certified upper end to about 2e-9, measured), the lower one at δ_lo = δ(1 + LOCATE_LO)
+#: (the lower end's distance from the twin is measured at the upper probe and carried over a short step in θ); each
+#: at most a sixteenth of the width asked for in δ terms. Tightness only: a wrong margin costs a retry, never
+#: validity.
 LOCATE_HI = 1e-4
 LOCATE_LO = 1e-3
 #: Certified probes per end before :func:`calibrate_located` gives up (the caller then bisects).
@@ -548,12 +549,18 @@ class _NoEvidence(ArithmeticError):
     """The float evidence cannot place a probe (not finite, or no level crossing found)."""
 
 
+#: The significant bits of a probe point. 2^-24 (6e-8) relative is far below any width asked (at least 1e-6), and
+#: far above the float noise of the twin's root (about 1e-12), so that the points, and the bracket, do not depend
+#: on the last bits of a float kernel.
+PROBE_BITS = 24
+
+
 def _dyadic(x: float, up: bool) -> Fraction:
-    """x rounded to 40 significant bits (up or down): a short exact probe point."""
+    """x rounded to :data:`PROBE_BITS` significant bits (up or down): a short exact probe point."""
     m, e = math.frexp(x)
-    scaled = m * 2**40
+    scaled = m * 2**PROBE_BITS
     k = math.ceil(scaled) if up else math.floor(scaled)
-    return Fraction(k) * Fraction(2) ** (e - 40)
+    return Fraction(k) * Fraction(2) ** (e - PROBE_BITS)
 
 
 class _Twin:
@@ -638,17 +645,27 @@ def calibrate_located(
     a wrong choice makes a probe fail, never a bracket wrong.
 
     *Where the probes go.* The twin δ̂ tracks the certified upper end at the same resolution (the same grid and the
-    same chord split, composed in floats), so θ_hi is its solution of δ̂ = δ(1 − :data:`LOCATE_HI`). The probe
-    at θ_hi also gives the certified lower end there; the ratio r = δ_lo(θ_hi)/δ̂(θ_hi) changes slowly with θ (it is
-    the grid's relative width, smooth in θ), so θ_lo is the solution of r·δ̂ = δ(1 + :data:`LOCATE_LO`). A failed
-    probe measures the twin's error at its own θ: the next probe solves with that ratio and a margin ten (upper) or
-    four (lower) times larger, at most :data:`LOCATE_TRIES` times per end.
+    same chord split, composed in floats), so θ_hi is its solution of δ̂ = δ(1 − m_hi). The probe at θ_hi also
+    gives the certified lower end there; the lower end's relative distance below the upper one is the grid's and
+    changes slowly with θ, so θ_lo is the solution of r·δ̂ = δ(1 + m_lo), r that distance carried to θ_lo (and to
+    the lower probe's resolution, below) times the twin's own error measured at θ_hi (δ_up/δ̂, about 1 − 2e-9
+    for the DP-SGD twin). The margins are :data:`LOCATE_HI` and :data:`LOCATE_LO`, each at most a sixteenth of
+    the width asked for in δ terms; the lower one is at least a tenth of the lower end's predicted distance when it
+    was carried to another resolution. A probe that fails measures the twin's error at its own θ and resolution:
+    the next one solves with that ratio (the upper margin ten times larger; the lower one twice the least, then
+    four times larger each time), at most :data:`LOCATE_TRIES` times per end. An upper probe proved with more
+    slack than an eighth of the width (the twin over-estimated) is re-placed the same way, and the least θ proved
+    is kept.
 
-    *Resolution.* The bracket's width is about the grid's relative δ width divided by |d log δ/d log θ| (plus
-    the margins). When the width predicted before the lower probe exceeds 0.9·``rel_tol``, the resolution grows by
-    the power of 2 that makes it about half of ``rel_tol`` (the δ width falls like 1/n², measured), if the budget
-    allows a probe there (its time predicted from the last, times the ratio of resolutions); every θ_hi proved
-    on the way stays proved, and the least one is kept.
+    *Resolutions.* The bracket's width is about (u(n_hi) + l(n_lo) + the margins)/|d log δ/d log θ|, u and l the
+    two ends' relative distances from δ, each falling like 1/n² (measured). Before any probe :func:`_plan` reads
+    u's constant and the slope from the twin at two coarse grids and puts n_hi, n_lo where n_hi + n_lo (a probe's
+    cost grows with its grid) is least for a width of 0.7·``rel_tol``, with l guessed as
+    :data:`LOWER_OVER_UPPER`·u; the upper probe then measures l, and n_lo is recomputed from it. When a bracket is
+    still wider than ``rel_tol`` (or, without a plan, is predicted to be before the lower probe), both
+    resolutions grow by the power of 2 that brings it to about half of ``rel_tol``, if the budget allows a
+    probe there (its time predicted from the last one's, times the ratio of resolutions); every θ proved on the
+    way stays proved.
 
     Returns:
         the result, or ``None`` when the evidence cannot place a probe or a probe failed :data:`LOCATE_TRIES`

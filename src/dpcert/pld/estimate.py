@@ -36,8 +36,8 @@ from dpcert.pld.loss import PrivacyLoss
 
 __all__ = ["Survivals", "upper_p_measure", "composed_delta", "delta_estimate"]
 
-#: ``survivals(loss, n, i_lo, i_hi)``: float64 arrays (Q(L >= i/n), P_ac(L >= i/n)) for i = i_lo … i_hi, or None
-#: when it has no float evaluation of that loss.
+#: The type of ``survivals(loss, n, i_lo, i_hi)``, which gives float64 arrays (Q(L >= i/n), P_ac(L >= i/n)) for
+#: i = i_lo … i_hi, or None when it has no float evaluation of that loss.
 Survivals = Callable[[PrivacyLoss, int, int, int], "tuple[np.ndarray, np.ndarray] | None"]
 
 #: Tilted standard deviations each side of ε that the window covers.
