@@ -578,9 +578,11 @@ class _Twin:
             self.cache[y] = math.log(v) if v > 0 else -math.inf
         return self.cache[y]
 
-    def solve(self, level: float, y0: float, h: float) -> float:
-        """A y with log δ̂(e^y) = level: a bracket stepped out from y0 (steps doubling from h), then the Illinois
-        variant of regula falsi (bisection while an end is infinite), to |Δy| <= 1e-10."""
+    def solve(self, level: float, y0: float, h: float, slope: float = math.nan) -> float:
+        """A y with log δ̂(e^y) = level. Given a slope s = d log δ̂/d y < 0 near y0, secant steps from y0 first (the
+        first one along s), ending when log δ̂ is within 1e-9 of the level; otherwise, or when they stray, a bracket
+        stepped out from y0 (steps doubling from h), then the Illinois variant of regula falsi (bisection while an
+        end is infinite), to |Δy| <= 1e-10."""
 
         def g(y: float) -> float:
             return self.at(y) - level
@@ -588,6 +590,21 @@ class _Twin:
         a, ga = y0, g(y0)
         if ga == 0:
             return a
+        if slope < 0 and math.isfinite(ga):
+            y, gy, s = a, ga, slope
+            for _ in range(6):
+                y_new = y - gy / s
+                if not abs(y_new - y) < 1:  # a stray step: leave it to the bracket
+                    break
+                g_new = g(y_new)
+                if abs(g_new) <= 1e-9:
+                    return y_new
+                if not math.isfinite(g_new):
+                    break
+                s_new = (g_new - gy) / (y_new - y) if y_new != y else s
+                s = s_new if s_new < 0 else s
+                y, gy = y_new, g_new
+            a, ga = y, gy
         step = h if ga > 0 else -h  # δ̂ above the level: a larger θ
         b, gb = a + step, g(a + step)
         tries = 0
@@ -707,7 +724,7 @@ def calibrate_located(
             if not slope < 0:
                 slope = _slope(twin, y_start)
             m_hi, m_lo = _margins(rel_tol, slope)
-            y_up = twin.solve(ld + math.log1p(-m_hi), y_start, 1e-3)
+            y_up = twin.solve(ld + math.log1p(-m_hi), y_start, 1e-3, slope)
         except (_NoEvidence, GridTooLarge):
             return None if hi_best is None else result("grid")
         if progress is not None:
@@ -727,7 +744,7 @@ def calibrate_located(
                         proved = (th, enc)
                     if enc.hi >= delta * (1 - Fraction(10 * margin)):  # as close as asked: no re-placing
                         break
-                y_up = twin.solve(ld + math.log1p(-margin) - math.log(ratio), y_up, 1e-3)
+                y_up = twin.solve(ld + math.log1p(-margin) - math.log(ratio), y_up, 1e-3, slope)
                 # proved with little slack (the next probe would gain less than an eighth of the width): done
                 if proved is not None and float(proved[0]) - math.exp(y_up) <= rel_tol / 8 * float(proved[0]):
                     break
@@ -759,7 +776,7 @@ def calibrate_located(
             margin = m_lo
         plan = None
         try:
-            y_lo = twin_lo.solve(ld + math.log1p(margin) - math.log(ratio_lo), y_up, 1e-3)
+            y_lo = twin_lo.solve(ld + math.log1p(margin) - math.log(ratio_lo), y_up, 1e-3, slope)
         except (_NoEvidence, GridTooLarge):
             return None
         predicted = 1 - math.exp(y_lo) / float(hi_best)
@@ -783,7 +800,7 @@ def calibrate_located(
                 margin = 2 * m_lo if retried == 0 else min(4 * margin, 1.0)
                 retried += 1
                 ratio_lo = float(enc.lo) / est if enc.lo > 0 and est > 0 else ratio_lo / 2
-                y_lo = twin_lo.solve(ld + math.log1p(margin) - math.log(ratio_lo), y_lo, 1e-3)
+                y_lo = twin_lo.solve(ld + math.log1p(margin) - math.log(ratio_lo), y_lo, 1e-3, slope)
             else:
                 return None
         except (_NoEvidence, GridTooLarge):
