@@ -106,3 +106,15 @@ def test_float_survivals_are_inside_the_balls(loss) -> None:
     for floats, balls in ((sq, bq), (sp, bp)):
         mids = np.array([float(b.mid()) for b in balls])
         assert np.all(np.abs(floats - mids) <= 1e-9 * mids + 1e-15)
+
+
+def test_fixed_size_calibration_is_confirmed_by_the_eps_path() -> None:
+    # two pairs: σ_hi from the dominating pair's proof, σ_lo from the realised pair's; dpsgd_eps's enclosure is
+    # [the realised pair's lower end, the dominating pair's upper end] of the same relation
+    q, k, eps, d = "0.05", 50, "2", "1e-5"
+    kw = {"sampling": "fixed", "neighboring": "replace_one"}
+    r = pld.dpsgd_sigma(q, k, eps, d, rel_tol=1e-3, **kw)
+    lo, hi = r.enclosure.lo, r.enclosure.hi
+    assert r.reached and 0 < lo < hi
+    assert pld.dpsgd_eps(q, hi, k, d, rel_tol=1e-4, **kw).enclosure.hi <= F(eps)
+    assert pld.dpsgd_eps(q, lo, k, d, rel_tol=1e-4, **kw).enclosure.lo > F(eps)

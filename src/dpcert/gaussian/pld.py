@@ -482,7 +482,9 @@ def _sigma_guess(q: Fraction, steps: int, eps: Fraction, delta: Fraction) -> flo
     return 1 / math.sqrt(math.log1p(mu * mu / (float(q) ** 2 * steps)))
 
 
-def _twin(q: Fraction, k: int, eps: Fraction, tail: float, sa: str, ne: str) -> Callable[[float, int], float]:
+def _twin(
+    q: Fraction, k: int, eps: Fraction, tail: float, sa: str, ne: str, which: str = "upper"
+) -> Callable[[float, int], float]:
     """The float evidence of the calibration: σ, n ↦ an estimate of the certified upper end of δ_k(ε) at resolution
     n (:func:`dpcert.pld.estimate.delta_estimate`, the grid survival masses from
     :func:`dpcert.gaussian.sgm_estimate.survivals`). Evidence only."""
@@ -490,7 +492,7 @@ def _twin(q: Fraction, k: int, eps: Fraction, tail: float, sa: str, ne: str) -> 
     from dpcert.pld.estimate import delta_estimate
 
     e = float(eps)
-    return lambda s, n: delta_estimate(directions(q, Fraction(s), sa, ne), k, n, tail, e, survivals)
+    return lambda s, n: delta_estimate(directions(q, Fraction(s), sa, ne, which), k, n, tail, e, survivals)
 
 
 #: The routes of the calibration, ``located`` (float evidence places two certified probes, :func:`calibrate_located`;
@@ -525,8 +527,9 @@ def dpsgd_sigma(
     (:func:`dpcert.pld.estimate.delta_estimate`, evidence only) locates σ, and two certified probes make the
     bracket (:func:`dpcert.pld.accountant.calibrate_located`); when the evidence cannot place them, and with
     ``route="bisect"``, the certified bisection (:func:`dpcert.pld.accountant.calibrate`: probes at one resolution,
-    doubled when the bracket is wider than ``rel_tol`` because the δ enclosures are). A fixed-size sampler (two
-    pairs, one per end) always bisects. Either way every end is one of the two proofs above.
+    doubled when the bracket is wider than ``rel_tol`` because the δ enclosures are). A fixed-size sampler has two
+    pairs: each is calibrated so (on half the budget), σ_hi taken from the dominating pair's and σ_lo from the
+    realised pair's. Either way every end is one of the two proofs above.
 
     >>> r = dpsgd_sigma("0.1", 10, "1", "1e-3", rel_tol=0.02)
     >>> r.enclosure.short(3)
@@ -573,30 +576,24 @@ def dpsgd_sigma(
     def at(which: str) -> Callable[[Fraction, int], list[Composed]]:
         return lambda s, n: both_directions(qq, s, k, n, tail, None, sa, ne, which, method="fft", eps=e)
 
-    if tight(sa, ne):
+    def solved(which: str, budget: float) -> PldResult:
         if route == "located":
             t0 = time.perf_counter()
             located = calibrate_located(
-                at("both"),
-                _twin(qq, k, e, tail, sa, ne),
-                e,
-                d,
-                guess,
-                n0,
-                rel_tol,
-                seconds,
-                progress,
-                name="sigma",
+                at(which), _twin(qq, k, e, tail, sa, ne, which), e, d, guess, n0, rel_tol, budget, progress, "sigma"
             )
             if located is not None:
                 return located
-            seconds -= time.perf_counter() - t0
+            budget -= time.perf_counter() - t0
             if progress is not None:
                 progress("the float evidence did not place both proofs: bisecting")
-        return calibrate(at("both"), e, d, guess, n0, rel_tol, seconds, progress, name="sigma")
+        return calibrate(at(which), e, d, guess, n0, rel_tol, budget, progress, name="sigma")
+
+    if tight(sa, ne):
+        return solved("both", seconds)
     # σ_hi from the dominating pair (δ <= target proved), σ_lo from the realised pair (δ > target proved)
-    hi = calibrate(at("upper"), e, d, guess, n0, rel_tol, seconds / 2, progress, name="sigma")
-    lo = calibrate(at("lower"), e, d, guess, n0, rel_tol, seconds / 2, progress, name="sigma")
+    hi = solved("upper", seconds / 2)
+    lo = solved("lower", seconds / 2)
     reached = lo.reached and hi.reached
     limited = "width" if reached else (hi.limited_by if not hi.reached else lo.limited_by)
     enc = Enclosure(lo.enclosure.lo, hi.enclosure.hi)
