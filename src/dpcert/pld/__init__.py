@@ -11,7 +11,9 @@ its code:
 * :mod:`dpcert.pld.fftcompose`: composition in float64 by FFT, tilted at the saddle point, with a proved bound on
   every rounding (``compose_directions(..., method="fft")``: the fast path the drivers use), of identical steps and
   of different ones (``compose_directions_mixed``: one transform per kind of step, raised to its count);
-* :mod:`dpcert.pld.accountant`: δ(ε), ε(δ), the refinement driver and calibration by monotonicity.
+* :mod:`dpcert.pld.accountant`: δ(ε), ε(δ), the refinement driver and calibration by monotonicity;
+* :mod:`dpcert.pld.estimate`: a float twin of the certified upper end (evidence only: it places the calibration's
+  certified probes).
 
 Mechanisms on it: :mod:`dpcert.gaussian.sgm_loss` (the Gaussian and the Poisson-subsampled Gaussian, DP-SGD's
 ``dpsgd.*`` in :mod:`dpcert.gaussian.pld`) and :mod:`dpcert.laplace` (``laplace.*``).
@@ -21,6 +23,7 @@ from dpcert.pld.accountant import (
     EmptyIntersection,
     PldResult,
     calibrate,
+    calibrate_located,
     compose_directions,
     compose_directions_mixed,
     delta_enclosure,
@@ -56,6 +59,7 @@ __all__ = [
     "eps_enclosure",
     "refining",
     "calibrate",
+    "calibrate_located",
     "resolution_for",
     "fitting_resolution",
     "MAX_CELLS",
