@@ -367,30 +367,31 @@ def _upper(
     mass_need = float(_up(1.0 - sq_lo[-1]))
     v = _potential(w, hlo, upper=False)[:-1]
     mass = _mass(w)[0]
-    if np.any(need > v) or mass < mass_need:
-        # raise every atom by a factor s and the top atom by α: the pair of least added mean (s − 1)·1 + α·g_top
-        # among a few s, each α covering what s leaves (computed with s slightly smaller, room for the rounding)
+    if np.all(need <= v) and mass >= mass_need:
+        return w
+    # graded raise: atom j times f_j >= 1 + ρ_j with ρ non-decreasing in j, so that every atom above g_i is raised
+    # by at least f_{i+1} and V_i by at least that factor; ρ_j covers the largest shortfall need_i/v_i − 1 of the
+    # points below j (and the mass's). What a factor cannot reach (v_i = 0: no atom above) is added at the top, α.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where((need > v) & (v > 0), need / v - 1.0, 0.0)
+    r_mass = mass_need / mass - 1.0 if mass > 0 else 0.0
+    rho = np.empty(len(w))
+    rho[0] = max(r_mass, 0.0)
+    rho[1:] = np.maximum(np.maximum.accumulate(r), rho[0])
+    f = _up(1.0 + (rho * (1.0 + 2.0**-10) + 2.0**-48))
+    w = _up(w * f)
+    # the proof: the exact V_i of the raised atoms is >= f_{i+1}·(exact V_i before) >= f_{i+1}·v_i, and the mass
+    # >= f_0·mass (f is non-decreasing)
+    reached = _dn(f[1:] * v)
+    short = need > reached
+    if np.any(short):
         dist = _dn(glo[-1] - ghi[:-1])  # g_top − g_i, lower bounds
-        best: tuple[float, float, float] | None = None
-        for k in (46, 42, 38, 34, 30, 26, 22):
-            sc = 1.0 + 2.0**-k
-            sv = _dn(v * (sc * (1.0 - 2.0**-48)))
-            short = need > sv
-            alpha = max(0.0, float(_up(mass_need - float(_dn(mass * sc * (1.0 - 2.0**-48))))))
-            if np.any(short):
-                if np.any(dist[short] <= 0):
-                    continue
-                alpha = max(alpha, float(np.max(_up(_up(need[short] - sv[short]) / dist[short]))))
-            cost = (sc - 1.0) + alpha * float(ghi[-1])
-            if best is None or cost < best[0]:
-                best = (cost, sc, alpha)
-        if best is None:
+        if np.any(dist[short] <= 0):
             return None
-        _, sc, alpha = best
-        w = _up(w * sc)
-        w[-1] = float(_up(w[-1] + alpha))
-        if np.any(need > _potential(w, hlo, upper=False)[:-1]) or _mass(w)[0] < mass_need:
-            return None
+        alpha = float(np.max(_up(_up(need[short] - reached[short]) / dist[short])))
+        w[-1] = float(_up(w[-1] + alpha))  # V_i rises by α(g_top − g_i) >= α·dist_i more
+    if not float(_dn(f[0] * mass)) >= mass_need or not np.all(np.diff(f) >= 0):
+        return None
     return w
 
 
