@@ -301,7 +301,8 @@ def _build(loss: PrivacyLoss, n: int, i_lo: int, i_hi: int, groups: bool) -> Ste
     upper = _upper(sq_lo, sq_hi, sp_lo, sp_hi, glo, ghi, hlo, elo, ehi)
     if upper is None:
         return None
-    lower = _lower(sq_lo, sq_hi, glo, ghi, hlo, hhi, elo, ehi, m_lo, m_hi, c_hi, d_hi, u_lo)
+    d_lo = np.maximum(_dn(_dn(glo[1:] * m_lo) - mu_hi), 0.0)
+    lower = _lower(sq_lo, sq_hi, glo, ghi, hlo, hhi, elo, ehi, m_lo, m_hi, (c_lo, c_hi), (d_lo, d_hi), u_lo)
     grouped = _groups(m_lo, c_lo, d_hi, sq_lo[-1], u_lo[-1]) if lower is None or groups else None
     if lower is None:
         lower = grouped
@@ -379,7 +380,7 @@ def _upper(
     rho[0] = max(r_mass, 0.0)
     rho[1:] = np.maximum(np.maximum.accumulate(r), rho[0])
     f = _up(1.0 + (rho * (1.0 + 2.0**-10) + 2.0**-48))
-    w = _up(w * f)
+    w = np.where(w > 0, _up(w * f), 0.0)
     # the proof: the exact V_i of the raised atoms is >= f_{i+1}·(exact V_i before) >= f_{i+1}·v_i, and the mass
     # >= f_0·mass (f is non-decreasing)
     reached = _dn(f[1:] * v)
@@ -406,15 +407,24 @@ def _lower(
     ehi: float,
     m_lo: np.ndarray,
     m_hi: np.ndarray,
-    c_hi: np.ndarray,
-    d_hi: np.ndarray,
+    c_b: tuple[np.ndarray, np.ndarray],
+    d_b: tuple[np.ndarray, np.ndarray],
     u_lo: np.ndarray,
 ) -> np.ndarray | None:
     """The lower measure's float atoms (the convex minorant, module docstring), proved, or None."""
+    (c_lo, c_hi), (d_lo, d_hi) = c_b, d_b
     g = (glo + ghi) / 2
     h = g[:-1] * ((elo + ehi) / 2)
     m = (m_lo + m_hi) / 2
-    eta = _lowerings_np(m, c_hi, d_hi, h, u_lo)
+    # the choice sees a cell quantity not proved positive as 0 (an empty cell: its float noise must not steer the
+    # recursions); the cover of (c̄, d̄) is then restored from the left end, which lowers a point by at most c̄
+    c_mid = np.where(c_lo > 0, (c_lo + c_hi) / 2, 0.0)
+    d_mid = np.where(d_lo > 0, (d_lo + d_hi) / 2, 0.0)
+    eta = _lowerings_np(m, c_mid, d_mid, h, u_lo)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        right = np.append(eta[1:], u_lo[-1])  # η_top: the top point is put at 0
+        fill = np.where(d_hi > 0, c_hi * np.maximum(0.0, 1.0 - right / d_hi), 0.0)
+    eta = np.maximum(eta, fill * (1.0 + 2.0**-30))
     # room for the potential's bound (3γ relative, :func:`_potential`) and the minorant's float noise
     room = 8.0 * _sum_gamma(len(u_lo)) + 2.0**-46
     eta = eta * (1.0 + 2.0**-30) + room * u_lo[:-1]
