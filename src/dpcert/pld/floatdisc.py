@@ -27,15 +27,24 @@ Q(L < L_max) = 1 − SQ_top. *Claim:* V_i >= U''_i for every i < top and Σ w_j 
 (0, ∞). *Proof:* u_Y'' is convex, so on a cell it lies below its chord, and the chord lies below u_Z, which is linear
 on the cell (no atom inside) and above u_Y'' at both ends (at the top both are 0: no atom above g_top, no mass of
 Y'' above L_max). Above g_top, u_Y'' = 0 <= u_Z. Below g_0 every atom of both is at or above g_0, so u_Z(t) = V_0 +
-(g_0 − t)·Σw >= U''_0 + (g_0 − t)(1 − SQ_top) = u_Y''(t). ∎ Where the midpoints' atoms fall short (by the inputs'
-widths: about 2^-52 relative), all atoms are multiplied by one factor s >= 1 (V scales by s) and, where even that
-does not reach (a cell whose V is 0 or tiny: the top), mass α is added at g_top (V_i rises by α(g_top − g_i)); then
-the check is repeated, and a failure hands the loss to the arb path.
+(g_0 − t)·Σw >= U''_0 + (g_0 − t)(1 − SQ_top) = u_Y''(t). ∎ The check compares U''_i's upper end (from the
+survival bounds) with V_i's lower end (:func:`_potential`). Where the midpoints' atoms fall short — by the inputs'
+widths, about 2^-52·SP_i absolute, which near the top of the grid is a larger share of the small U''_i — the atoms
+are raised by factors f_j >= 1 that do not decrease with j: then every atom above g_i is raised by at least f_{i+1}, so
+V_i by at least that factor, and f_{i+1} is chosen >= the largest shortfall need_k/v_k of the points k <= i (the mass's
+shortfall sets f_0). A point's shortfall is so paid only by the atoms above it (a bulk atom is raised by about 1e-13,
+the top ones by what the top needs), which keeps the relative change of the potential at every t near the uncertainty
+there. The check after the raise is exact in floats: dn(f_{i+1}·v_i) >= Ū''_i and dn(f_0·mass) >= 1 − S̲Q_top. What a
+factor cannot reach (v_i = 0: no atom above) is added at the top, α, which raises V_i by α(g_top − g_i) >=
+α·dist_i, dist_i a lower bound of g_top − g_i. Anything still short hands the loss to the arb path.
 
 **The lower end.** The lowerings η are chosen as in :mod:`dpcert.pld.discretise` (:func:`_lowerings_np`, the same
-algorithm in arrays), from upper bounds c̄_i, d̄_i of c_i, d_i and a lower bound U̲ of the potential, and raised
-by 2^-30 relative plus 2^-46·U̲_i (room for the rounding of what follows); the points (g_i, U̲_i − η_i) (0 where η_i
->= U̲_i, and 0 at the top) go through a float greatest convex minorant with left slope −SQ_0(1 − 2^-40), whose
+algorithm in arrays), from the midpoints of c_i, d_i where their lower bounds are positive and 0 where not (a cell
+empty in exact arithmetic has c = d = 0, and the noise of its float bounds must not steer the recursions), from a
+lower bound U̲ of the potential, then raised where a cell is not covered for the upper bounds c̄, d̄ (η_a >=
+c̄(1 − η_b/d̄): a lowering of at most c̄, the noise level in such a cell), by 2^-30 relative, and by (8γ + 2^-46)·U̲_i
+(room for the potential's bound and the float noise of the minorant); the points (g_i, U̲_i − η_i) (0 where η_i
+>= U̲_i, and 0 at the top) go through a float greatest convex minorant with left slope −S̲Q_0(1 − 8γ − 2^-46), whose
 slope jumps, negative noise set to 0, are the atoms w_j >= 0. Again a choice; the proof is on the atoms. Their
 potential φ = u_Z is convex and linear on every cell whatever the atoms are (non-negative atoms on the grid). Checked
 in outward-rounded floats, with φ̄_i an upper bound of φ(g_i):
@@ -49,11 +58,13 @@ in outward-rounded floats, with φ̄_i an upper bound of φ(g_i):
   the cell (no atom above a: exactly 0, u_Y >= 0);
 * right of g_top, φ = 0 <= u_Y.
 
-A cell that fails gets its left point lowered by c̄ more (then ℓ_a >= c and (A) holds whatever ℓ_b >= 0) and the
-minorant is rebuilt, at most :data:`_REPAIRS` times; the equal-mean groups of :mod:`dpcert.pld.discretise` are the
-fallback after that. The groups (also built when asked, ``groups=True``) are certified as there — group j's
-(1 − β_j) c_j >= β_{j−1} d_{j−1}, checked with c̲_j and d̄_{j−1} (the β are chosen from those same bounds) — and its
-atoms are lower bounds of (1 − β_j) m_j + β_{j−1} m_{j−1}: a smaller measure has a smaller potential.
+The checks use that the exact c, d and U are >= 0 (a cell's conditional mean lies in the cell; U is a potential),
+which is why an empty cell is decided here although its balls straddle 0 on the arb path. A cell that fails gets
+its left point lowered by c̄ more (then ℓ_a >= c and (A) holds whatever ℓ_b >= 0) and the minorant is rebuilt, at
+most :data:`_REPAIRS` times; the equal-mean groups of :mod:`dpcert.pld.discretise` are the fallback after that. The
+groups (also built when asked, ``groups=True``) are certified as there — group j's (1 − β_j) c_j >= β_{j−1} d_{j−1},
+checked with c̲_j and d̄_{j−1} (the β are chosen from those same bounds) — and its atoms are lower bounds of (1 − β_j)
+m_j + β_{j−1} m_{j−1}: a smaller measure has a smaller potential.
 
 **Rounding, proved.** IEEE-754 +, −, ×, ÷ of float64 are correctly rounded (numpy's array operations, SIMD or not,
 are these operations; no fused multiply-add is formed across two ufunc calls), so the exact result of one
@@ -61,13 +72,14 @@ operation lies within one ulp of the float returned, and ``np.nextafter`` toward
 with gradual underflow this holds for subnormal results too (a run that flushes subnormals to zero is detected,
 :func:`_ieee_ok`, and handed to the arb path). Interval products here only meet operands whose exact values are >= 0
 (masses, potentials, g, h) with bounds clipped to [0, ∞) where the exact value is known non-negative, so lo·lo and
-hi·hi are the ends; no certified bound uses a division. Sums of n non-negative terms, in any order (numpy's
-cumulative and pairwise sums), are within γ_n = nu/(1 − nu) relative of the exact sum, u = 2^-52 here (a unit that
-covers any rounding mode), plus 2^-1075 per product that underflows: the potentials' bounds (:func:`_potential`)
-carry (1 ± 2γ_{2N+2}) and N·2^-1074. No libm function enters a bound: g_i = e^{i/n} and e^{1/n} − 1 are Arb balls
-rounded outwards (:func:`_grid`: g = T1[a]·T2[r] with both tables from Arb, one rounded product). No maintained
-library offers vectorised IEEE interval arrays (pyinterval, mpmath's ``iv`` and python-flint are scalar), hence these
-few helpers.
+hi·hi are the ends; the one division in a bound (α above) has its numerator rounded up and its divisor a lower
+bound, and is rounded up itself (other quotients only choose sizes, which a check then proves). A sum of non-negative
+terms in which each term meets at most m roundings, in any order, is within γ_m = mu/(1 − mu) relative of the exact sum,
+u = 2^-52 here (a unit that covers any rounding mode), plus 2^-1075 per product that underflows; the sums here run in
+blocks of about √N (:func:`_suffix`, m about 2√N), and the potentials' bounds (:func:`_potential`) carry (1 ∓ 3γ_m) and
+N·2^-1074. No libm function enters a bound: g_i = e^{i/n} and e^{1/n} − 1 are Arb balls rounded outwards (:func:`_grid`:
+g = T1[a]·T2[r] with both tables from Arb, one rounded product). No maintained library offers vectorised IEEE interval
+arrays (pyinterval, mpmath's ``iv`` and python-flint are scalar), hence these few helpers.
 
 **Refusals.** Survival bounds that are not finite, not in [0, 1], crossed (lo > hi), inconsistent with monotone
 survivals or with a cell mean inside its cell (c̄ < 0, d̄ < 0, Ū < 0), a grid past e^{±700}, or a check still
