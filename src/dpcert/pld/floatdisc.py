@@ -127,6 +127,8 @@ _TINY = 2.0**-1074
 _REPAIRS = 3
 #: The relative factor the upper atoms may be raised by (past it the top atom takes the deficit).
 _SCALE_CAP = 2.0**-20
+#: Vectorised passes of the hull before the monotone chain takes over (:func:`_hull`).
+_HULL_PASSES = 64
 #: Largest |i/n| of a grid point (e^{±700} stays normal).
 _MAX_EXP = 700
 
@@ -485,13 +487,26 @@ def _minorant_atoms(g: np.ndarray, v: np.ndarray, left_slope: float) -> np.ndarr
 
 
 def _hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Indices of the lower convex hull of points with increasing x (floats; tightness only): vertices that are not
-    strictly convex are dropped, all at once, until none is left. A run of such vertices is a concave stretch, so
-    the chord replacing it passes below every one of them; the polyline only moves down and keeps every point above
-    it, and ends convex: it is the hull."""
+    """Indices of the lower convex hull of points with increasing x (floats; tightness only), strict vertices only.
+
+    Each pass drops, all at once, the vertices that are not strictly convex (a run of them is a concave stretch, so
+    the chord replacing it passes below every one of them: the polyline only moves down and keeps every point above
+    it) and jumps over the points between each end and its hull neighbour (the point of largest slope to the last
+    point, of least slope from the first: every point in between lies on or above that edge), which a tail peeled
+    one point per pass would otherwise cost. A convex polyline through points with every point on or above it is the
+    hull. After :data:`_HULL_PASSES` passes the monotone chain finishes what is left.
+    """
     idx = np.arange(len(x))
-    for _ in range(200):
+    for _ in range(_HULL_PASSES):
         xs, ys = x[idx], y[idx]
+        if len(idx) > 2:
+            last = int(np.argmax((ys[-1] - ys[:-1]) / (xs[-1] - xs[:-1])))
+            first = len(idx) - 1 - int(np.argmin(((ys[1:] - ys[0]) / (xs[1:] - xs[0]))[::-1]))
+            if last < len(idx) - 2 or first > 1:
+                keep = np.zeros(len(idx), dtype=bool)
+                keep[0] = keep[-1] = True
+                keep[first : last + 1] = True
+                idx, xs, ys = idx[keep], xs[keep], ys[keep]
         s = np.diff(ys) / np.diff(xs)
         keep = np.ones(len(idx), dtype=bool)
         keep[1:-1] = s[:-1] < s[1:]
@@ -547,18 +562,19 @@ def _lowerings_np(m: np.ndarray, c: np.ndarray, d: np.ndarray, h: np.ndarray, u:
     with np.errstate(divide="ignore", invalid="ignore"):
         cover = np.where(pos, uni[:-1] / np.where(pos, c, 1.0) + uni[1:] / np.where(pos, d, 1.0), np.inf)
     cl, dl = c.tolist(), d.tolist()
+    un = uni.tolist()  # the fixes run in order (each may scale the next cell's left end): Python floats
     for i in np.nonzero(cover < 1)[0].tolist():
-        cv = uni[i] / cl[i] + uni[i + 1] / dl[i]
+        cv = un[i] / cl[i] + un[i + 1] / dl[i]
         if cv < 1:
             if cv <= 0:
-                uni[i] = cl[i]
+                un[i] = cl[i]
             elif i + 1 < cells:
-                uni[i] /= cv
-                uni[i + 1] /= cv
+                un[i] /= cv
+                un[i + 1] /= cv
             else:
-                uni[i] = cl[i] * (1 - uni[i + 1] / dl[i])
-    uni = uni[:cells]
-    unl = uni.tolist()
+                un[i] = cl[i] * (1 - un[i + 1] / dl[i])
+    unl = un[:cells]
+    uni = np.array(unl)
     ul = u.tolist()
     # backward recursion from the top, as far as the point where it ends (j2)
     bwd = [0.0] * (cells + 1)
