@@ -114,7 +114,7 @@ from dpcert.pld.discretise import (
 )
 from dpcert.pld.loss import PrivacyLoss
 
-__all__ = ["discretise_float", "STATS", "ball_bounds"]
+__all__ = ["discretise_float", "STATS", "GROUPS_CELLS", "ball_bounds"]
 
 #: How many one-step discretisations each path decided (``"float"``: this module; ``"arb"``: handed to the arb path).
 STATS = {"float": 0, "arb": 0}
@@ -127,6 +127,14 @@ _TINY = 2.0**-1074
 _REPAIRS = 3
 #: The relative factor the upper atoms may be raised by (past it the top atom takes the deficit).
 _SCALE_CAP = 2.0**-20
+#: Up to this many cells the equal-mean groups' lower measure is built too (``lower_groups``, which the accountant
+#: composes beside the minorant and keeps the larger lower end of). The arb path falls back to the groups whenever
+#: its balls cannot decide a cell (an empty cell, or a potential that is exactly 0, straddles 0 there), which the
+#: float path decides from c, d, U >= 0; at one to a few dozen steps next to atoms (Laplace's two, a finite loss's)
+#: the groups' lower end is the tighter one (measured: Laplace r = 1, n = 256, 10 steps: the minorant's δ bracket 11
+#: times wider), so on the small grids where that happens both are kept. A grid above it (the subsampled Gaussian at
+#: a fine resolution) composes the minorant alone.
+GROUPS_CELLS = 4096
 #: Vectorised passes of the hull before the monotone chain takes over (:func:`_hull`).
 _HULL_PASSES = 64
 #: Largest |i/n| of a grid point (e^{±700} stays normal).
@@ -261,7 +269,8 @@ def discretise_float(loss: PrivacyLoss, n: int, tail: float, groups: bool = Fals
 
     Args:
         loss: the direction. n: grid cells per unit of loss. tail: the P-mass (float) the grid range may leave out
-            on each side (tightness only). groups: also build the equal-mean groups' lower measure.
+            on each side (tightness only). groups: also build the equal-mean groups' lower measure (always built
+            on grids of at most :data:`GROUPS_CELLS` cells).
 
     Raises:
         GridTooLarge: if the range needs more than :data:`~dpcert.pld.discretise.MAX_CELLS` cells.
@@ -317,6 +326,7 @@ def _build(loss: PrivacyLoss, n: int, i_lo: int, i_hi: int, groups: bool) -> Ste
         return None
     d_lo = np.maximum(_dn(_dn(glo[1:] * m_lo) - mu_hi), 0.0)
     lower = _lower(sq_lo, sq_hi, glo, ghi, hlo, hhi, elo, ehi, m_lo, m_hi, (c_lo, c_hi), (d_lo, d_hi), u_lo)
+    groups = groups or cells <= GROUPS_CELLS
     grouped = _groups(m_lo, c_lo, d_hi, sq_lo[-1], u_lo[-1]) if lower is None or groups else None
     if lower is None:
         lower = grouped
