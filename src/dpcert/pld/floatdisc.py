@@ -62,9 +62,10 @@ The checks use that the exact c, d and U are >= 0 (a cell's conditional mean lie
 which is why an empty cell is decided here although its balls straddle 0 on the arb path. A cell that fails gets
 its left point lowered by c̄ more (then ℓ_a >= c and (A) holds whatever ℓ_b >= 0) and the minorant is rebuilt, at
 most :data:`_REPAIRS` times; the equal-mean groups of :mod:`dpcert.pld.discretise` are the fallback after that. The
-groups (also built when asked, ``groups=True``) are certified as there — group j's (1 − β_j) c_j >= β_{j−1} d_{j−1},
-checked with c̲_j and d̄_{j−1} (the β are chosen from those same bounds) — and its atoms are lower bounds of (1 − β_j)
-m_j + β_{j−1} m_{j−1}: a smaller measure has a smaller potential.
+groups (also built when asked, ``groups=True``, and for a loss with a ``lattice`` of atoms, whose arb path used them)
+are certified as there — group j's (1 − β_j) c_j >= β_{j−1} d_{j−1}, checked with c̲_j and d̄_{j−1} (the β are chosen
+from those same bounds) — and its atoms are lower bounds of (1 − β_j) m_j + β_{j−1} m_{j−1}: a smaller measure has a
+smaller potential.
 
 **Rounding, proved.** IEEE-754 +, −, ×, ÷ of float64 are correctly rounded (numpy's array operations, SIMD or not,
 are these operations; no fused multiply-add is formed across two ufunc calls), so the exact result of one
@@ -114,10 +115,11 @@ from dpcert.pld.discretise import (
 )
 from dpcert.pld.loss import PrivacyLoss
 
-__all__ = ["discretise_float", "STATS", "GROUPS_CELLS", "ball_bounds"]
+__all__ = ["discretise_float", "STATS", "FLOAT_CELLS", "ball_bounds"]
 
-#: How many one-step discretisations each path decided (``"float"``: this module; ``"arb"``: handed to the arb path).
-STATS = {"float": 0, "arb": 0}
+#: How many one-step discretisations each path decided (``"float"``: this module; ``"arb"``: handed to the arb path
+#: after a float check was not decided; ``"small"``: a grid below :data:`FLOAT_CELLS`, given to the arb path).
+STATS = {"float": 0, "arb": 0, "small": 0}
 
 #: The unit roundoff used in every γ (2^-52: any IEEE rounding mode).
 _U = 2.0**-52
@@ -127,14 +129,11 @@ _TINY = 2.0**-1074
 _REPAIRS = 3
 #: The relative factor the upper atoms may be raised by (past it the top atom takes the deficit).
 _SCALE_CAP = 2.0**-20
-#: Up to this many cells the equal-mean groups' lower measure is built too (``lower_groups``, which the accountant
-#: composes beside the minorant and keeps the larger lower end of). The arb path falls back to the groups whenever
-#: its balls cannot decide a cell (an empty cell, or a potential that is exactly 0, straddles 0 there), which the
-#: float path decides from c, d, U >= 0; at one to a few dozen steps next to atoms (Laplace's two, a finite loss's)
-#: the groups' lower end is the tighter one (measured: Laplace r = 1, n = 256, 10 steps: the minorant's δ bracket 11
-#: times wider), so on the small grids where that happens both are kept. A grid above it (the subsampled Gaussian at
-#: a fine resolution) composes the minorant alone.
-GROUPS_CELLS = 4096
+#: Below this many cells the arb discretisation is used (:func:`dpcert.pld.discretise.discretise`): on a small grid
+#: it costs milliseconds, and its balls carry the survival masses to 128 bits, where float bounds of them cost a
+#: relative 1e-13 or so of width (a docs example's δ at 20 digits moved in its 13th; the arb path is also what every
+#: certificate re-checks). Above it the arb path's Python-level ball arithmetic per cell is what the float path saves.
+FLOAT_CELLS = 4096
 #: Vectorised passes of the hull before the monotone chain takes over (:func:`_hull`).
 _HULL_PASSES = 64
 #: Largest |i/n| of a grid point (e^{±700} stays normal).
@@ -263,14 +262,15 @@ def _mass(w: np.ndarray) -> tuple[float, float]:
 
 def discretise_float(loss: PrivacyLoss, n: int, tail: float, groups: bool = False) -> StepMeasures:
     """One step's lower and upper discretisations at resolution n built in float64 arrays (module docstring), or
-    by :func:`dpcert.pld.discretise.discretise` when a float check is not decided.
+    by :func:`dpcert.pld.discretise.discretise` on a grid below :data:`FLOAT_CELLS` cells or when a float check is
+    not decided.
 
     The measures carry their atoms as floats (:attr:`~dpcert.pld.discretise.Measure.values`), exactly.
 
     Args:
         loss: the direction. n: grid cells per unit of loss. tail: the P-mass (float) the grid range may leave out
             on each side (tightness only). groups: also build the equal-mean groups' lower measure (always built
-            on grids of at most :data:`GROUPS_CELLS` cells).
+            for a loss with a ``lattice`` of atoms).
 
     Raises:
         GridTooLarge: if the range needs more than :data:`~dpcert.pld.discretise.MAX_CELLS` cells.
@@ -278,6 +278,9 @@ def discretise_float(loss: PrivacyLoss, n: int, tail: float, groups: bool = Fals
     i_lo, i_hi = loss.grid_range(n, max(tail, 1e-320))
     if i_hi - i_lo > MAX_CELLS:
         raise GridTooLarge(n, i_hi - i_lo)
+    if i_hi - i_lo < FLOAT_CELLS:
+        STATS["small"] += 1
+        return discretise(loss, n, tail, groups)
     built = _build(loss, n, i_lo, i_hi, groups)
     if built is None:
         STATS["arb"] += 1
@@ -326,7 +329,11 @@ def _build(loss: PrivacyLoss, n: int, i_lo: int, i_hi: int, groups: bool) -> Ste
         return None
     d_lo = np.maximum(_dn(_dn(glo[1:] * m_lo) - mu_hi), 0.0)
     lower = _lower(sq_lo, sq_hi, glo, ghi, hlo, hhi, elo, ehi, m_lo, m_hi, (c_lo, c_hi), (d_lo, d_hi), u_lo)
-    groups = groups or cells <= GROUPS_CELLS
+    # a loss with atoms on a lattice (Laplace's two, a discrete mechanism's): the groups' lower measure too, which
+    # the accountant composes beside the minorant, keeping the larger lower end. Next to atoms the groups' is the
+    # tighter one at up to a few dozen steps (measured, Laplace r = 1 at n = 256, 10 steps: the minorant's δ bracket
+    # alone 11 times wider), and the arb path, whose balls cannot decide the empty cells beside an atom, used it
+    groups = groups or loss.lattice is not None
     grouped = _groups(m_lo, c_lo, d_hi, sq_lo[-1], u_lo[-1]) if lower is None or groups else None
     if lower is None:
         lower = grouped
