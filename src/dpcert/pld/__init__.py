@@ -6,6 +6,8 @@ its code:
 
 * :mod:`dpcert.pld.loss`: the seam (the abstract class a mechanism implements);
 * :mod:`dpcert.pld.discretise`: one step on a grid, a lower measure <=_icx and an upper one >=_icx the exact law;
+* :mod:`dpcert.pld.floatdisc`: the same step in float64 arrays from float bounds of the survival masses, each end
+  proved on the floats (the fast path's discretisation, the arb one where a float check is not decided);
 * :mod:`dpcert.pld.compose`: composition of identical and of different steps, windows with every dropped tail
   accounted (ball products: the reference path);
 * :mod:`dpcert.pld.fftcompose`: composition in float64 by FFT, tilted at the saddle point, with a proved bound on
@@ -36,6 +38,7 @@ from dpcert.pld.accountant import (
 from dpcert.pld.compose import Composed, combine, compose
 from dpcert.pld.discretise import MAX_CELLS, PREC, GridTooLarge, Measure, StepMeasures, discretise
 from dpcert.pld.fftcompose import FloatComposed, compose_fft, compose_fft_mixed
+from dpcert.pld.floatdisc import discretise_float
 from dpcert.pld.loss import PrivacyLoss
 
 __all__ = [
@@ -48,6 +51,7 @@ __all__ = [
     "GridTooLarge",
     "EmptyIntersection",
     "discretise",
+    "discretise_float",
     "compose",
     "compose_fft",
     "compose_fft_mixed",

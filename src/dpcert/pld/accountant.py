@@ -58,6 +58,7 @@ from dpcert.pld.fftcompose import (
     saddle_theta,
     saddle_theta_mixed,
 )
+from dpcert.pld.floatdisc import discretise_float
 from dpcert.pld.loss import PrivacyLoss
 
 __all__ = [
@@ -160,7 +161,9 @@ def compose_directions(
     ``method="fft"`` composes by the float path (:mod:`dpcert.pld.fftcompose`: one FFT, a k-th power, one inverse
     FFT, with a proved round-off bound), tilted for the ε (or, given ``delta``, the ε(δ)) the caller will ask
     about: any ε is still answered validly, the tilt only decides where the answer is tightest. A direction
-    the float path declines (a tilt or window past the float range) is composed by the arb path.
+    the float path declines (a tilt or window past the float range) is composed by the arb path. With ``"fft"``
+    one step is also discretised in floats (:func:`dpcert.pld.floatdisc.discretise_float`, each end proved on the
+    floats; the arb discretisation where a float check is not decided), with ``"arb"`` in balls.
     """
     if method not in ("arb", "fft"):
         raise ValueError(f"method must be 'arb' or 'fft', not {method!r}")
@@ -184,7 +187,8 @@ def compose_directions(
     for loss in losses:
         if progress is not None:
             progress(f"{loss.name}: one step on {n} cells per unit loss")
-        st = discretise(loss, n, tail / steps, groups=steps <= GROUPS_STEPS)
+        disc = discretise_float if method == "fft" else discretise
+        st = disc(loss, n, tail / steps, groups=steps <= GROUPS_STEPS)
         report = None if progress is None else (lambda m, d=loss.name: progress(f"{d}: {m}"))
         out.append(_with_groups(one, [(st, steps)], report))
     return out
@@ -230,7 +234,8 @@ def compose_directions_mixed(
     inverse FFT, with a proved round-off bound), tilted for the ε (or, given ``delta``, the ε(δ)) the caller will ask
     about; a direction the float path declines, and every direction with ``method="arb"``, is composed by the arb
     path: each part k_i-fold (:func:`dpcert.pld.compose.compose`), the parts joined by
-    :func:`dpcert.pld.compose.combine`.
+    :func:`dpcert.pld.compose.combine`. The steps are discretised as by :func:`compose_directions` (in floats with
+    ``"fft"``, in balls with ``"arb"``).
 
     Raises:
         ValueError: an unknown method, no parts, a count below 1, or parts disagreeing on the number of directions.
@@ -252,7 +257,8 @@ def compose_directions_mixed(
         if id(loss) not in measures:
             if progress is not None:
                 progress(f"{loss.name}: one step on {n} cells per unit loss")
-            measures[id(loss)] = discretise(loss, n, tail / total, groups=total <= GROUPS_STEPS)
+            disc = discretise_float if method == "fft" else discretise
+            measures[id(loss)] = disc(loss, n, tail / total, groups=total <= GROUPS_STEPS)
         return measures[id(loss)]
 
     def one(steps: list[tuple[StepMeasures, int]], report: Progress) -> Composed | FloatComposed:
