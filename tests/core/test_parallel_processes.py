@@ -176,11 +176,13 @@ def test_a_killed_worker_is_retried_alone_and_a_second_death_is_reported_not_dro
 
 DASK_RUN = textwrap.dedent(
     """
-    import os, sys, time
+    import os, sys, threading, time
     from dpcert.core.parallel import RunOptions, Summary, map_chunks
 
-    def slow(chunk):
-        open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
+    def slow(chunk):  # the file holds the names of the worker's threads
+        names = " ".join(t.name for t in threading.enumerate())
+        with open(os.path.join(sys.argv[1], str(os.getpid())), "w") as f:
+            f.write(names)
         time.sleep(60)
         return Summary()
 
@@ -207,6 +209,10 @@ def test_sigkill_of_the_parent_leaves_no_dask_local_cluster_worker(tmp_path):
             time.sleep(0.05)
         assert len(workers) == 2, proc.communicate()
         assert all(w != proc.pid for w in workers)  # the chunks run in worker processes
+        # each worker watches the parent's pid itself: distributed's guard (a pipe per worker) fails when two
+        # workers are forked at once and each holds the other's pipe end
+        time.sleep(0.2)  # the files written
+        assert all("dpcert-watchdog" in (pids / str(w)).read_text().split() for w in workers)
         proc.kill()
         proc.wait(5)
         assert _gone_within(workers, 10), "Dask workers orphaned after SIGKILL of the parent"

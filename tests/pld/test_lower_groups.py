@@ -23,6 +23,7 @@ from dpcert.pld.accountant import GROUPS_STEPS, compose_directions, delta_enclos
 
 # the module (``dpcert.pld.discretise`` as an attribute is the function of that name)
 dmod = importlib.import_module("dpcert.pld.discretise")
+fmod = importlib.import_module("dpcert.pld.floatdisc")
 Q, S, N = F(1, 1000), F(1, 2), 2048
 
 
@@ -54,6 +55,7 @@ def _remove() -> list:
 
 def _groups_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(dmod, "_lower_minorant", lambda *args, **kw: None)
+    monkeypatch.setattr(fmod, "_lower", lambda *args, **kw: None)  # the float path's minorant (method="fft")
 
 
 @pytest.mark.parametrize("method", ["fft", "arb"])
@@ -97,8 +99,9 @@ def test_a_gaussian_through_the_accountant_keeps_the_groups_lower_end(monkeypatc
 
 def test_past_the_threshold_the_groups_are_not_composed(monkeypatch) -> None:
     calls = []
-    real = dmod._lower_groups
+    real, real_float = dmod._lower_groups, fmod._groups
     monkeypatch.setattr(dmod, "_lower_groups", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(fmod, "_groups", lambda *a: calls.append(1) or real_float(*a))
     loss = [SubsampledGaussianLoss("remove", F(1, 100), S)]
     (many,) = compose_directions(loss, GROUPS_STEPS + 1, 64, 1e-24, method="fft", eps=F(1))
     assert many.alt is None and not calls  # no extra work past the threshold

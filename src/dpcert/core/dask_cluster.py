@@ -6,7 +6,8 @@ worker within ``--wait-for-workers`` or goes away during the run ends it in one 
 (:class:`~dpcert.errors.RunOptionError`, :class:`~dpcert.errors.SchedulerLost`); workers of another version or of
 other code are refused at connection, and results of other code that arrive later are computed again
 (:class:`~dpcert.core.workers._Foreign`). A ``LocalCluster``'s worker processes end with their parent
-(``distributed`` watches a pipe from it); a remote cluster's workers are the cluster's and only lose the tasks.
+(a watchdog on its pid, :func:`~dpcert.core.workers.start_watchdog`); a remote cluster's workers are the cluster's
+and only lose the tasks.
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ from contextlib import contextmanager, nullcontext
 from functools import partial
 from typing import Any
 
-from dpcert.core.workers import _IN_DASK_TASK, _FirstError, _Foreign, _one_blas_thread, code_fingerprint
+from dpcert.core.workers import (
+    _IN_DASK_TASK,
+    _FirstError,
+    _Foreign,
+    _one_blas_thread,
+    code_fingerprint,
+    start_watchdog,
+)
 from dpcert.errors import RunOptionError, SchedulerLost
 
 __all__ = ["SCHEDULER_ENV", "SCHEDULER_TIMEOUT", "WAIT_FOR_WORKERS", "MAX_WAIT_FOR_WORKERS"]
@@ -87,7 +95,7 @@ def _malloc_thresholds(raised: bool) -> None:
         malloc_trim(0)
 
 
-def _dask_task(fn: Callable[[Any], Any], chunk: Any) -> tuple[str, Any]:
+def _dask_task(fn: Callable[[Any], Any], chunk: Any, parent: int | None = None) -> tuple[str, Any]:
     """On a Dask worker: ``fn(chunk)`` with freed memory kept for reuse while it runs, as in a plain Python process.
 
     A Dask nanny starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which also fixes glibc's mmap threshold at
@@ -95,8 +103,12 @@ def _dask_task(fn: Callable[[Any], Any], chunk: Any) -> tuple[str, Any]:
     pages fault in one by one, and returned at once. Measured at DaRRM K = 41, Δ > 0: the chunks took 1.75 CPU
     seconds instead of 0.75 in such a process, an existing 2-worker cluster 2.2x the local processes' wall time.
     The worker's settings are restored when its last dpcert task ends and the freed memory returned, as Dask wants.
+    On a ``LocalCluster`` started by the run, ``parent`` is the run's process: the worker's watchdog is started
+    (once; also in a worker the nanny started again), so that it ends with that process.
     Returns the value with the fingerprint of the code that computed it."""
     global _TASKS_RUNNING
+    if parent is not None:
+        start_watchdog(parent)
     in_task = _IN_DASK_TASK.set(True)  # a map_chunks inside fn runs inline (a Dask worker may not have children)
     with _TASKS_LOCK:
         _TASKS_RUNNING += 1
@@ -293,6 +305,11 @@ def _dask_client(n: int, scheduler: str | None, wait: float) -> tuple[Any, Any]:
         )
     client = distributed.Client(cluster)
     client.run(_one_blas_thread)  # as the local process workers: one BLAS thread each, no oversubscription
+    # the workers end with this process. distributed's own guard (a pipe each worker reads until its parent's end
+    # closes) fails when both workers' pipes exist before either forks (the nannies make them, then fork from
+    # threads): each child inherits the other's kept end, and both outlive a SIGKILL of this process (seen on a
+    # loaded CI machine); a pidfd watchdog does not depend on inherited fds
+    client.run(start_watchdog, os.getpid())
     return client, cluster
 
 
@@ -336,7 +353,7 @@ def _run_dask(
     with _quiet_client_logs() if remote else nullcontext():
         client, cluster = _dask_client(n, run.scheduler, run.wait_seconds)  # refuses a missing Dask in one line
         try:
-            return _gather_dask(client, fn, chunks, todo, run, finished)
+            return _gather_dask(client, fn, chunks, todo, run, finished, local=cluster is not None)
         finally:
             client.close()
             if cluster is not None:
@@ -345,7 +362,7 @@ def _run_dask(
 
 def _gather_dask(
     client: Any, fn: Callable[[Any], Any], chunks: list[Any], todo: list[int], run: Any,
-    finished: Callable[[int, Any], None],
+    finished: Callable[[int, Any], None], *, local: bool = False,
 ) -> dict[int, str]:  # fmt: skip
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
@@ -355,9 +372,9 @@ def _gather_dask(
     first = _FirstError()
     foreign = _Foreign(f"the Dask scheduler {_scheduler_address(run.scheduler) or '(a LocalCluster)'}")
     token = hashlib.sha256(f"{time.time_ns()}:{os.getpid()}".encode()).hexdigest()[:16]
-    futures = client.map(
-        partial(_dask_task, fn), [chunks[i] for i in todo], key=[f"dpcert-{token}-{i}" for i in todo], pure=False
-    )
+    parent = os.getpid() if local else None  # a LocalCluster's workers end with this process (_dask_task)
+    keys = [f"dpcert-{token}-{i}" for i in todo]
+    futures = client.map(partial(_dask_task, fn, parent=parent), [chunks[i] for i in todo], key=keys, pure=False)
     index = {f.key: i for f, i in zip(futures, todo, strict=True)}
     # each summary gathered by the client's event loop as its task finishes (with_results), not by a round trip
     # from here per chunk after it (f.result()); the futures are held by `results` alone, each until it is done

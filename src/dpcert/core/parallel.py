@@ -86,8 +86,6 @@ MAX_ATTEMPTS = 2
 #: Times a chunk that never started is sent back because its pool broke (another chunk's worker died, or workers
 #: that die at start) before the run gives up with :class:`~dpcert.errors.WorkerDied`.
 MAX_REQUEUES = 8
-#: how often a worker's watchdog looks whether the run still wants it (seconds)
-_WATCH_PERIOD = 0.1
 
 #: in a worker of a local pool: the run's shared bytes, one per chunk (set by the worker that starts the chunk, so
 #: that the parent knows what a dead worker was running) and a last one, set by the parent to stop every worker
@@ -95,8 +93,9 @@ _SHARED: Any = None
 
 
 def _worker_init(parent: int, shared: Any) -> None:
-    """Pool initializer: SIGINT left to the parent, one BLAS thread, and a watchdog thread (:func:`_watch`) that
-    ends this worker when ``parent``, the process running the pool, ends or sets the stop byte."""
+    """Pool initializer: SIGINT left to the parent, one BLAS thread, and a watchdog thread
+    (:func:`~dpcert.core.workers.start_watchdog`) that ends this worker when ``parent``, the process running the
+    pool, ends or sets the stop byte."""
     global _SHARED
     _SHARED, _workers._IN_WORKER = shared, True
     _one_blas_thread()
@@ -104,38 +103,7 @@ def _worker_init(parent: int, shared: Any) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):  # blocked by the parent while it started us (see _run_pool)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STARTUP_BLOCKED)
-    threading.Thread(target=_watch, args=(parent, shared), name="dpcert-watchdog", daemon=True).start()
-
-
-def _watch(parent: int, shared: Any) -> None:
-    """End this process once process ``parent`` has ended or has set ``shared[-1]``. ``parent`` is watched by its
-    pid, not as ``os.getppid()`` (under ``forkserver`` the direct parent is the fork server): on Linux through a
-    pidfd, which becomes readable when it exits and which a reused pid cannot fool; elsewhere by polling the pid."""
-    import select
-
-    try:
-        fd = os.pidfd_open(parent)  # type: ignore[attr-defined,unused-ignore]
-    except ProcessLookupError:
-        os._exit(1)
-    except (AttributeError, OSError):  # pragma: no cover - no pidfd (not Linux, or before 5.3): poll
-        fd = None
-    while not shared[-1]:
-        if fd is not None:
-            if select.select([fd], [], [], _WATCH_PERIOD)[0]:
-                break
-        elif _pid_alive(parent):  # pragma: no cover - the fallback
-            time.sleep(_WATCH_PERIOD)
-        else:  # pragma: no cover - the fallback
-            break
-    os._exit(1)
-
-
-def _pid_alive(pid: int) -> bool:  # pragma: no cover - the fallback of _watch
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, PermissionError):  # gone (or the pid now belongs to another user's process)
-        return False
-    return True
+    _workers.start_watchdog(parent, shared)
 
 
 def _run_one(fn: Callable[[Any], Summary], i: int, chunk: Any) -> tuple[str, Summary]:
@@ -567,7 +535,7 @@ def _run_pool(
             assert first.exc is not None
             raise first.exc
     except BaseException:  # Ctrl-C, SIGTERM (see sigterm_unwinds), a worker's exception: no worker keeps running
-        shared[-1] = 1  # each worker's watchdog ends it within _WATCH_PERIOD
+        shared[-1] = 1  # each worker's watchdog ends it within _workers.WATCH_PERIOD
         for pool, _ in pools:
             pool.shutdown(wait=True, cancel_futures=True)
         raise

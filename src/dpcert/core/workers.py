@@ -10,13 +10,66 @@ Used by :mod:`dpcert.core.parallel` and :mod:`dpcert.core.dask_cluster`.
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
+import threading
+import time
 from collections.abc import Callable
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-__all__ = ["in_worker", "code_fingerprint"]
+__all__ = ["in_worker", "code_fingerprint", "start_watchdog", "WATCH_PERIOD"]
+
+
+#: how often a worker's watchdog looks whether the run still wants it (seconds)
+WATCH_PERIOD = 0.1
+#: the process that started a watchdog (one per process; a forked child inherits the value, not the thread)
+_WATCHED: int | None = None
+_WATCH_LOCK = threading.Lock()
+
+
+def start_watchdog(parent: int, shared: Any = None) -> None:
+    """Start, once per process, a daemon thread (:func:`_watch`) that ends this process when process ``parent``
+    ends or sets the stop byte ``shared[-1]`` (a local pool's shared array; ``None``: the parent's end alone)."""
+    global _WATCHED
+    with _WATCH_LOCK:
+        if _WATCHED == os.getpid():
+            return
+        _WATCHED = os.getpid()
+    threading.Thread(target=_watch, args=(parent, shared), name="dpcert-watchdog", daemon=True).start()
+
+
+def _watch(parent: int, shared: Any) -> None:
+    """End this process once process ``parent`` has ended or has set ``shared[-1]``. ``parent`` is watched by its
+    pid, not as ``os.getppid()`` (under ``forkserver`` the direct parent is the fork server; a ``LocalCluster``'s
+    workers are children of its nanny threads): on Linux through a pidfd, which becomes readable when it exits and
+    which a reused pid cannot fool; elsewhere by polling the pid."""
+    import select
+
+    try:
+        fd = os.pidfd_open(parent)  # type: ignore[attr-defined,unused-ignore]
+    except ProcessLookupError:
+        os._exit(1)
+    except (AttributeError, OSError):  # pragma: no cover - no pidfd (not Linux, or before 5.3): poll
+        fd = None
+    while shared is None or not shared[-1]:
+        if fd is not None:
+            if select.select([fd], [], [], WATCH_PERIOD)[0]:
+                break
+        elif _pid_alive(parent):  # pragma: no cover - the fallback
+            time.sleep(WATCH_PERIOD)
+        else:  # pragma: no cover - the fallback
+            break
+    os._exit(1)
+
+
+def _pid_alive(pid: int) -> bool:  # pragma: no cover - the fallback of _watch
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):  # gone (or the pid now belongs to another user's process)
+        return False
+    return True
 
 
 def _one_blas_thread() -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
+import time
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -51,6 +52,7 @@ from dpcert.pld.accountant import (
     Progress,
     ball_level,
     calibrate,
+    calibrate_located,
     compose_directions,
     delta_enclosure,
     delta_of,
@@ -480,6 +482,24 @@ def _sigma_guess(q: Fraction, steps: int, eps: Fraction, delta: Fraction) -> flo
     return 1 / math.sqrt(math.log1p(mu * mu / (float(q) ** 2 * steps)))
 
 
+def _twin(
+    q: Fraction, k: int, eps: Fraction, tail: float, sa: str, ne: str, which: str = "upper"
+) -> Callable[[float, int], float]:
+    """The float evidence of the calibration: σ, n ↦ an estimate of the certified upper end of δ_k(ε) at resolution
+    n (:func:`dpcert.pld.estimate.delta_estimate`, the grid survival masses from
+    :func:`dpcert.gaussian.sgm_estimate.survivals`). Evidence only."""
+    from dpcert.gaussian.sgm_estimate import survivals
+    from dpcert.pld.estimate import delta_estimate
+
+    e = float(eps)
+    return lambda s, n: delta_estimate(directions(q, Fraction(s), sa, ne, which), k, n, tail, e, survivals)
+
+
+#: The routes of the calibration, ``located`` (float evidence places two certified probes, :func:`calibrate_located`;
+#: bisection when it cannot) and ``bisect`` (certified bisection, :func:`calibrate`).
+ROUTES = ("located", "bisect")
+
+
 def dpsgd_sigma(
     q: Any = None,
     steps: Any = None,
@@ -494,19 +514,29 @@ def dpsgd_sigma(
     rel_tol: float = 0.01,
     seconds: float = 600.0,
     progress: Progress = None,
+    route: str = "located",
 ) -> PldResult:
     """Certified calibration: [σ_lo, σ_hi] around σ_min = min{σ : δ_k(ε; σ) <= δ}, with δ(σ_hi) <= δ proved
     (the upper PLD bound) and δ(σ_lo) > δ proved (the lower one) (:func:`dpcert.pld.accountant.calibrate`).
 
     δ_k(ε; σ) is non-increasing in σ (a larger σ is the smaller one followed by independent Gaussian noise:
-    post-processing), so the two proofs bracket σ_min. The probes share one resolution, doubled when the
-    bracket is wider than ``rel_tol`` because the δ enclosures are. ``sampling="shuffle"`` is refused (its ε is a
-    bracket, not one pair's).
+    post-processing), so the two proofs bracket σ_min. ``rel_tol`` bounds the bracket's relative width (σ_hi −
+    σ_lo)/σ_hi. ``sampling="shuffle"`` is refused (its ε is a bracket, not one pair's).
+
+    ``route="located"`` (the default; a tight pair: Poisson sampling): a float twin of the certified upper end
+    (:func:`dpcert.pld.estimate.delta_estimate`, evidence only) locates σ, and two certified probes make the
+    bracket (:func:`dpcert.pld.accountant.calibrate_located`); when the evidence cannot place them, and with
+    ``route="bisect"``, the certified bisection (:func:`dpcert.pld.accountant.calibrate`: probes at one resolution,
+    doubled when the bracket is wider than ``rel_tol`` because the δ enclosures are). A fixed-size sampler has two
+    pairs: each is calibrated so (on half the budget), σ_hi taken from the dominating pair's and σ_lo from the
+    realised pair's. Either way every end is one of the two proofs above.
 
     >>> r = dpsgd_sigma("0.1", 10, "1", "1e-3", rel_tol=0.02)
     >>> r.enclosure.short(3)
-    '[1.24, 1.25]'
+    '[1.23, 1.26]'
     """
+    if route not in ROUTES:
+        raise InvalidParameter("route", route, f"one of {', '.join(ROUTES)}")
     parsed = DPSGD_SIGMA.parse(
         _given(
             q=q,
@@ -546,11 +576,24 @@ def dpsgd_sigma(
     def at(which: str) -> Callable[[Fraction, int], list[Composed]]:
         return lambda s, n: both_directions(qq, s, k, n, tail, None, sa, ne, which, method="fft", eps=e)
 
+    def solved(which: str, budget: float) -> PldResult:
+        if route == "located":
+            t0 = time.perf_counter()
+            located = calibrate_located(
+                at(which), _twin(qq, k, e, tail, sa, ne, which), e, d, guess, n0, rel_tol, budget, progress, "sigma"
+            )
+            if located is not None:
+                return located
+            budget -= time.perf_counter() - t0
+            if progress is not None:
+                progress("the float evidence did not place both proofs: bisecting")
+        return calibrate(at(which), e, d, guess, n0, rel_tol, budget, progress, name="sigma")
+
     if tight(sa, ne):
-        return calibrate(at("both"), e, d, guess, n0, rel_tol, seconds, progress, name="sigma")
+        return solved("both", seconds)
     # σ_hi from the dominating pair (δ <= target proved), σ_lo from the realised pair (δ > target proved)
-    hi = calibrate(at("upper"), e, d, guess, n0, rel_tol, seconds / 2, progress, name="sigma")
-    lo = calibrate(at("lower"), e, d, guess, n0, rel_tol, seconds / 2, progress, name="sigma")
+    hi = solved("upper", seconds / 2)
+    lo = solved("lower", seconds / 2)
     reached = lo.reached and hi.reached
     limited = "width" if reached else (hi.limited_by if not hi.reached else lo.limited_by)
     enc = Enclosure(lo.enclosure.lo, hi.enclosure.hi)
@@ -596,7 +639,10 @@ def _eps_at_level(q: Fraction, s: Fraction, k: int, delta: Fraction, level: int,
 
 @functools.lru_cache(maxsize=32)
 def _sigma_at_level(q: Fraction, k: int, eps: Fraction, delta: Fraction, level: int, sa: str, ne: str) -> Enclosure:
-    r = dpsgd_sigma(q, k, eps, delta, sampling=sa, neighboring=ne, rel_tol=0.02 / 2**level, seconds=math.inf)
+    # the ball evaluator keeps the bisection (route="bisect"): the value a certificate was made with is re-made
+    r = dpsgd_sigma(
+        q, k, eps, delta, sampling=sa, neighboring=ne, rel_tol=0.02 / 2**level, seconds=math.inf, route="bisect"
+    )
     return r.enclosure
 
 

@@ -12,6 +12,34 @@ L >= l iff x <= x_{−l} (when e^{−l} > 1 − q, else never): P(L >= l) = Φ(x
 1)/σ). Each Φ is taken as erfc/2 in Arb's balls; the sign of e^{±l} − (1 − q) is decided in balls (an undecided
 grid point is an error, never a guess). Neither direction has an infinite loss.
 
+**Float bounds at float speed** (:meth:`SubsampledGaussianLoss.survival_bounds`). The grid survivals are the values
+at l = i/n of two analytic functions, and :func:`dpcert.arith.taylor.grid_bounds` turns a Taylor model per block of
+grid points into proved float64 bounds (its docstring holds the float part of the proof). What this module owes it,
+for one direction with u = l (remove) or u = −l (add):
+
+* *Analyticity on a box* B of complex l. Put t(l) = e^u − (1 − q) and x(l) = σ² log(t/q) + 1/2 with the principal
+  logarithm (at q = 1: x = σ²u + 1/2, an entire function; no logarithm is taken). The enclosure of t over B is
+  computed in complex balls, and the box is used only when its real part is certainly > 0. Then t(B) lies in the
+  open right half-plane, where the principal log is analytic, so x is analytic on a neighbourhood of B (B is
+  compact and Re t is continuous) and equals the real x of the formulas above on the real axis; erfc is entire, so
+  both survivals, written with erfc of x, are analytic there and real on the real axis. Their enclosures on B are
+  the same formulas in complex balls.
+* *Taylor series at c.* The series of the *simple* survival (remove: Q(L >= l) = erfc(x/(σ√2))/2; add:
+  P(L >= l) = erfc(−x/(σ√2))/2) is composed in Arb's power-series arithmetic (exp, log, erfc of series; the
+  constant term of t as expm1(±c) + q, so that 1 − q never cancels against e^u). The *mixture* (remove: P(L >= l);
+  add: Q(L >= l)) follows from it: its derivative in l is e^u times the simple one's. Proof (remove; add is the
+  same with u = −l): with φ the standard normal density, d/dl erfc(y/(σ√2))/2 = −φ(y/σ) y′/σ, so
+  P′ = −[(1 − q)φ(x/σ) + qφ((x − 1)/σ)] x′/σ = Q′·(1 − q + q e^{(2x−1)/(2σ²)}), and by the definition of x,
+  q e^{(2x−1)/(2σ²)} = t = e^l − (1 − q): the factor is e^l (the likelihood ratio at the threshold, as it must
+  be). Both sides are analytic, so the identity holds between power series at c: mixture(c + hτ) =
+  mixture(c) + ∫_0^τ e^{u} (d/ds) simple ds, with mixture(c) = (1 − q)·simple(c) + q·(the other erfc at x(c))/2 in
+  balls. One erfc series per block instead of two.
+* *Per-point balls* where a block cannot prove its accuracy (next to the edge e^u = 1 − q, where the radius of
+  convergence shrinks to 0, and past it, where the survivals are exactly 0 or 1): :func:`_survivals_at`, the
+  reference path of :meth:`SubsampledGaussianLoss.survivals`.
+
+The bounds are finally clipped to [0, 1] (the values are probabilities).
+
 References:
     docs/derivations/gaussian.md#sgm-directions; the Gaussian mechanism's loss: Balle and Wang, ICML 2018.
 """
@@ -19,12 +47,14 @@ References:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from flint import arb
+import numpy as np
+from flint import acb, arb, arb_series, ctx
 
 from dpcert.arith.ball import ball
+from dpcert.arith.taylor import GridBoundsStats, grid_bounds
 from dpcert.pld.loss import PrivacyLoss, log_add
 from dpcert.pld.loss import solve_switch as _solve
 
@@ -151,6 +181,77 @@ def _pair_at(direction: str, sign: int, sg: arb, bq: arb, one_q: arb, s2: arb, l
     return one_q * a + bq * b, a
 
 
+class _SurvivalFamily:
+    """The two survival functions l ↦ (Q(L >= l), P(L >= l)) of one direction, as an analytic family for
+    :func:`dpcert.arith.taylor.grid_bounds` (the proof of analyticity: the module's docstring)."""
+
+    count = 2
+
+    def __init__(self, direction: str, q: Fraction, sigma: Fraction) -> None:
+        self.direction, self.q, self.sigma = direction, q, sigma
+        self.sign = 1 if direction == "remove" else -1
+        self._cache: tuple[int, tuple[arb, arb, arb, arb]] | None = None
+
+    def _consts(self) -> tuple[arb, arb, arb, arb]:
+        """σ, q, 1 − q and σ√2 as balls at the working precision (computed once per precision)."""
+        prec = ctx.prec
+        if self._cache is None or self._cache[0] != prec:
+            sg = ball(self.sigma)
+            self._cache = (prec, (sg, ball(self.q), ball(1 - self.q), sg * arb(2).sqrt()))
+        return self._cache[1]
+
+    def _combine(self, x: acb, one_q: acb, bq: acb, ss: acb) -> list[acb]:
+        """(Q, P) survivals from x on a complex box, the formulas of the module's docstring."""
+        if self.direction == "remove":
+            a = (x / ss).erfc() / 2  # Φ̄(x/σ)
+            b = ((x - 1) / ss).erfc() / 2
+            return [a, a * one_q + b * bq]
+        a = (-x / ss).erfc() / 2  # Φ(x/σ)
+        b = ((1 - x) / ss).erfc() / 2
+        return [a * one_q + b * bq, a]
+
+    def series(self, c: arb, h: arb, length: int) -> list[arb_series] | None:
+        sg, bq, one_q, ss = self._consts()
+        u = arb_series([self.sign * c, self.sign * h])  # u = ±l, l = c + hτ
+        eu = u.exp()
+        half = arb(1) / 2
+        if self.q == 1:
+            x = u * (sg * sg) + half
+            x0 = self.sign * c * (sg * sg) + half
+        else:
+            t0 = (self.sign * c).expm1() + bq  # e^u − (1 − q) at τ = 0 without cancelling 1 − q against e^u
+            if not t0 > 0:
+                return None
+            t = arb_series([t0, *list(eu.coeffs())[1:]])
+            x = (t / bq).log() * (sg * sg) + half
+            x0 = (t0 / bq).log() * (sg * sg) + half  # x at τ = 0, as a point
+        if self.direction == "remove":  # simple: Q(L >= l) = Φ̄(x/σ); mixture: P(L >= l)
+            simple = (x / ss).erfc() / 2
+            a0, b0 = (x0 / ss).erfc() / 2, ((x0 - 1) / ss).erfc() / 2
+        else:  # simple: P(L >= l) = Φ(x/σ); mixture: Q(L >= l)
+            simple = (-x / ss).erfc() / 2
+            a0, b0 = (-x0 / ss).erfc() / 2, ((1 - x0) / ss).erfc() / 2
+        # the mixture's derivative in l is e^{±l} times the simple one's (the module docstring): integrate
+        mixture = (eu * simple.derivative()).integral() + (a0 * one_q + b0 * bq)
+        return [simple, mixture] if self.direction == "remove" else [mixture, simple]
+
+    def disk(self, z: acb) -> list[acb] | None:
+        sg, bq, one_q, ss = self._consts()
+        u = self.sign * z
+        if self.q == 1:
+            x = u * (sg * sg) + arb(1) / 2
+        else:
+            t = u.expm1() + bq  # e^u − (1 − q), without cancelling 1 − q against e^u (tiny q)
+            if not t.real > 0:  # Re t > 0 on the box: the principal log is analytic there (module docstring)
+                return None
+            x = (t / bq).log() * (sg * sg) + arb(1) / 2
+        return self._combine(x, acb(one_q), acb(bq), acb(ss))
+
+    def points(self, n: int, indices: Sequence[int]) -> list[list[arb]]:
+        step = ball(Fraction(1, n))
+        return list(_survivals_at(self.direction, self.q, self.sigma, [i * step for i in indices]))
+
+
 class SubsampledGaussianLoss(PrivacyLoss):
     """One direction of the Poisson-subsampled Gaussian (rate q in (0, 1], noise multiplier σ, sensitivity 1).
 
@@ -168,6 +269,16 @@ class SubsampledGaussianLoss(PrivacyLoss):
 
     def survivals(self, n: int, i_lo: int, i_hi: int) -> tuple[list[arb], list[arb]]:
         return _survivals(self.name, self.q, self.sigma, n, i_lo, i_hi)
+
+    def survival_bounds(
+        self, n: int, i_lo: int, i_hi: int, *, stats: GridBoundsStats | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Float64 bounds of Q(L >= i/n) and P(L >= i/n) by Taylor models in blocks (the module's docstring and
+        :mod:`dpcert.arith.taylor`), per-point balls where a block cannot prove its accuracy."""
+        (sq_lo, sq_hi), (sp_lo, sp_hi) = grid_bounds(
+            _SurvivalFamily(self.name, self.q, self.sigma), n, i_lo, i_hi, stats=stats
+        )
+        return tuple(np.clip(a, 0.0, 1.0) for a in (sq_lo, sq_hi, sp_lo, sp_hi))  # type: ignore[return-value]
 
     def survivals_at(self, ts: list[Fraction | arb]) -> tuple[list[arb], list[arb]]:
         return _survivals_at(self.name, self.q, self.sigma, [t if isinstance(t, arb) else ball(t) for t in ts])

@@ -94,9 +94,10 @@ References:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
+import numpy as np
 from flint import arb, arb_poly
 
 from dpcert.arith.ball import ball, workprec
@@ -127,10 +128,16 @@ class GridTooLarge(InvalidParameter):
 
 @dataclass(frozen=True)
 class Measure:
-    """Atoms w_j at y = e^{j/n}, j = off, off + 1, …: a polynomial in z with an index offset."""
+    """Atoms w_j at y = e^{j/n}, j = off, off + 1, …: a polynomial in z with an index offset.
+
+    ``values``, when set, holds the same atoms as float64 (the measure was built in floats,
+    :mod:`dpcert.pld.floatdisc`): each atom is then exactly its float, a dyadic, and ``poly`` holds the same numbers
+    as exact balls, so the float path reads ``values`` without converting.
+    """
 
     off: int
     poly: arb_poly
+    values: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @property
     def length(self) -> int:

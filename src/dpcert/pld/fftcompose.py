@@ -401,6 +401,8 @@ _CONVERTED: list[tuple[object, np.ndarray, np.ndarray]] = []
 
 def _floats(meas: Measure, upper: bool) -> np.ndarray:
     """The measure's atoms as floats, >= the exact ones (``upper``) or <= them and >= 0."""
+    if meas.values is not None:  # built in floats: the floats are the atoms, exactly
+        return meas.values
     for poly, up, lo in _CONVERTED:
         if poly is meas.poly:
             return up if upper else lo

@@ -40,8 +40,6 @@ from fractions import Fraction
 import numpy as np
 from flint import arb
 
-from dpcert.arith.ball import ball_to_float
-
 __all__ = ["PrivacyLoss", "has_survivals_at", "solve_switch"]
 
 
@@ -100,9 +98,20 @@ class PrivacyLoss(ABC):
 
 
 def _outward(balls: list[arb]) -> tuple[np.ndarray, np.ndarray]:
-    """Float64 arrays (lo, hi) with lo <= every real in each ball <= hi, clipped to [0, 1] (probabilities)."""
-    lo = np.array([ball_to_float(b, "down") for b in balls], dtype=np.float64)
-    hi = np.array([ball_to_float(b, "up") for b in balls], dtype=np.float64)
+    """Float64 arrays (lo, hi) with lo <= every real in each ball <= hi, clipped to [0, 1] (probabilities).
+
+    From the midpoint's and the radius's floats: the midpoint's float is within 2^-52 relative (2^-1074 absolute)
+    of it and the radius's within 2^-52 relative, so mid ∓ (2^-50·|mid| + 2·rad + 2^-1073), each end then moved one
+    ulp outwards (the subtraction and addition are correctly rounded), covers the ball. A ball that is not finite
+    gives NaN or ±inf, which the float path refuses.
+    """
+    mid = np.array([float(b.mid()) for b in balls], dtype=np.float64)
+    rad = np.array([float(b.rad()) for b in balls], dtype=np.float64)
+    slack = np.abs(mid) * 2.0**-50 + 2.0 * rad + 2.0**-1073
+    lo = np.nextafter(mid - slack, -np.inf)
+    hi = np.nextafter(mid + slack, np.inf)
+    bad = ~(np.isfinite(mid) & np.isfinite(rad))
+    lo[bad], hi[bad] = np.nan, np.nan
     return np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
 
 
