@@ -452,7 +452,7 @@ def _lower(
     c_mid = np.where(c_lo > 0, (c_lo + c_hi) / 2, 0.0)
     d_mid = np.where(d_lo > 0, (d_lo + d_hi) / 2, 0.0)
     eta = _lowerings_np(m, c_mid, d_mid, h, u_lo)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a subnormal d̄: no fill (a choice only)
         right = np.append(eta[1:], u_lo[-1])  # η_top: the top point is put at 0
         fill = np.where(d_hi > 0, c_hi * np.maximum(0.0, 1.0 - right / d_hi), 0.0)
     eta = np.maximum(eta, fill * (1.0 + 2.0**-30))
