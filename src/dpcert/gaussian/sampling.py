@@ -105,6 +105,53 @@ Gaussian pair at μ = 2√E/(σ√T) as a realised post-processing: no valid ε 
 Gaussian profiles (:mod:`dpcert.gaussian.mechanism`). An ε accounted as Poisson sampling for a shuffled run that
 lies below the lower end is therefore refuted.
 
+**Float bounds at float speed** (the ``survival_bounds`` of :class:`MirrorLoss` and :class:`SymmetrisedLoss`; the
+float path of the discretisation reads them).
+
+*The mirror pair's threshold in closed form.* With a = e^{−1/(2σ²)} and z = e^{x/σ²} the loss is L >= l iff z >= z_l,
+z_l the positive root of qa·z² + (1 − q)(1 − e^l)·z − qa·e^l = 0 (:class:`MirrorLoss`). Put z = e^{l/2}y and divide by
+qa·e^l: y² − 2s·y − 1 = 0 with s(l) = κ·sinh(l/2), κ = (1 − q)/(qa) = (1 − q)e^{1/(2σ²)}/q >= 0, whose positive root
+is y = s + √(s² + 1) = e^{asinh s}. Hence
+
+    x_l = σ²·(l/2 + asinh(κ·sinh(l/2))),
+
+an odd function of l (the pair is its own mirror image). :func:`dpcert.arith.taylor.grid_bounds` turns Taylor
+models of the two survival functions l ↦ Q(L >= l), P(L >= l) per block of grid points into proved float64 bounds
+(its docstring holds the float part of the proof); this module owes it three things.
+
+* *Analyticity on a box* B = [c − R, c + R] + i[−R, R] of complex l. s is entire (sinh is). Let ε ∈ {1, −1} (chosen per box,
+  the sign of its centre: any choice is sound, the other one would cancel), and A(l) = ε·log(ε·s + √(1 + s²)) with the principal square root and logarithm. The box is used only when,
+  evaluated in complex balls over B, Re(1 + s²) > 0 and then Re(ε·s + √(1 + s²)) > 0 are certain; otherwise the box
+  is refused (``grid_bounds`` splits it or takes per-point balls). On the open set where both real parts are positive
+  (it contains the compact B, hence a neighbourhood of it) the principal √ is analytic (its argument avoids
+  (−∞, 0]) and so is the principal log (its argument lies in the open right half-plane), so A is analytic there.
+  For real l, 1 + s² > 0, the root is the positive one and ε·s + √(1 + s²) > 0, so A(l) = ε·asinh(ε·s) = asinh(s)
+  (asinh is odd): A is the real function on the real axis. Then x = σ²(l/2 + A) is analytic on a neighbourhood of
+  B and real on the real axis, and so are the survivals, which are erfc (an entire function) of affine functions of
+  x: Q(L >= l) = (1 − q)·erfc(x/(σ√2))/2 + q·erfc((x + 1)/(σ√2))/2 and P(L >= l) = the same with x − 1 in the
+  second erfc. Their enclosures on B are these formulas in complex balls.
+* *Taylor series at c* (c and the half-width h balls, l = c + hτ). s = κ·sinh(u/2) as a series of τ, its constant
+  term sinh(c/2) taken directly (no difference e^{c/2} − e^{−c/2} that cancels near 0). asinh(s) is composed through
+  its derivative: d/dτ asinh(s(τ)) = s′(τ)·(1 + s²)^{−1/2}, both sides analytic at τ = 0 (1 + s² >= 1 there), so
+  the series of asinh∘s is asinh(s(c)) plus the integral of the series of s′·(1 + s²)^{−1/2}; no logarithm of a
+  difference. Q(L >= l) is composed from its two erfc series. P follows from Q: for any pair whose loss is a
+  strictly increasing smooth function of x with continuous densities p, q_d (here p(x) = ((1 − q)φ(x/σ) + qφ((x −
+  1)/σ))/σ, q_d(x) the same with x + 1), d/dl P(L >= l) = −p(x_l)·x_l′ and d/dl Q(L >= l) = −q_d(x_l)·x_l′, and
+  p(x_l)/q_d(x_l) = e^l by the definition of x_l; so P′ = e^l·Q′ as analytic functions, and P(c + hτ) = P(c) +
+  ∫_0^τ e^{c + hσ}·(d/dσ)Q(c + hσ) dσ, with P(c) from its formula in balls. Two erfc series per block, not three.
+* *Per-point balls* where a block cannot prove its accuracy (around l = 0, where the branch points of asinh, s = ±i,
+  i.e. l ≈ ±2i/κ, sit at a distance about 2/κ from the real axis, and the disks must be small): the reference formula
+  of :meth:`MirrorLoss.survivals` (the quadratic's root, evaluated in real balls), an evaluation independent of the
+  asinh form above.
+
+*The symmetrised pair from its base.* :class:`SymmetrisedLoss` has Q̃(L >= l) = Q(L >= l) and P̃(L >= l) = P(L >= l)
+for l > 0, and Q̃(L >= l) = 1 − P(L >= −l), P̃(L >= l) = 1 − Q(L >= −l) for l <= 0 (Lemma 3). Its float bounds are
+the base's at the index i (l > 0) and, for l <= 0, lo = pred(fl(1 − hi_b)), hi = succ(fl(1 − lo_b)) from the
+base's bounds lo_b <= v <= hi_b at −i, pred and succ being the neighbouring doubles. Proof: 1 − hi_b <= 1 − v <=
+1 − lo_b exactly; an IEEE subtraction returns the correctly rounded value fl(y) of the exact difference y, and
+pred(fl(y)) <= y <= succ(fl(y)) (rounding to nearest moves by at most half an ulp, less than one step to a
+neighbouring double). The results are clipped to [0, 1], which the exact values lie in.
+
 References:
     B. Balle, G. Barthe, M. Gaboardi, NeurIPS 2018 (arXiv 1807.01647), advanced joint convexity. J. Dong, A. Roth,
     W. Su, "Gaussian Differential Privacy", JRSS-B 2022 (arXiv 1905.02383), subsampling theorem and composition
@@ -115,13 +162,15 @@ References:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from flint import arb
+import numpy as np
+from flint import acb, arb, arb_series, ctx
 
 from dpcert.arith.ball import ball
+from dpcert.arith.taylor import GridBoundsStats, grid_bounds
 from dpcert.core.params import integer
 from dpcert.core.vocabulary import NEIGHBORING
 from dpcert.errors import InvalidParameter
@@ -167,6 +216,28 @@ class SymmetrisedLoss(PrivacyLoss):
                 sp.append(1 - bq[-i])
         return sq, sp
 
+    def survival_bounds(self, n: int, i_lo: int, i_hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Float64 bounds of Q̃(L >= i/n) and P̃(L >= i/n) from the base's bounds (its fast path where it has one):
+        for i > 0 the base's at i; for i <= 0 one minus the other measure's at −i, each IEEE subtraction moved one
+        double outwards (the proof: the module docstring)."""
+        size = i_hi - i_lo + 1
+        if size <= 0:
+            return tuple(np.zeros(0) for _ in range(4))  # type: ignore[return-value]
+        need = [j for j in (max(i_lo, 1), i_hi) if j > 0 and i_hi >= 1] + [
+            j for j in (max(-i_hi, 0), -i_lo) if i_lo <= 0
+        ]
+        j_lo, j_hi = min(need), max(need)
+        bq_lo, bq_hi, bp_lo, bp_hi = (np.asarray(x, dtype=np.float64) for x in self.base.survival_bounds(n, j_lo, j_hi))
+        idx = np.arange(i_lo, i_hi + 1, dtype=np.int64)
+        pos = idx > 0
+        at = np.where(pos, idx, -idx) - j_lo  # the base index of each point, as a position in the base's arrays
+        # l > 0: the base's own bounds; l <= 0: 1 − [the other measure's bounds], rounded outwards
+        sq_lo = np.where(pos, bq_lo[at], np.nextafter(1.0 - bp_hi[at], -np.inf))
+        sq_hi = np.where(pos, bq_hi[at], np.nextafter(1.0 - bp_lo[at], np.inf))
+        sp_lo = np.where(pos, bp_lo[at], np.nextafter(1.0 - bq_hi[at], -np.inf))
+        sp_hi = np.where(pos, bp_hi[at], np.nextafter(1.0 - bq_lo[at], np.inf))
+        return tuple(np.clip(a, 0.0, 1.0) for a in (sq_lo, sq_hi, sp_lo, sp_hi))  # type: ignore[return-value]
+
     def grid_range(self, n: int, tail: float) -> tuple[int, int]:
         _, hi = self.base.grid_range(n, tail)
         return -hi, hi
@@ -190,22 +261,15 @@ class MirrorLoss(PrivacyLoss):
         self.q, self.sigma, self.name = Fraction(q), Fraction(sigma), name
 
     def survivals(self, n: int, i_lo: int, i_hi: int) -> tuple[list[arb], list[arb]]:
-        sg, bq = ball(self.sigma), ball(self.q)
-        one_q = 1 - bq
-        a = (-1 / (2 * sg * sg)).exp()
-        s2 = arb(2).sqrt()
-        step = ball(Fraction(1, n))
-        sq, sp = [], []
-        for i in range(i_lo, i_hi + 1):
-            el = (i * step).exp()
-            b = -one_q * (i * step).expm1()  # (1 − q)(1 − e^l)
-            root = (b * b + 4 * bq * bq * a * a * el).sqrt()
-            z = (-b + root) / (2 * bq * a) if i >= 0 else 2 * bq * a * el / (b + root)
-            x = sg * sg * z.log()
-            phibar = [((x + c) / (sg * s2)).erfc() / 2 for c in (0, 1, -1)]
-            sq.append(one_q * phibar[0] + bq * phibar[1])
-            sp.append(one_q * phibar[0] + bq * phibar[2])
-        return sq, sp
+        return _mirror_points(self.q, self.sigma, n, range(i_lo, i_hi + 1))
+
+    def survival_bounds(
+        self, n: int, i_lo: int, i_hi: int, *, stats: GridBoundsStats | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Float64 bounds of Q(L >= i/n) and P(L >= i/n) by Taylor models in blocks (the module docstring and
+        :mod:`dpcert.arith.taylor`), per-point balls of :meth:`survivals` where a block cannot prove its accuracy."""
+        (sq_lo, sq_hi), (sp_lo, sp_hi) = grid_bounds(_MirrorFamily(self.q, self.sigma), n, i_lo, i_hi, stats=stats)
+        return tuple(np.clip(a, 0.0, 1.0) for a in (sq_lo, sq_hi, sp_lo, sp_hi))  # type: ignore[return-value]
 
     def _x(self, lv: float) -> float:
         qf, s = float(self.q), float(self.sigma)
@@ -230,6 +294,82 @@ class MirrorLoss(PrivacyLoss):
     def loss_variance(self) -> float:
         s = float(self.sigma)
         return 4 * float(self.q) ** 2 * math.expm1(min(1 / (s * s), 700))
+
+
+def _mirror_points(q: Fraction, sigma: Fraction, n: int, indices: Sequence[int]) -> tuple[list[arb], list[arb]]:
+    """Balls of the mirror pair's Q(L >= i/n) and P(L >= i/n) at the given indices, from the quadratic's root (the
+    reference path; the current working precision)."""
+    sg, bq = ball(sigma), ball(q)
+    one_q = 1 - bq
+    a = (-1 / (2 * sg * sg)).exp()
+    s2 = arb(2).sqrt()
+    step = ball(Fraction(1, n))
+    sq, sp = [], []
+    for i in indices:
+        el = (i * step).exp()
+        b = -one_q * (i * step).expm1()  # (1 − q)(1 − e^l)
+        root = (b * b + 4 * bq * bq * a * a * el).sqrt()
+        z = (-b + root) / (2 * bq * a) if i >= 0 else 2 * bq * a * el / (b + root)
+        x = sg * sg * z.log()
+        phibar = [((x + c) / (sg * s2)).erfc() / 2 for c in (0, 1, -1)]
+        sq.append(one_q * phibar[0] + bq * phibar[1])
+        sp.append(one_q * phibar[0] + bq * phibar[2])
+    return sq, sp
+
+
+class _MirrorFamily:
+    """The mirror pair's survival functions l ↦ (Q(L >= l), P(L >= l)) as an analytic family for
+    :func:`dpcert.arith.taylor.grid_bounds`, through x_l = σ²(l/2 + asinh(κ sinh(l/2))) (the module docstring
+    proves the formula and the analyticity on every box :meth:`disk` answers for)."""
+
+    count = 2
+
+    def __init__(self, q: Fraction, sigma: Fraction) -> None:
+        self.q, self.sigma = Fraction(q), Fraction(sigma)
+        self._cache: tuple[int, tuple[arb, arb, arb, arb, arb]] | None = None
+
+    def _consts(self) -> tuple[arb, arb, arb, arb, arb]:
+        """σ², q, 1 − q, σ√2 and κ = (1 − q)e^{1/(2σ²)}/q as balls at the working precision (once per precision)."""
+        prec = ctx.prec
+        if self._cache is None or self._cache[0] != prec:
+            sg, bq = ball(self.sigma), ball(self.q)
+            one_q = ball(1 - self.q)
+            kappa = one_q * (1 / (2 * sg * sg)).exp() / bq
+            self._cache = (prec, (sg * sg, bq, one_q, sg * arb(2).sqrt(), kappa))
+        return self._cache[1]
+
+    def series(self, c: arb, h: arb, length: int) -> list[arb_series] | None:
+        s2, bq, one_q, ss, kappa = self._consts()
+        half = arb(1) / 2
+        u = arb_series([c, h])  # l = c + hτ
+        e_half = (u * half).exp()
+        sh = (e_half - 1 / e_half) * half  # sinh(l/2); its constant term replaced by sinh(c/2) itself
+        s = arb_series([(c * half).sinh(), *list(sh.coeffs())[1:]]) * kappa
+        s0 = (c * half).sinh() * kappa
+        asinh = (s.derivative() * (1 + s * s).rsqrt()).integral() + s0.asinh()
+        x = (u * half + asinh) * s2
+        x0 = (c * half + s0.asinh()) * s2
+        sq = (x / ss).erfc() * (one_q * half) + ((x + 1) / ss).erfc() * (bq * half)
+        p0 = (x0 / ss).erfc() * (one_q * half) + ((x0 - 1) / ss).erfc() * (bq * half)
+        sp = (u.exp() * sq.derivative()).integral() + p0  # P′ = e^l·Q′ (the module docstring)
+        return [sq, sp]
+
+    def disk(self, z: acb) -> list[acb] | None:
+        s2, bq, one_q, ss, kappa = self._consts()
+        sign = 1 if z.real.mid() >= 0 else -1  # ε of the module docstring: the sign of the box's centre
+        s = (z / 2).sinh() * kappa
+        w = 1 + s * s
+        if not w.real > 0:  # the principal square root is analytic where Re > 0
+            return None
+        v = sign * s + w.sqrt()
+        if not v.real > 0:  # the principal log is analytic on the open right half-plane
+            return None
+        x = (z / 2 + sign * v.log()) * s2
+        a = (x / ss).erfc() / 2
+        return [a * one_q + ((x + 1) / ss).erfc() * (bq / 2), a * one_q + ((x - 1) / ss).erfc() * (bq / 2)]
+
+    def points(self, n: int, indices: Sequence[int]) -> list[list[arb]]:
+        return list(_mirror_points(self.q, self.sigma, n, indices))
 
 
 def _nearest(target: int, ok: Any, limit: int = 10**6) -> list[int]:
