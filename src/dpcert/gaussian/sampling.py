@@ -119,17 +119,18 @@ an odd function of l (the pair is its own mirror image). :func:`dpcert.arith.tay
 models of the two survival functions l ↦ Q(L >= l), P(L >= l) per block of grid points into proved float64 bounds
 (its docstring holds the float part of the proof); this module owes it three things.
 
-* *Analyticity on a box* B = [c − R, c + R] + i[−R, R] of complex l. s is entire (sinh is). Let ε ∈ {1, −1} (chosen per box,
-  the sign of its centre: any choice is sound, the other one would cancel), and A(l) = ε·log(ε·s + √(1 + s²)) with the principal square root and logarithm. The box is used only when,
-  evaluated in complex balls over B, Re(1 + s²) > 0 and then Re(ε·s + √(1 + s²)) > 0 are certain; otherwise the box
-  is refused (``grid_bounds`` splits it or takes per-point balls). On the open set where both real parts are positive
-  (it contains the compact B, hence a neighbourhood of it) the principal √ is analytic (its argument avoids
-  (−∞, 0]) and so is the principal log (its argument lies in the open right half-plane), so A is analytic there.
-  For real l, 1 + s² > 0, the root is the positive one and ε·s + √(1 + s²) > 0, so A(l) = ε·asinh(ε·s) = asinh(s)
-  (asinh is odd): A is the real function on the real axis. Then x = σ²(l/2 + A) is analytic on a neighbourhood of
-  B and real on the real axis, and so are the survivals, which are erfc (an entire function) of affine functions of
-  x: Q(L >= l) = (1 − q)·erfc(x/(σ√2))/2 + q·erfc((x + 1)/(σ√2))/2 and P(L >= l) = the same with x − 1 in the
-  second erfc. Their enclosures on B are these formulas in complex balls.
+* *Analyticity on a box* B = [c − R, c + R] + i[−R, R] of complex l. s is entire (sinh is). Let ε ∈ {1, −1} be
+  chosen per box (the sign of its centre: either choice is sound, the other would cancel) and A(l) = ε·log(ε·s +
+  √(1 + s²)) with the principal square root and logarithm. The box is used only when, evaluated in complex balls
+  over B, Re(1 + s²) > 0 and then Re(ε·s + √(1 + s²)) > 0 are certain; otherwise it is refused (``grid_bounds``
+  splits it or takes per-point balls). On the open set where both real parts are positive (it contains the compact
+  B, hence a neighbourhood of it) the principal √ is analytic (its argument avoids (−∞, 0]) and so is the principal
+  log (its argument lies in the open right half-plane), so A is analytic there. For real l, 1 + s² > 0, the root
+  is the positive one and ε·s + √(1 + s²) > 0, so A(l) = ε·asinh(ε·s) = asinh(s) (asinh is odd): A is the real
+  function on the real axis. Then x = σ²(l/2 + A) is analytic on a neighbourhood of B and real on the real axis,
+  and so are the survivals, which are erfc (an entire function) of affine functions of x: Q(L >= l) = (1 −
+  q)·erfc(x/(σ√2))/2 + q·erfc((x + 1)/(σ√2))/2 and P(L >= l) the same with x − 1 in the second erfc. Their
+  enclosures on B are these formulas in complex balls.
 * *Taylor series at c* (c and the half-width h balls, l = c + hτ). s = κ·sinh(u/2) as a series of τ, its constant
   term sinh(c/2) taken directly (no difference e^{c/2} − e^{−c/2} that cancels near 0). asinh(s) is composed through
   its derivative: d/dτ asinh(s(τ)) = s′(τ)·(1 + s²)^{−1/2}, both sides analytic at τ = 0 (1 + s² >= 1 there), so
@@ -138,9 +139,9 @@ models of the two survival functions l ↦ Q(L >= l), P(L >= l) per block of gri
   strictly increasing smooth function of x with continuous densities p, q_d (here p(x) = ((1 − q)φ(x/σ) + qφ((x −
   1)/σ))/σ, q_d(x) the same with x + 1), d/dl P(L >= l) = −p(x_l)·x_l′ and d/dl Q(L >= l) = −q_d(x_l)·x_l′, and
   p(x_l)/q_d(x_l) = e^l by the definition of x_l; so P′ = e^l·Q′ as analytic functions, and P(c + hτ) = P(c) +
-  ∫_0^τ e^{c + hσ}·(d/dσ)Q(c + hσ) dσ, with P(c) from its formula in balls. Two erfc series per block, not three.
-* *Per-point balls* where a block cannot prove its accuracy (around l = 0, where the branch points of asinh, s = ±i,
-  i.e. l ≈ ±2i/κ, sit at a distance about 2/κ from the real axis, and the disks must be small): the reference formula
+  ∫_0^τ e^{c + hr}·(d/dr)Q(c + hr) dr, with P(c) from its formula in balls. Two erfc series per block, not three.
+* *Per-point balls* where a block cannot prove its accuracy (around l = 0, where the branch points s = ±i of asinh,
+  l = ±2i·asin(1/κ) when κ >= 1, sit about 2/κ from the real axis, and the disks must be small): the reference formula
   of :meth:`MirrorLoss.survivals` (the quadratic's root, evaluated in real balls), an evaluation independent of the
   asinh form above.
 
