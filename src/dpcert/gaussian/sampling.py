@@ -119,18 +119,29 @@ an odd function of l (the pair is its own mirror image). :func:`dpcert.arith.tay
 models of the two survival functions l ↦ Q(L >= l), P(L >= l) per block of grid points into proved float64 bounds
 (its docstring holds the float part of the proof); this module owes it three things.
 
-* *Analyticity on a box* B = [c − R, c + R] + i[−R, R] of complex l. s is entire (sinh is). Let ε ∈ {1, −1} be
-  chosen per box (the sign of its centre: either choice is sound, the other would cancel) and A(l) = ε·log(ε·s +
-  √(1 + s²)) with the principal square root and logarithm. The box is used only when, evaluated in complex balls
-  over B, Re(1 + s²) > 0 and then Re(ε·s + √(1 + s²)) > 0 are certain; otherwise it is refused (``grid_bounds``
-  splits it or takes per-point balls). On the open set where both real parts are positive (it contains the compact
-  B, hence a neighbourhood of it) the principal √ is analytic (its argument avoids (−∞, 0]) and so is the principal
-  log (its argument lies in the open right half-plane), so A is analytic there. For real l, 1 + s² > 0, the root
-  is the positive one and ε·s + √(1 + s²) > 0, so A(l) = ε·asinh(ε·s) = asinh(s) (asinh is odd): A is the real
-  function on the real axis. Then x = σ²(l/2 + A) is analytic on a neighbourhood of B and real on the real axis,
-  and so are the survivals, which are erfc (an entire function) of affine functions of x: Q(L >= l) = (1 −
-  q)·erfc(x/(σ√2))/2 + q·erfc((x + 1)/(σ√2))/2 and P(L >= l) the same with x − 1 in the second erfc. Their
-  enclosures on B are these formulas in complex balls.
+* *Analyticity on a box* B = [c − R, c + R] + i[−R, R] of complex l. x_l is odd in real l, so a box whose centre
+  is left of 0 is mirrored: if X is analytic on a neighbourhood of −B and equals x on its real points, then −X(−l)
+  is analytic on a neighbourhood of B and equals x there. So let B be the box or its mirror image, with c >= 0. s is
+  entire (sinh is). Two forms of X are tried, each with principal square roots and logarithms:
+
+  (A) X = σ²(l/2 + log(s + √(1 + s²))), used only when, evaluated in complex balls over B, Re(1 + s²) > 0 and then
+      Re(s + √(1 + s²)) > 0 are certain;
+  (B) (q < 1, so κ > 0) X = σ²(l + log(κ/2) + log(1 − e^{−l}) + log(1 + √(1 + s^{−2}))) with s^{−2} written as
+      4e^{−l}/(κ²(1 − e^{−l})²) (as sinh(l/2) = e^{l/2}(1 − e^{−l})/2), used only when Re(1 − e^{−l}) > 0 (so
+      1 − e^{−l} ≠ 0 and s^{−2} is analytic) and the enclosure of 1 + s^{−2} is finite with a positive real part;
+      then Re(1 + √(1 + s^{−2})) >= 1 (a principal root has Re >= 0). Form (B) suits wide boxes far from 0, where
+      e^{−l} is small and (A)'s balls wrap.
+
+  A box on which neither is certain is refused (``grid_bounds`` splits it or takes per-point balls). On the open set
+  where the real parts checked are positive (it contains the compact B, hence a neighbourhood of it) each principal
+  √ is analytic (its argument avoids (−∞, 0]), each principal log too (its argument lies in the open right
+  half-plane), and 1/s² where s ≠ 0: X is analytic there. On real points of B: in (A), 1 + s² > 0, the root is the
+  positive one and s + √(1 + s²) = e^{asinh s}; in (B), 1 − e^{−l} > 0 forces l > 0, so s > 0, every logarithm's
+  argument is a positive real, and log(κ/2) + l + log(1 − e^{−l}) = log(κ·sinh(l/2)) − l/2 + l = log s + l/2 and
+  log s + log(1 + √(1 + s^{−2})) = log(s + √(s² + 1)) = asinh s. Either way X = σ²(l/2 + asinh s) = x_l. The
+  survivals are erfc (an entire function) of affine functions of x: Q(L >= l) = (1 − q)·erfc(x/(σ√2))/2 +
+  q·erfc((x + 1)/(σ√2))/2 and P(L >= l) the same with x − 1 in the second erfc, so they are analytic on a
+  neighbourhood of B and real on the real axis; their enclosures on B are these formulas in complex balls.
 * *Taylor series at c* (c and the half-width h balls, l = c + hτ). s = κ·sinh(u/2) as a series of τ, its constant
   term sinh(c/2) taken directly (no difference e^{c/2} − e^{−c/2} that cancels near 0). asinh(s) is composed through
   its derivative: d/dτ asinh(s(τ)) = s′(τ)·(1 + s²)^{−1/2}, both sides analytic at τ = 0 (1 + s² >= 1 there), so
@@ -357,17 +368,41 @@ class _MirrorFamily:
 
     def disk(self, z: acb) -> list[acb] | None:
         s2, bq, one_q, ss, kappa = self._consts()
-        sign = 1 if z.real.mid() >= 0 else -1  # ε of the module docstring: the sign of the box's centre
-        s = (z / 2).sinh() * kappa
-        w = 1 + s * s
-        if not w.real > 0:  # the principal square root is analytic where Re > 0
+        sign = 1 if z.real.mid() >= 0 else -1  # x is odd: a box left of 0 is mirrored, x negated (module docstring)
+        w = sign * z
+        y = self._far(w, kappa) if self.q < 1 else None
+        if y is None:
+            y = self._near(w, kappa)
+        if y is None:
             return None
-        v = sign * s + w.sqrt()
-        if not v.real > 0:  # the principal log is analytic on the open right half-plane
-            return None
-        x = (z / 2 + sign * v.log()) * s2
+        x = sign * y * s2
         a = (x / ss).erfc() / 2
         return [a * one_q + ((x + 1) / ss).erfc() * (bq / 2), a * one_q + ((x - 1) / ss).erfc() * (bq / 2)]
+
+    @staticmethod
+    def _near(w: acb, kappa: arb) -> acb | None:
+        """x/σ² = l/2 + log(s + √(1 + s²)) on the box w, or None off the principal branches (form A)."""
+        s = (w / 2).sinh() * kappa
+        r = 1 + s * s
+        if not r.real > 0:  # the principal square root is analytic where Re > 0
+            return None
+        v = s + r.sqrt()
+        if not v.real > 0:  # the principal log is analytic on the open right half-plane
+            return None
+        return w / 2 + v.log()
+
+    @staticmethod
+    def _far(w: acb, kappa: arb) -> acb | None:
+        """x/σ² = l + log(κ/2) + log(1 − e^{−l}) + log(1 + √(1 + s^{−2})) on the box w, s^{−2} = 4e^{−l}/(κ²(1 −
+        e^{−l})²), or None (form B: little wrapping on a wide box far from 0, where e^{−l} is small)."""
+        e = (-w).exp()
+        t = 1 - e
+        if not t.real > 0:  # then also t ≠ 0 and l > 0 on real points
+            return None
+        r = 1 + 4 * e / (kappa * kappa * t * t)
+        if not (r.is_finite() and r.real > 0):  # Re > 0: the principal root is analytic
+            return None
+        return w + (kappa / 2).log() + t.log() + (1 + r.sqrt()).log()
 
     def points(self, n: int, indices: Sequence[int]) -> list[list[arb]]:
         return list(_mirror_points(self.q, self.sigma, n, indices))
