@@ -38,6 +38,7 @@ CASES = [
     (F(1, 100), F(1, 2), 64, 1e-25),
     (F(1, 5), F(3), 512, 1e-20),
     (F(9, 10), F(1), 256, 1e-20),  # κ < 1
+    (F(1, 100), F(1, 5), 64, 1e-20),  # small sigma: κ ~ 5e23
 ]
 _rng = random.Random(20261128)
 for _ in range(3):
@@ -153,6 +154,15 @@ def test_the_disk_keeps_to_the_principal_branch() -> None:
             ref = MirrorLoss(q, sigma).survivals(n, c.numerator, c.numerator)
             for v, r in zip(at, ref, strict=True):
                 assert abs(v.imag) < 1e-30 and v.real.overlaps(r[0]) and r[0].rad() < 1e-25 * abs(r[0].mid())
+        # the two forms of x/σ² agree at real points right of 0; the far form refuses a box reaching l <= 0 and
+        # answers for a wide box far out, where the near form's balls wrap
+        k = fam._consts()[4]
+        for c in (F(1, 10), F(5, 2), F(40)):
+            near, far = fam._near(acb(ball(c)), k), fam._far(acb(ball(c)), k)
+            assert near is not None and far is not None and near.overlaps(far) and abs(near - far).upper() < 1e-30
+        assert fam._far(acb(arb(0.2, 0.25), arb(0, 0.25)), k) is None
+        box = acb(arb(1.5, 0.5), arb(0, 0.5))
+        assert fam._far(box, k) is not None and fam._near(box, k) is None
 
 
 class _Perturbed(_MirrorFamily):
