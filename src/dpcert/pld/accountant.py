@@ -307,13 +307,13 @@ def resolution_for(variance: float, least: int = 64, most: int = 2**22) -> int:
     return max(least, min(int(2 ** math.ceil(math.log2(n))), most))
 
 
-#: The widest first run of an ε(δ) refinement (:func:`eps_resolution`): a wider rel_tol (the default 1 %) still
-#: starts at this width, where a run costs little more, so that a default answer's safe end lies well inside what
-#: was asked.
+#: The widest width the first run of an ε(δ) refinement aims at (:func:`eps_resolution`). A wider rel_tol (the
+#: default 1 %) still starts at this width, where a run costs little more, so that a default answer's safe end lies
+#: well inside what was asked.
 FIRST_WIDTH = 1e-3
-#: The narrowest first run of an ε(δ) refinement: a narrower rel_tol starts here and the refinement, which predicts
-#: each run's time and stops within the budget, goes on from it (a first run aimed at 1e-6 took 12 s of a 10 s budget
-#: on the accounting docs' ledger; the refinement's last run from here, 6 s).
+#: The narrowest width the first run of an ε(δ) refinement aims at. A narrower rel_tol starts here, and the
+#: refinement, which predicts each run's time and stops within the budget, goes on from it (a first run aimed at
+#: 1e-6 took 12 s of a 10 s budget on the accounting docs' ledger; the refinement's last run from here, 6 s).
 FIRST_WIDTH_MIN = 1e-4
 
 #: The constant c of the width model, relative width ≈ c·K/(6 n² V) (:func:`width_resolution`): 1.77 and 1.89
