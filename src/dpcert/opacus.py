@@ -22,9 +22,11 @@ combined on one grid (:func:`dpcert.pld.combine`) direction by direction — the
 is one fixed pair of datasets, so the directions are never mixed — and ε(δ) is the certified inversion of the
 larger direction's δ(ε) (:func:`dpcert.pld.eps_enclosure`). This is the composition of a schedule fixed before
 training (as Opacus' accountants assume too): σ and q may change from step to step, but not as a function of the
-run's own noisy outputs. A history of one segment is exactly
-:func:`dpcert.gaussian.pld.dpsgd_eps`. The grid doubles until the enclosure is ``rel_tol`` wide or the time budget
-``seconds`` would be exceeded; either way the enclosure holds the truth, and ``get_epsilon`` returns its upper end.
+run's own noisy outputs. A history of one distinct (σ, q) is answered by :func:`dpcert.gaussian.pld.dpsgd_eps`
+itself. Otherwise the first grid is the engine's width model aimed at ``rel_tol``
+(:func:`dpcert.pld.accountant.eps_resolution`, as for a schedule), so that one run usually reaches the width; the grid
+is refined from there until the enclosure is ``rel_tol`` wide or the time budget ``seconds`` would be exceeded; either
+way the enclosure holds the truth, and ``get_epsilon`` returns its upper end.
 
 **Floats are exact.** Opacus passes doubles: ``sample_rate = 1/len(data_loader)`` is the double nearest 1/m, and
 that double is what is certified (a string ``"1/235"`` or a ``Fraction`` is taken exactly). Segments are merged only
@@ -138,7 +140,7 @@ def history_eps(
     >>> history_eps([(1, 0.01, 10)], "1e-3").enclosure.short(4)
     '[0.1036, 0.1038]'
     """
-    from dpcert.gaussian.pld import MIN_Q, MIN_SIGMA
+    from dpcert.gaussian.pld import MIN_Q, MIN_SIGMA, dpsgd_eps
     from dpcert.gaussian.schedule import stages_start
     from dpcert.gaussian.sgm_loss import directions
     from dpcert.pld import PldResult, compose_directions_mixed, eps_enclosure, refining
@@ -156,11 +158,14 @@ def history_eps(
             raise InvalidParameter("sample_rate", float(q), "a sampling rate >= 2^-1000 for the PLD accountant")
         if s < MIN_SIGMA:
             raise InvalidParameter("noise_multiplier", float(s), "a noise multiplier >= 1e-150 for the PLD accountant")
+    if len(stages) == 1:  # one (σ, q): the homogeneous run, exactly dpsgd_eps (its grid, its answer)
+        q, s, k = stages[0]
+        return dpsgd_eps(q, s, k, d, rel_tol=rel_tol, seconds=seconds, progress=progress)
     # the dropped tails add at most their mass to δ_up: a thousandth of the width asked for, relative to the target,
-    # is all they may take from the first run on (as in dpsgd_eps); the start is a schedule's (the steps' mean
-    # variance sets the grid; every stage's one-step range fits it)
+    # is all they may take from the first run on (as in dpsgd_eps); the start is a schedule's (the engine's width
+    # model aimed at rel_tol over all steps; every stage's one-step range fits it)
     tail0 = float(d) * rel_tol / 1000
-    n0 = stages_start(stages, "poisson", "add_remove", tail0)
+    n0 = stages_start(stages, "poisson", "add_remove", tail0, rel_tol)
     search_tol = min(rel_tol, EPS_SEARCH_TOL)
 
     def solve(n: int, tail: float) -> Enclosure:

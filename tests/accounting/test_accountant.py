@@ -205,7 +205,7 @@ def test_the_eps_paths_first_grid_is_aimed_at_the_width_asked():
 
 
 def test_the_width_models_resolution_scales_like_one_over_root_width():
-    from dpcert.accounting.accountant import _width_resolution
+    from dpcert.pld.accountant import width_resolution as _width_resolution
 
     n1, n2 = _width_resolution(10**4, 0.4, 1e-3), _width_resolution(10**4, 0.4, 1e-5)
     assert abs(n2 / n1 - 10) < 0.01 and abs(n1 - (2.5 * 10**4 / (6 * 0.4 * 1e-3)) ** 0.5) <= 1

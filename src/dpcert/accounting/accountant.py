@@ -86,6 +86,7 @@ from dpcert.pld.accountant import (
     Progress,
     delta_enclosure,
     eps_enclosure,
+    eps_resolution,
     fitting_resolution,
     refining,
     resolution_for,
@@ -440,48 +441,17 @@ def _on_atoms(losses: list[PrivacyLoss], n: int, *, least: bool = False) -> int:
     return m
 
 
-#: The widest first run of the ε path: a wider rel_tol (the default 1 %) still starts at this width, where a run
-#: costs little more, so that a default answer's safe end lies well inside what was asked.
-_FIRST_WIDTH = 1e-3
-#: The narrowest first run of the ε path: a narrower rel_tol starts here and the refinement, which predicts each
-#: run's time and stops within the budget, goes on from it (a first run aimed at 1e-6 took 12 s of a 10 s budget on
-#: the docs' ledger; the refinement's last run from here, 6 s).
-_FIRST_WIDTH_MIN = 1e-4
-
-#: The constant c of the ε path's width model, relative width ≈ c·K/(6 n² V) (:func:`_width_resolution`): 1.77
-#: and 1.89 measured on two 10^4-step ledgers of three kinds with the ball discretisation (each constant over n =
-#: 800 … 5120, atoms on the grid or not), 1.9 to 2.3 with a float discretisation of the one step (its lower end
-#: is looser, and more so on finer grids); 2.5 errs towards a finer grid, so that the first run reaches the width
-#: (a second run would cost two to four times the first).
-_WIDTH_C = 2.5
-
-
-def _width_resolution(total: int, variance: float, rel_tol: float) -> int:
-    """A float guess of the resolution at which ε(δ)'s enclosure is ``rel_tol`` wide (tightness only: every n
-    gives a valid enclosure, and the refinement goes on from there when the guess falls short).
-
-    The upper measure's chord split adds about Δ²/6 (Δ = 1/n) to one step's variance and the lower measure gives
-    up about as much, so over K = ``total`` steps whose composed loss has variance V = ``variance`` the two ends
-    are the composition with its variance moved by about a = KΔ²/6 either way. For a composed loss near a normal
-    one, ε(δ) ≈ μ + z√V, and a variance change a moves it by about z·a/(2√V) <= ε·a/(2V) (z√V <= ε − μ <= ε): the
-    relative width is about c·K/(6 n² V), with c near 2 (:data:`_WIDTH_C`), and n = √(c·K/(6 V rel_tol)).
-    """
-    n = math.sqrt(_WIDTH_C * total / (6 * max(variance, 1e-300) * rel_tol))  # inf for a variance near 1e-300
-    return max(64, int(math.ceil(min(n, 2.0**22))))
-
-
 def _start(leaves: list[tuple[Directions, int]], tail: float, rel_tol: float | None = None) -> int:
     """The first resolution: without ``rel_tol`` (a fixed grid's base) :func:`~dpcert.pld.resolution_for` of the
-    mean step variance, a power of two; with it (the ε path) the width model's guess
-    (:func:`_width_resolution`) for ``rel_tol`` clamped to [:data:`_FIRST_WIDTH_MIN`, :data:`_FIRST_WIDTH`]."""
+    mean step variance, a power of two; with it (the ε path) the width model's guess for ``rel_tol``, clamped
+    (:func:`dpcert.pld.accountant.eps_resolution`), raised to the least multiple of the atoms' denominator."""
     total = sum(k for _, k in leaves)
     var = sum(k * max(d.loss_variance() for d in ds) for ds, k in leaves)
     losses = [d for ds, _ in leaves for d in ds]
     if rel_tol is None:
         n = _on_atoms(losses, resolution_for(var / total))
     else:
-        aim = min(max(rel_tol, _FIRST_WIDTH_MIN), _FIRST_WIDTH)
-        n = _on_atoms(losses, _width_resolution(total, var, aim), least=True)
+        n = _on_atoms(losses, eps_resolution(total, var, rel_tol), least=True)
     try:
         return fitting_resolution(losses, n, tail / total, START_CELLS)
     except GridTooLarge as err:

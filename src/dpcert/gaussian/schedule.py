@@ -46,6 +46,7 @@ from dpcert.pld.accountant import (
     compose_directions_mixed,
     delta_enclosure,
     eps_enclosure,
+    eps_resolution,
     fitting_resolution,
     resolution_for,
 )
@@ -96,15 +97,33 @@ def _compositions(
     return compose_directions_mixed(parts, n, tail, progress, method="fft", eps=eps, delta=delta)
 
 
-def stages_start(stages: list[tuple[Fraction, Fraction, int]], sa: str, ne: str, tail: float = TAIL0) -> int:
-    """The starting resolution of a schedule: :func:`dpcert.gaussian.pld.start_resolution`'s guess for the steps'
-    mean variance (the composed loss's variance is the sum of the stages', so the grid's share is set by the mean,
-    not by the noisiest stage), halved until every stage's one-step grid fits (tightness and time only)."""
+def stages_start(
+    stages: list[tuple[Fraction, Fraction, int]],
+    sa: str,
+    ne: str,
+    tail: float = TAIL0,
+    rel_tol: float | None = None,
+) -> int:
+    """The starting resolution of a schedule, halved until every stage's one-step grid fits (tightness and time
+    only).
+
+    Without ``rel_tol`` (δ(ε)): :func:`dpcert.gaussian.pld.start_resolution`'s guess for the steps' mean variance
+    (the composed loss's variance is the sum of the stages', so the grid's share is set by the mean, not by the
+    noisiest stage). With it (ε(δ)): the engine's width model aimed at ``rel_tol``
+    (:func:`dpcert.pld.accountant.eps_resolution`, the accountant's first grid too) for K the total steps and V the
+    sum over stages of k_i times the largest one-step Var_Q(Y) of the stage's directions, so that the first run
+    reaches the width asked.
+    """
     total = sum(k for _, _, k in stages)
-    var = sum(k * float(q) ** 2 * math.expm1(min(1 / float(_noise(s, sa, ne)) ** 2, 700)) for q, s, k in stages)
-    losses = [d for q, s, _ in stages for w in ("upper", "lower") for d in directions(q, s, sa, ne, w)]
+    pairs = [(directions(q, s, sa, ne, "upper") + directions(q, s, sa, ne, "lower"), k) for q, s, k in stages]
+    losses = [d for ds, _ in pairs for d in ds]
+    if rel_tol is None:
+        var = sum(k * float(q) ** 2 * math.expm1(min(1 / float(_noise(s, sa, ne)) ** 2, 700)) for q, s, k in stages)
+        n = resolution_for(var / total)
+    else:
+        n = eps_resolution(total, sum(k * max(d.loss_variance() for d in ds) for ds, k in pairs), rel_tol)
     try:
-        return fitting_resolution(losses, resolution_for(var / total), tail / total, START_CELLS)
+        return fitting_resolution(losses, n, tail / total, START_CELLS)
     except GridTooLarge:  # the stage that does not fit says so, naming its σ
         for q, s, k in stages:
             fitting_start(q, s, k, tail, START_CELLS, sa, ne)
@@ -173,6 +192,7 @@ def dpsgd_schedule_eps(
         return min(prev, float(d) * rel_tol / 1000)
 
     # the dropped tails add at most their mass to δ_up: a thousandth of the width asked for, relative to the target,
-    # is all they may take from the first run on (as in dpsgd_eps)
+    # is all they may take from the first run on (as in dpsgd_eps); the first grid is the width model's for rel_tol
     tail0 = float(d) * rel_tol / 1000
-    return refine_bounds(solve, tight(sa, ne), stages_start(st, sa, ne, tail0), rel_tol, seconds, progress, tail, tail0)
+    start = stages_start(st, sa, ne, tail0, rel_tol)
+    return refine_bounds(solve, tight(sa, ne), start, rel_tol, seconds, progress, tail, tail0)

@@ -1,8 +1,9 @@
 """Float64 survival masses of DP-SGD's privacy losses, vectorised: evidence for the calibration's search only.
 
-:func:`survivals` evaluates Q(L >= i/n) and P(L >= i/n) on a whole grid at once with the formulas of
-:mod:`dpcert.gaussian.sgm_loss` (the remove and add directions of the Poisson-subsampled Gaussian) and of
-:mod:`dpcert.gaussian.sampling` (the mirror pair and the symmetrised pair), in float64 through ``log_ndtr``. The
+:func:`survivals` evaluates Q(L >= i/n) and P(L >= i/n) on a whole grid at once: the remove and add directions of
+the Poisson-subsampled Gaussian by :func:`dpcert.gaussian.sgm_loss.log_survivals` (the one float implementation,
+which also chooses that loss's grid ranges), the mirror pair and the symmetrised pair of
+:mod:`dpcert.gaussian.sampling` by their formulas here, in float64 through ``log_ndtr``. The
 certified masses are Arb's balls in those modules; these floats only feed :func:`dpcert.pld.estimate.delta_estimate`,
 which decides where the certified probes of :func:`dpcert.pld.accountant.calibrate_located` go. A loss it does not
 know, or a float result that is not finite, gives ``None`` (the engine then reads the certified bounds' midpoints).
@@ -16,7 +17,7 @@ import numpy as np
 from scipy import special
 
 from dpcert.gaussian.sampling import MirrorLoss, SymmetrisedLoss
-from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss
+from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss, log_survivals
 from dpcert.pld.loss import PrivacyLoss
 
 __all__ = ["survivals"]
@@ -30,21 +31,8 @@ def _log_mix(l1: np.ndarray, l2: np.ndarray, q: float) -> np.ndarray:
 
 
 def _sgm(direction: str, q: float, s: float, lv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    u = lv if direction == "remove" else -lv  # t = e^u − (1 − q); L >= l iff x >= x_l (remove) or x <= x_{−l} (add)
     with np.errstate(all="ignore"):
-        big = u > 700
-        t = np.expm1(np.minimum(u, 700.0)) + q
-        logt = np.where(big, u + np.log1p(-(1 - q) * np.exp(-np.maximum(u, 700.0))), np.log(np.maximum(t, 1e-320)))
-        valid = big | (t > 0)
-        x = s * s * (logt - math.log(q)) + 0.5
-        if direction == "remove":
-            lq = special.log_ndtr(-x / s)
-            lp = _log_mix(lq, special.log_ndtr(-(x - 1) / s), q)
-            lq, lp = np.where(valid, lq, 0.0), np.where(valid, lp, 0.0)
-        else:
-            lp = special.log_ndtr(x / s)
-            lq = _log_mix(lp, special.log_ndtr((x - 1) / s), q)
-            lq, lp = np.where(valid, lq, -np.inf), np.where(valid, lp, -np.inf)
+        lq, lp = log_survivals(direction, q, s, lv)
     return np.exp(lq), np.exp(lp)
 
 

@@ -55,7 +55,7 @@ from flint import acb, arb, arb_series, ctx
 
 from dpcert.arith.ball import ball
 from dpcert.arith.taylor import GridBoundsStats, grid_bounds
-from dpcert.pld.loss import PrivacyLoss, log_add
+from dpcert.pld.loss import PrivacyLoss
 from dpcert.pld.loss import solve_switch as _solve
 
 __all__ = ["SubsampledGaussianLoss", "DIRECTIONS", "directions"]
@@ -70,33 +70,50 @@ def _log_phibar(t: float) -> float:
     return float(special.log_ndtr(-t))
 
 
+def _x_array(direction: str, qf: float, s: float, lv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The x where the loss is lv, for an array of lv (remove: L >= lv iff x >= it; add: L >= lv iff x <= it), and
+    where such an x exists (float64; tightness and evidence only).
+
+    With u = lv (remove) or −lv (add), t = e^u − (1 − q) is taken as expm1(u) + q where u >= −log 2 (1 − q never
+    cancels against e^u at a tiny q) and as e^u − (1 − q) below it (there expm1(u) is near −1 and would lose a tiny
+    e^u: at q = 1 t = e^u exactly; for q < 1/2 t < 0 either way, and for q >= 1/2, 1 − q is exact); past u = 700,
+    log t as u + log(1 − (1 − q)e^{−u}) (e^u would overflow past 709). x exists where t > 0."""
+    u = lv if direction == "remove" else -lv
+    big = u > 700
+    uc = np.minimum(u, 700.0)
+    t = np.where(u < -math.log(2), np.exp(uc) - (1 - qf), np.expm1(uc) + qf)
+    far = u + np.log1p(-(1 - qf) * np.exp(-np.maximum(u, 700.0)))
+    logt = np.where(big, far, np.log(np.maximum(t, 1e-320)))
+    return s * s * (logt - math.log(qf)) + 0.5, big | (t > 0)
+
+
+def log_survivals(direction: str, qf: float, s: float, lv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """log Q(L >= lv) and log P(L >= lv) of one direction for an array of lv, in float64 through ``log_ndtr``: the
+    formulas of the module docstring, vectorised (the range choice of :meth:`SubsampledGaussianLoss.grid_range`
+    and the calibration's evidence, :mod:`dpcert.gaussian.sgm_estimate`; never a bound)."""
+    from scipy import special
+
+    x, valid = _x_array(direction, qf, s, lv)
+    if direction == "remove":  # the simple one Q = Φ̄(x/σ), the mixture P = (1 − q)Φ̄(x/σ) + qΦ̄((x − 1)/σ)
+        simple, other = special.log_ndtr(-x / s), special.log_ndtr(-(x - 1) / s)
+    else:  # the simple one P = Φ(x/σ), the mixture Q = (1 − q)Φ(x/σ) + qΦ((x − 1)/σ)
+        simple, other = special.log_ndtr(x / s), special.log_ndtr((x - 1) / s)
+    mixture = np.logaddexp((math.log1p(-qf) if qf < 1 else -math.inf) + simple, math.log(qf) + other)
+    beyond = 0.0 if direction == "remove" else -math.inf  # no x: L >= lv surely (remove) or never (add)
+    lq, lp = (simple, mixture) if direction == "remove" else (mixture, simple)
+    return np.where(valid, lq, beyond), np.where(valid, lp, beyond)
+
+
 def _x_of(direction: str, qf: float, s: float, lv: float) -> float | None:
-    """The x where the loss is lv (remove: L >= lv iff x >= it; add: L >= lv iff x <= it), None if no x."""
-    u = lv if direction == "remove" else -lv  # t = e^u − (1 − q)
-    if u > 700:  # log t = u + log(1 − (1 − q)e^{−u}), without forming e^u (a float overflows past 709)
-        return s * s * (u + math.log1p(-(1 - qf) * math.exp(-u)) - math.log(qf)) + 0.5
-    t = math.exp(u) - (1 - qf)
-    if t <= 0:
-        return None
-    return s * s * (math.log(t) - math.log(qf)) + 0.5
+    """:func:`_x_array` at one lv, None if no x."""
+    x, valid = _x_array(direction, qf, s, np.array([lv], dtype=float))
+    return float(x[0]) if valid[0] else None
 
 
 def _log_surv(direction: str, which: str, qf: float, s: float, lv: float) -> float:
-    """log P(L >= lv) (which = 'P') or log Q(L >= lv) (which = 'Q'), float64."""
-    x = _x_of(direction, qf, s, lv)
-    if x is None:
-        return 0.0 if direction == "remove" else -math.inf
-    a, b = (-x / s, -(x - 1) / s) if direction == "remove" else (x / s, (x - 1) / s)
-    # remove: Φ̄(x/σ) = Φ(−x/σ); add: Φ(x/σ)
-    mix = which == ("P" if direction == "remove" else "Q")
-    from scipy import special
-
-    first = float(special.log_ndtr(a))
-    if not mix:
-        return first
-    lq = math.log(qf)
-    l1 = math.log1p(-qf) if qf < 1 else -math.inf
-    return float(log_add(l1 + first, lq + float(special.log_ndtr(b))))
+    """log P(L >= lv) (which = 'P') or log Q(L >= lv) (which = 'Q'): :func:`log_survivals` at one lv."""
+    lq, lp = log_survivals(direction, qf, s, np.array([lv], dtype=float))
+    return float((lp if which == "P" else lq)[0])
 
 
 #: The loss range searched first, then (if the switch lies beyond it: a small σ) up to :data:`_FAR`.
