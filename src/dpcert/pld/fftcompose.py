@@ -99,6 +99,16 @@ P_ac(L_i >= L_max,i) (the argument of :mod:`dpcert.pld.discretise`, step by step
 <= 1), and the infinite part is 1 − Π_i (1 − p_i)^{k_i}. One part is exactly the identical case: no product is
 taken, and :func:`compose_fft` is :func:`compose_fft_mixed` of one part.
 
+**7. The choices.** θ, λ, the window and every Chernoff parameter s are floats chosen for tightness; the proofs
+above hold for any of them, and take each as the given number it is. They are found by searches that use the
+convexity of a log-MGF ψ(τ) = log Σ_j v_j e^{τj/n} (ψ' is the τ-tilted mean, ψ'' its variance >= 0), not by grids:
+a Chernoff exponent φ(s) = Σ_i k_i ψ_i(τ0 ± s) ∓ s·edge/n is convex in s, so its least value on [1e-4, 1e16] is at
+the left end or at the root of the increasing φ', reached by Newton steps that fall back to bisecting the bracket
+in log s (:func:`_min_chernoff`; the window's test stops at the first s whose estimate is below e^-30); the
+saddle tilt solves the increasing Σ_i k_i ψ_i'(θ) = ε the same way; the Rényi bound (Σ_i k_i ψ_i(θ) + log 1/δ)/(θ − 1)
+is quasi-convex in θ (its sublevel sets are where a convex function is <= 0), so the first of its 200 geometric grid
+points within 0.1 % of the least is found by two bisections over the grid.
+
 The path declines (returns ``None``, and the caller takes the arb path) when a tilt exponent would leave the float
 range or the window would exceed :data:`MAX_WINDOW`.
 
