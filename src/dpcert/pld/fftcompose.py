@@ -124,7 +124,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 from flint import acb, arb
@@ -673,34 +673,52 @@ class FloatComposed:
     bound: float = 0.0
     alt: object = None
 
+    @cached_property
+    def _fixed(self) -> tuple[arb, ...]:
+        """The balls :meth:`delta` uses that do not depend on ε, formed once at the precision it works at (the same
+        operations at the same precision: the same balls as forming them at every call)."""
+        n, k, theta = self.n, self.steps, self.theta
+        with workprec(working_precision(n)):
+            ref = Fraction(self.ref, n)
+            k_lam, k_lam_lo = k * ball(self.lam), k * ball(self.lam_lo)
+            return (
+                1 + ball(self.rel),
+                k_lam,
+                k_lam_lo,
+                (k_lam + ball((1 - theta) * ref)).exp(),
+                (k_lam_lo + ball((1 - theta) * ref)).exp(),
+                ball(Fraction(self.floor_up)),
+                ball(Fraction(self.floor_lo)),
+                self.above_log.exp(),
+                self.below_log.exp(),
+            )
+
     def delta(self, eps: Fraction) -> Enclosure:
         """The certified enclosure of this direction's δ_k(ε) (lower end >= 0, upper end <= 1)."""
-        n, k, theta = self.n, self.steps, self.theta
+        n, theta = self.n, self.theta
         m0 = math.floor(eps * n) + 1
         top = self.end - 1
+        one, k_lam, k_lam_lo, f1, g1, floor_up, floor_lo, above, below = self._fixed
         with workprec(working_precision(n)):
             lo = arb(0)
             hi = arb(0)
             if m0 <= top:
                 r0 = max(0, m0 - self.base)
-                one = 1 + ball(self.rel)
                 ref = Fraction(self.ref, n)
-                f1 = (k * ball(self.lam) + ball((1 - theta) * ref)).exp()
-                f0 = (k * ball(self.lam) + ball(eps - theta * ref)).exp()
-                s1u = ball(Fraction(float(self.r1_up[r0]))) * one + ball(Fraction(self.floor_up))
+                f0 = (k_lam + ball(eps - theta * ref)).exp()
+                s1u = ball(Fraction(float(self.r1_up[r0]))) * one + floor_up
                 # a sum of non-negative terms is >= 0: the floor never makes it negative
-                s0u = _nonneg(ball(Fraction(float(self.r0_up[r0]))) / one - ball(Fraction(self.floor_up)))
+                s0u = _nonneg(ball(Fraction(float(self.r0_up[r0]))) / one - floor_up)
                 hi = f1 * s1u - f0 * s0u
-                g1 = (k * ball(self.lam_lo) + ball((1 - theta) * ref)).exp()
-                g0 = (k * ball(self.lam_lo) + ball(eps - theta * ref)).exp()
-                s1l = _nonneg(ball(Fraction(float(self.r1_lo[r0]))) / one - ball(Fraction(self.floor_lo)))
-                s0l = ball(Fraction(float(self.r0_lo[r0]))) * one + ball(Fraction(self.floor_lo))
+                g0 = (k_lam_lo + ball(eps - theta * ref)).exp()
+                s1l = _nonneg(ball(Fraction(float(self.r1_lo[r0]))) / one - floor_lo)
+                s0l = ball(Fraction(float(self.r0_lo[r0]))) * one + floor_lo
                 lo = g1 * s1l - g0 * s0l
-                hi += self.above_log.exp()
+                hi += above
                 if m0 < self.base:
-                    hi += self.below_log.exp()
+                    hi += below
             else:  # past the window: the bound on the untilted mass above it covers every larger ε
-                hi = self.above_log.exp()
+                hi = above
             hi = hi + self.error + self.infinite
             lo = lo + self.infinite
         lo_f = _ends(lo, upper=False)
