@@ -153,8 +153,8 @@ _EPS = real("eps", 0, doc="epsilon >= 0")
 _REF = (
     "privacy loss distributions of each event's dominating pair under the neighbouring relation, composed at one "
     "resolution (arb_poly powers, heterogeneous steps joined by the engine's combine); upper: connect-the-dots "
-    "(Doroshenko et al. PETS 2022), lower: mean-balanced contraction; convex order (Shaked-Shanthikumar 2007 "
-    "Thm 4.A.15)"
+    "(Doroshenko et al. PETS 2022), lower: convex minorant of the potential or equal-mean groups; convex order "
+    "(Shaked-Shanthikumar 2007 Thm 4.A.15)"
 )
 
 ACCOUNTING_EPS = Quantity(

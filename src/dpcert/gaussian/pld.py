@@ -287,9 +287,9 @@ _DELTA = probability("delta", zero=False, doc="target delta in (0, 1)")
 _REF = (
     "privacy loss distribution of the Poisson-subsampled Gaussian (both neighbouring directions), k-fold by a "
     "tilted float FFT with a proved round-off bound (arb_poly powers for the ball evaluator); upper: "
-    "connect-the-dots chord split (Doroshenko et al. PETS 2022), lower: mean-balanced contraction onto the grid; "
-    "convex order (Shaked–Shanthikumar 2007 Thm 4.A.15); other samplers and replace-one: the pairs proved in "
-    "dpcert.gaussian.sampling"
+    "connect-the-dots chord split (Doroshenko et al. PETS 2022), lower: convex minorant of the potential at "
+    "lowered grid points; convex order (Shaked–Shanthikumar 2007 Thm 4.A.15); other samplers and replace-one: the "
+    "pairs proved in dpcert.gaussian.sampling"
 )
 
 

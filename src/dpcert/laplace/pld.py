@@ -147,8 +147,8 @@ _K = integer("k", 1, MAX_K, doc="number of Laplace mechanisms composed")
 _REF = (
     "privacy loss distribution of the Laplace mechanism (atoms at +-sensitivity/scale), k-fold by a tilted float "
     "FFT with a proved round-off bound (arb_poly powers for the ball evaluator); upper: connect-the-dots chord "
-    "split (Doroshenko et al. PETS 2022), lower: mean-balanced contraction onto the grid; convex order "
-    "(Shaked–Shanthikumar 2007 Thm 4.A.15)"
+    "split (Doroshenko et al. PETS 2022), lower: convex minorant of the potential at lowered grid points; convex "
+    "order (Shaked–Shanthikumar 2007 Thm 4.A.15)"
 )
 
 
