@@ -105,6 +105,7 @@ __all__ = [
     "register_pld",
     "flatten",
     "leaf_directions",
+    "leaf_pairs",
 ]
 
 
@@ -119,14 +120,23 @@ PldCertifier = Callable[[DpEvent, str], "Directions | None"]
 #: PLD certifiers by event class name: each returns the event's directions under a relation, or None when it knows
 #: no dominating pair there (the next certifier is then asked).
 PLD_CERTIFIERS: dict[str, PldCertifier] = {}
+#: The event class names whose registered certifier's directions are attained by some pair of neighbouring
+#: datasets wherever it gives them (``register_pld(..., tight=True)``); any other registered certifier's are
+#: taken as proved upper bounds only.
+PLD_TIGHT: set[str] = set()
 
 
-def register_pld(*names: str) -> Callable[[PldCertifier], PldCertifier]:
-    """Register a PLD certifier for the event classes named (a decorator)."""
+def register_pld(*names: str, tight: bool = False) -> Callable[[PldCertifier], PldCertifier]:
+    """Register a PLD certifier for the event classes named (a decorator); ``tight``: every pair it returns is
+    attained by some pair of neighbouring datasets (:func:`leaf_pairs`), which a certifier must prove to say."""
 
     def deco(fn: PldCertifier) -> PldCertifier:
         for name in names:
             PLD_CERTIFIERS[name] = fn
+            if tight:
+                PLD_TIGHT.add(name)
+            else:
+                PLD_TIGHT.discard(name)
         return fn
 
     return deco
@@ -248,9 +258,10 @@ def _check_grid_inputs(q: Fraction, sigma: Fraction) -> None:
         )
 
 
-@register_pld("GaussianDpEvent")
+@register_pld("GaussianDpEvent", tight=True)
 def _gaussian(event: DpEvent, neighboring: str) -> Directions | None:
-    """N(Δ, σ²) against N(0, σ²), Δ = 1 or 2: the shift-1 pair at σ/Δ (one direction: x ↦ Δ − x swaps it)."""
+    """N(Δ, σ²) against N(0, σ²), Δ = 1 or 2: the shift-1 pair at σ/Δ (one direction: x ↦ Δ − x swaps it; tight:
+    the output laws at a worst pair of neighbours)."""
     from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss
 
     assert isinstance(event, GaussianDpEvent)
@@ -260,18 +271,20 @@ def _gaussian(event: DpEvent, neighboring: str) -> Directions | None:
     return [loss]
 
 
-@register_pld("LaplaceDpEvent")
+@register_pld("LaplaceDpEvent", tight=True)
 def _laplace(event: DpEvent, neighboring: str) -> Directions | None:
-    """Lap(Δ, b) against Lap(0, b), Δ = 1 or 2 (one direction: x ↦ Δ − x swaps it)."""
+    """Lap(Δ, b) against Lap(0, b), Δ = 1 or 2 (one direction: x ↦ Δ − x swaps it; tight, as the Gaussian's)."""
     from dpcert.laplace.loss import LaplaceLoss
 
     assert isinstance(event, LaplaceDpEvent)
     return [LaplaceLoss(event.noise_multiplier, Fraction(_shift(neighboring)))]
 
 
-@register_pld("PoissonSampledDpEvent")
+@register_pld("PoissonSampledDpEvent", tight=True)
 def _poisson(event: DpEvent, neighboring: str) -> Directions | None:
-    """The Poisson-subsampled Gaussian under add/remove: remove and add (:mod:`dpcert.gaussian.sgm_loss`)."""
+    """The Poisson-subsampled Gaussian under add/remove: remove and add (:mod:`dpcert.gaussian.sgm_loss`); tight,
+    the output laws when the other records are left out of the sample (None for everything else, which the
+    mechanism module answers with its own tightness)."""
     from dpcert.gaussian.sgm_loss import directions
 
     assert isinstance(event, PoissonSampledDpEvent)
@@ -296,18 +309,35 @@ def _rdp_module() -> Any:
     return rdp
 
 
-def leaf_directions(event: DpEvent, neighboring: str) -> Directions | None:
-    """The PLD directions of one leaf (a flattened event) under a relation, or None when no dominating pair is
-    known: :data:`PLD_CERTIFIERS` first, then the mechanism module."""
-    fn = PLD_CERTIFIERS.get(type(event).__name__)
+def leaf_pairs(event: DpEvent, neighboring: str) -> tuple[Directions, bool] | None:
+    """The PLD directions of one leaf (a flattened event) under a relation and whether they are attained by some
+    pair of neighbouring datasets (tight), or None when no dominating pair is known: :data:`PLD_CERTIFIERS` first
+    (tight where registered so, :data:`PLD_TIGHT`), then the mechanism module (its ``dominating_pairs``; a module
+    with ``directions`` only is taken as not tight)."""
+    name = type(event).__name__
+    fn = PLD_CERTIFIERS.get(name)
     out = fn(event, neighboring) if fn is not None else None
+    tight = name in PLD_TIGHT
     if out is None:
         mech = _mechanism_module()
         if mech is not None:
-            out = mech.directions(event, neighboring)
-    if out is not None and not 1 <= len(out) <= 2:
+            if hasattr(mech, "dominating_pairs"):
+                found = mech.dominating_pairs(event, neighboring)
+                out, tight = (None, False) if found is None else (found.directions, found.tight)
+            else:
+                out, tight = mech.directions(event, neighboring), False
+    if out is None:
+        return None
+    if not 1 <= len(out) <= 2:
         raise ValueError(f"a certifier gave {len(out)} directions for {_describe(event)} (one or two expected)")
-    return out
+    return out, bool(tight)
+
+
+def leaf_directions(event: DpEvent, neighboring: str) -> Directions | None:
+    """The PLD directions of one leaf (a flattened event) under a relation, or None when no dominating pair is
+    known (:func:`leaf_pairs` without whether they are tight)."""
+    found = leaf_pairs(event, neighboring)
+    return None if found is None else found[0]
 
 
 def _refusal(event: DpEvent, neighboring: str) -> UnsupportedEventError:
@@ -337,10 +367,14 @@ class AccountingResult:
         enclosure: the certified enclosure (exact rational ends; ``hi`` is the safe end).
         quantity: ``"epsilon"`` or ``"delta"``. target: the δ (for ε) or ε (for δ) given, exact.
         neighboring: ``"add_remove"`` or ``"replace_one"``: the relation every event was certified under.
-        method: ``"pld"`` (tight: dominating pairs), ``"rdp"`` (certified Rényi bound) or ``"exact"`` (no grid:
+        method: ``"pld"`` (dominating pairs), ``"rdp"`` (certified Rényi bound) or ``"exact"`` (no grid:
             nothing private, or a non-private event).
         resolution: the PLD grid's cells per unit of loss (0 without a grid). seconds: the time taken.
         reached: whether ``rel_tol`` was reached. limited_by: ``"width"``, ``"time"`` or ``"grid"``.
+        lower_end_bounds_mechanism: whether the enclosure's lower end bounds the *mechanism's* ε or δ from below,
+            not only the dominating pairs' (every pair composed is attained by some pair of neighbouring datasets;
+            :meth:`Accountant.lower_end_bounds_mechanism`). The upper end always bounds the mechanism's from
+            above; when this is false, a smaller value than ``lo`` may still be the truth.
     """
 
     enclosure: Enclosure
@@ -352,6 +386,7 @@ class AccountingResult:
     seconds: float = 0.0
     reached: bool = True
     limited_by: str = "width"
+    lower_end_bounds_mechanism: bool = False
 
     @property
     def lo(self) -> Fraction | None:
@@ -367,7 +402,8 @@ class AccountingResult:
         return self.enclosure.float_up()
 
     def to_json(self, digits: int = 20) -> dict[str, Any]:
-        """The result for ``--json``: the enclosure (outward-rounded strings), the relation and the method."""
+        """The result for ``--json``: the enclosure (outward-rounded strings), the relation, the method and whether
+        the lower end bounds the mechanism."""
         given = "delta" if self.quantity == "epsilon" else "eps"
         return {
             "quantity": self.quantity,
@@ -380,6 +416,7 @@ class AccountingResult:
             "reached": self.reached,
             "limited_by": self.limited_by,
             "seconds": self.seconds,
+            "lower_end_bounds_mechanism": self.lower_end_bounds_mechanism,
         }
 
     def __str__(self) -> str:
@@ -555,17 +592,41 @@ class Accountant:
             return False
         return True
 
-    def _plan(self, leaves: list[tuple[DpEvent, int]]) -> tuple[str, Any]:
-        """("exact", None) | ("nonprivate", event) | ("pld", [(directions, count)]) | ("rdp", [(curve, count)])."""
+    def lower_end_bounds_mechanism(self) -> bool:
+        """Whether the lower end of this ledger's answers (:meth:`epsilon`, :meth:`delta`) bounds the mechanism's
+        ε or δ from below (:attr:`AccountingResult.lower_end_bounds_mechanism`), decided without composing: true
+        for an empty ledger (exactly 0) and for a PLD ledger whose every leaf's pair is attained by some pair of
+        neighbouring datasets (:func:`leaf_pairs`; a fixed ordered pair of datasets realises a direction at every
+        step, so the composition of attained pairs is attained); false for an RDP answer (its lower end is a
+        conversion's, not the mechanism's), a ledger holding ``NonPrivateDpEvent`` and one no method covers.
+
+        >>> from dpcert.accounting.events import GaussianDpEvent, PoissonSampledDpEvent, ZCDpEvent
+        >>> sgm = PoissonSampledDpEvent("0.01", GaussianDpEvent(1))
+        >>> Accountant().compose(sgm, 100).lower_end_bounds_mechanism()
+        True
+        >>> Accountant("replace_one").compose(sgm, 100).lower_end_bounds_mechanism()
+        False
+        >>> Accountant().compose(sgm, 100).compose(ZCDpEvent("0.1")).lower_end_bounds_mechanism()
+        False
+        """
+        try:
+            return self._plan(flatten(self._ledger))[2]
+        except InvalidParameter:  # refused: no answer, so nothing is claimed below
+            return False
+
+    def _plan(self, leaves: list[tuple[DpEvent, int]]) -> tuple[str, Any, bool]:
+        """("exact", None) | ("nonprivate", event) | ("pld", [(directions, count)]) | ("rdp", [(curve, count)]),
+        with whether the answer's lower end bounds the mechanism (:meth:`lower_end_bounds_mechanism`)."""
         if not leaves:
-            return "exact", None
+            return "exact", None, True
         for ev, _ in leaves:
-            if isinstance(ev, NonPrivateDpEvent):
-                return "nonprivate", ev
-        pld = [(leaf_directions(ev, self.neighboring), k) for ev, k in leaves]
+            if isinstance(ev, NonPrivateDpEvent):  # promises nothing: the mechanism's δ may be below 1
+                return "nonprivate", ev, False
+        found = [leaf_pairs(ev, self.neighboring) for ev, _ in leaves]
+        pld = [(None if f is None else f[0], k) for f, (_, k) in zip(found, leaves, strict=True)]
         no_pld = [ev for (d, _), (ev, _) in zip(pld, leaves, strict=True) if d is None]
         if not no_pld:
-            return "pld", pld
+            return "pld", pld, all(f is not None and f[1] for f in found)
         rdp = _rdp_module()
         if rdp is None:
             raise _refusal(no_pld[0], self.neighboring)
@@ -581,7 +642,7 @@ class Accountant:
                 )
                 raise UnsupportedEventError(ev, self.neighboring, why)
             curves.append((c, k))
-        return "rdp", curves
+        return "rdp", curves, False
 
     def _answer(
         self, quantity: str, target: Fraction, rel_tol: float | None, seconds: float | None
@@ -589,8 +650,13 @@ class Accountant:
         rt = self.rel_tol if rel_tol is None else _check_rel_tol(rel_tol)
         sec = self.seconds if seconds is None else _check_seconds(seconds)
         t0 = time.perf_counter()
-        kind, plan = self._plan(flatten(self._ledger))
-        common = {"quantity": quantity, "target": target, "neighboring": self.neighboring}
+        kind, plan, tight = self._plan(flatten(self._ledger))
+        common = {
+            "quantity": quantity,
+            "target": target,
+            "neighboring": self.neighboring,
+            "lower_end_bounds_mechanism": tight,
+        }
         if kind == "exact":  # nothing private was released: δ(ε) = 0 for ε >= 0, so ε(δ) = 0
             return AccountingResult(Enclosure.exact(0), method="exact", **common)
         if kind == "nonprivate":
@@ -617,7 +683,7 @@ class Accountant:
         """The certified enclosure of ``quantity`` (``"epsilon"`` or ``"delta"``) at ``target`` on one fixed grid:
         the starting resolution times 2^level (no time budget; the same answer on every run, which a quantity's
         ball evaluator needs)."""
-        kind, plan = self._plan(flatten(self._ledger))
+        kind, plan, _ = self._plan(flatten(self._ledger))
         if kind in ("exact", "nonprivate", "rdp"):
             return self._answer(quantity, target, None, None).enclosure
         tail = TAIL0 if quantity == "delta" else float(target) * 1e-6

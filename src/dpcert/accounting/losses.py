@@ -83,6 +83,29 @@ monotone). Replace-one: the event fixes only the add/remove pair; no replace pai
   truncated to B records (which couples the differing record's inclusion with the other records' count) is not
   proved here.
 
+**Which pairs are attained (tight).** A dominating pair's ε(δ) or δ(ε) is at least the mechanism's, so the
+upper end of an enclosure built from it always bounds the mechanism from above. Its lower end bounds the mechanism
+from below only when the pair is *tight*: some pair of neighbouring datasets has exactly these output laws, in
+each direction. :func:`dominating_pairs` says which, decided in the same branch that builds the pair:
+
+* tight: the additive events (a worst pair of neighbours has the shifted noise laws, above; noise 0 is the
+  non-private pair, attained too), randomized response (the exact output laws), the mixture of Gaussians (the
+  event is its pair), a step that reveals nothing (``NoOpDpEvent``, a sensitivity 0, a rate 0, a sample of size
+  0: both laws are one law), and Poisson sampling under add/remove of a tight inner pair (the first and second
+  forms are the output laws when every other record is left out of the sample, so the inner pair's neighbours
+  with nobody else attain them); a rate 1 or a sample of every record is the inner event, tight as it is;
+* not tight: Poisson sampling under replace-one and sampling without replacement (the labelled disjoint union
+  over-counts: a proved pair that amplifies δ by the rate but not ε, far above the truth), sampling with
+  replacement (the copy count is labelled likewise), and ``NonPrivateDpEvent`` (it promises nothing, so the
+  mechanism's δ may be anything up to the pair's 1).
+
+Composition keeps tightness: one fixed ordered pair of datasets realises a direction at every step, so the
+composed direction is attained too, and the accountant's answer is tight when every leaf's pair is
+(:meth:`dpcert.accounting.accountant.Accountant.lower_end_bounds_mechanism`). An event without a pair here is
+answered by RDP or refused, and is never tight. Erring here is only safe in one direction: a pair called not tight
+that is attained hides nothing false, while a pair called tight that is not would let a peer's correct answer be
+called unsafe.
+
 Every parameter is an exact rational (a float means its binary value); a parameter outside its domain raises
 :class:`~dpcert.errors.InvalidParameter` naming it. Where no pair is given, :func:`why_none` says why in one line
 (an unsound relation, or no proof here).
@@ -99,7 +122,7 @@ from __future__ import annotations
 import math
 from abc import abstractmethod
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from flint import arb, ctx
 
@@ -114,6 +137,8 @@ from dpcert.pld.loss import PrivacyLoss, has_survivals_at
 __all__ = [
     "NEIGHBORING",
     "directions",
+    "dominating_pairs",
+    "DominatingPairs",
     "why_none",
     "FiniteLoss",
     "DiscreteLaplaceLoss",
@@ -525,7 +550,13 @@ def _non_private() -> FiniteLoss:
     return FiniteLoss([(Fraction(0), Fraction(1)), (Fraction(1), Fraction(0))], "non_private")
 
 
-Pairs = list[tuple[PrivacyLoss, frozenset]]
+class Pairs(NamedTuple):
+    """An event's pairs, each with the roles it plays (remove, add, replace), and whether they are attained."""
+
+    items: list[tuple[PrivacyLoss, frozenset]]
+    tight: bool
+
+
 _BOTH = frozenset({REMOVE, ADD})
 _REP = frozenset({REPLACE})
 
@@ -571,12 +602,12 @@ def _pairs(event: Any, neighboring: str) -> Pairs | None:
     name = type(event).__name__
     roles = _roles(neighboring)
     if name == "NoOpDpEvent":
-        return [(NoLoss(), roles)]
-    if name == "NonPrivateDpEvent":
-        return [(_non_private(), roles)]
+        return Pairs([(NoLoss(), roles)], True)
+    if name == "NonPrivateDpEvent":  # promises nothing: its δ may be anything up to the pair's 1
+        return Pairs([(_non_private(), roles)], False)
     single = _additive(event, name, neighboring)
     if single is not None:
-        return [(single, roles)]
+        return Pairs([(single, roles)], True)
     if name == "RandomizedResponseDpEvent":
         p = _exact(event, "noise_parameter")
         _check(0 <= p <= 1, event, "noise_parameter", "a probability in [0, 1]")
@@ -586,7 +617,7 @@ def _pairs(event: Any, neighboring: str) -> Pairs | None:
                 "randomized response has no add/remove form (a removed record has no response, and the event does "
                 "not say what a missing record outputs; dp-accounting refuses it too); use replace_one"
             )
-        return [(randomized_response(p, k), roles)]
+        return Pairs([(randomized_response(p, k), roles)], True)
     if name == "MixtureOfGaussiansDpEvent":
         return _mixture(event, neighboring)
     if name == "PoissonSampledDpEvent":
@@ -608,11 +639,14 @@ def _mixture(event: Any, neighboring: str) -> Pairs | None:
     if neighboring != "add_remove":
         return None
     if all(c == 0 or p == 0 for c, p in zip(cs, ps, strict=True)):
-        return [(NoLoss(), _BOTH)]
-    return [
-        (MixtureLoss(REMOVE, sigma, cs, ps), frozenset({REMOVE})),
-        (MixtureLoss(ADD, sigma, cs, ps), frozenset({ADD})),
-    ]
+        return Pairs([(NoLoss(), _BOTH)], True)
+    return Pairs(
+        [
+            (MixtureLoss(REMOVE, sigma, cs, ps), frozenset({REMOVE})),
+            (MixtureLoss(ADD, sigma, cs, ps), frozenset({ADD})),
+        ],
+        True,
+    )
 
 
 def _poisson(event: Any, neighboring: str) -> Pairs | None:
@@ -620,25 +654,25 @@ def _poisson(event: Any, neighboring: str) -> Pairs | None:
     _check(0 <= q <= 1, event, "sampling_probability", "a probability in [0, 1]")
     inner_event = event.event
     if q == 0:
-        return [(NoLoss(), _roles(neighboring))]
+        return Pairs([(NoLoss(), _roles(neighboring))], True)
     inner = _pairs(inner_event, neighboring)
     if inner is None or q == 1:
         return inner
-    if neighboring == "replace_one":
-        return [(DisjointMixture([(1 - q, NoLoss()), (q, loss)], REPLACE), r) for loss, r in inner]
+    if neighboring == "replace_one":  # proved, not attained (module docstring)
+        return Pairs([(DisjointMixture([(1 - q, NoLoss()), (q, loss)], REPLACE), r) for loss, r in inner.items], False)
     if type(inner_event).__name__ == "GaussianDpEvent":
         sigma = _exact(inner_event, "noise_multiplier")
         if sigma > 0:
-            return [(SubsampledGaussianLoss(d, q, sigma), frozenset({d})) for d in (REMOVE, ADD)]
-    out: Pairs = []
-    for loss, r in inner:
+            return Pairs([(SubsampledGaussianLoss(d, q, sigma), frozenset({d})) for d in (REMOVE, ADD)], True)
+    out: list[tuple[PrivacyLoss, frozenset]] = []
+    for loss, r in inner.items:
         if not has_survivals_at(loss):
             return None
         if REMOVE in r:
             out.append((PoissonLoss(loss, q, "first", REMOVE), frozenset({REMOVE})))
         if ADD in r:
             out.append((PoissonLoss(loss, q, "second", ADD), frozenset({ADD})))
-    return out
+    return Pairs(out, inner.tight)  # attained where the inner pairs are, with every other record left out
 
 
 #: P[K > k_max] below this ends the with-replacement mixture (the rest is an infinite loss).
@@ -656,14 +690,15 @@ def _fixed_size(event: Any, name: str, neighboring: str) -> Pairs | None:
             "under replace_one only"
         )
     if m == 0:
-        return [(NoLoss(), _REP)]
+        return Pairs([(NoLoss(), _REP)], True)
     inner_event = event.event
     if name == "SampledWithoutReplacementDpEvent":
         gamma = Fraction(m, n)
         inner = _pairs(inner_event, neighboring)
         if inner is None or gamma == 1:
             return inner
-        return [(DisjointMixture([(1 - gamma, NoLoss()), (gamma, loss)], REPLACE), r) for loss, r in inner]
+        items = [(DisjointMixture([(1 - gamma, NoLoss()), (gamma, loss)], REPLACE), r) for loss, r in inner.items]
+        return Pairs(items, False)
     if _additive(inner_event, type(inner_event).__name__, neighboring) is None:
         return None
     r = Fraction(1, n)
@@ -676,7 +711,7 @@ def _fixed_size(event: Any, name: str, neighboring: str) -> Pairs | None:
         cdf += pk
         if 1 - cdf < _WR_TAIL:
             break
-    return [(DisjointMixture(parts, REPLACE, singular=1 - cdf), _REP)]
+    return Pairs([(DisjointMixture(parts, REPLACE, singular=1 - cdf), _REP)], False)
 
 
 class _Unsound(Exception):
@@ -694,17 +729,29 @@ _NO_PAIR = {
 }
 
 
-def directions(event: Any, neighboring: str) -> list[PrivacyLoss] | None:
-    """The directions of ``event`` under ``neighboring`` (δ is the largest direction's), or None.
+class DominatingPairs(NamedTuple):
+    """An event's directions under a relation (:func:`directions`) and whether they are attained.
 
-    Args:
-        event: an object with dp-accounting's class name and field names (exact numbers: Fraction, int; a float
-            means its binary value). neighboring: ``"add_remove"`` or ``"replace_one"``.
+    ``tight`` is true when some pair of neighbouring datasets has exactly these output laws in each direction, so
+    that a lower end computed from them bounds the mechanism's own ε(δ) or δ(ε) from below; false when the pairs are
+    only proved to dominate (their values bound the mechanism's from above only). Module docstring, "Which pairs
+    are attained".
+    """
 
-    Returns:
-        The dominating pairs as engine losses (one when both orders of a neighbouring pair have one privacy loss
-        distribution, else ``[remove, add]``), or ``None`` when no dominating pair is proved here or the event is
-        not sound under the relation (:func:`why_none` says which, in one line).
+    directions: list[PrivacyLoss]
+    tight: bool
+
+
+def dominating_pairs(event: Any, neighboring: str) -> DominatingPairs | None:
+    """The directions of ``event`` under ``neighboring`` with whether they are attained (tight), or None when
+    :func:`directions` gives none.
+
+    >>> class GaussianDpEvent:
+    ...     noise_multiplier = 2
+    >>> class PoissonSampledDpEvent:
+    ...     sampling_probability, event = Fraction(1, 8), GaussianDpEvent()
+    >>> [dominating_pairs(PoissonSampledDpEvent(), rel).tight for rel in ("add_remove", "replace_one")]
+    [True, False]
 
     Raises:
         InvalidParameter: a field outside its domain, or an unknown relation.
@@ -717,7 +764,27 @@ def directions(event: Any, neighboring: str) -> list[PrivacyLoss] | None:
         return None
     if pairs is None:
         return None
-    return [loss for loss, _ in pairs]
+    return DominatingPairs([loss for loss, _ in pairs.items], pairs.tight)
+
+
+def directions(event: Any, neighboring: str) -> list[PrivacyLoss] | None:
+    """The directions of ``event`` under ``neighboring`` (δ is the largest direction's), or None.
+
+    Args:
+        event: an object with dp-accounting's class name and field names (exact numbers: Fraction, int; a float
+            means its binary value). neighboring: ``"add_remove"`` or ``"replace_one"``.
+
+    Returns:
+        The dominating pairs as engine losses (one when both orders of a neighbouring pair have one privacy loss
+        distribution, else ``[remove, add]``), or ``None`` when no dominating pair is proved here or the event is
+        not sound under the relation (:func:`why_none` says which, in one line). Whether they are attained:
+        :func:`dominating_pairs`.
+
+    Raises:
+        InvalidParameter: a field outside its domain, or an unknown relation.
+    """
+    found = dominating_pairs(event, neighboring)
+    return None if found is None else found.directions
 
 
 def why_none(event: Any, neighboring: str) -> str:
