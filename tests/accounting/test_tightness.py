@@ -197,14 +197,19 @@ def test_dpcert_account_json_has_the_key(tmp_path, capsys):
 
     path = tmp_path / "ledger.json"
     path.write_text(json.dumps(KINDS["SampledWithoutReplacement"].to_json()), encoding="utf-8")
-    fast = ["--rel-tol", "0.5", "--seconds", "5", "--json", "--quiet"]
+    fast = ["--rel-tol", "0.5", "--seconds", "2", "--json", "--quiet"]
     assert main(["account", str(path), "--delta", "1e-5", "--neighboring", "replace_one", *fast]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["lower_end_bounds_mechanism"] is False
     assert {"enclosure", "neighboring", "method", "safe"} <= set(out)  # the contract's keys stay
+    text = fast[:-2] + ["--quiet"]
+    assert main(["account", str(path), "--delta", "1e-5", "--neighboring", "replace_one", *text]) == 0
+    assert "upper end only: the lower end is not proved" in capsys.readouterr().out
     path.write_text(json.dumps(ev.LaplaceDpEvent(4).to_json()), encoding="utf-8")
     assert main(["account", str(path), "--eps", "1", *fast]) == 0
     assert json.loads(capsys.readouterr().out)["lower_end_bounds_mechanism"] is True
+    assert main(["account", str(path), "--eps", "1", *text]) == 0
+    assert "upper end only" not in capsys.readouterr().out
 
 
 # ------------------------------------------------------------------------------------------- the audit's rows

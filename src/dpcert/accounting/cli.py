@@ -4,8 +4,11 @@ Reads an event file (:mod:`dpcert.accounting.eventfile`: dp-accounting's event n
 composes its events in a certified accountant (:class:`dpcert.accounting.accountant.Accountant`) and prints the
 certified ε(δ) (``--delta``) or δ(ε) (``--eps``) with the neighbouring relation and the method. ``--json`` holds
 ``"enclosure": {"lo", "hi"}`` (outward-rounded decimal strings), ``"safe"`` (the upper end as a float),
-``"neighboring"`` and ``"method"``. Bad input (an unreadable or invalid file, an event no certified method covers)
-prints one line on stderr and exits 2, as every command.
+``"neighboring"``, ``"method"`` and ``"lower_end_bounds_mechanism"`` (whether the lower end bounds the mechanism's
+value, not only the dominating pairs':
+:attr:`dpcert.accounting.accountant.AccountingResult.lower_end_bounds_mechanism`; the text output says so in a line
+when it does not). Bad input (an unreadable or invalid file, an event no certified method covers) prints one line on
+stderr and exits 2, as every command.
 """
 
 from __future__ import annotations
@@ -60,6 +63,9 @@ def _cmd_account(a: argparse.Namespace) -> int:
         width = "exact" if res.enclosure.is_exact else f"relative width {res.enclosure.rel_width():.2e}"
         line += f"; {width} at resolution {res.resolution}"
     print(line)
+    if not res.lower_end_bounds_mechanism and res.method in ("pld", "rdp"):
+        print("upper end only: the lower end is not proved to bound the mechanism's value (RDP, or a proved pair "
+              "that is not tight)")  # fmt: skip
     if not res.reached:
         why = "the largest grid" if res.limited_by == "grid" else "the time budget (give more --seconds)"
         print(f"relative width {a.rel_tol:g} not reached: limited by {why}")
