@@ -20,6 +20,14 @@ rate 1 is its event. A non-private event makes δ(ε) = 1 at every ε (exact) an
    neighboring)`` for every leaf, then ``rdp_epsilon`` / ``rdp_delta``) when present;
 3. otherwise the accountant refuses in one line naming the event (:class:`UnsupportedEventError`).
 
+**Which ends are the mechanism's.** The upper end always bounds the mechanism's ε or δ. The lower end does when
+every leaf's pair is attained by some pair of neighbouring datasets (tight): each certifier says so where it builds
+the pair (``register_pld(..., tight=True)``, :func:`dpcert.accounting.losses.dominating_pairs`; the reasons, event
+by event, in :mod:`dpcert.accounting.losses`), and a composition of attained pairs is attained (one fixed ordered
+pair of datasets realises a direction at every step). An RDP answer, a ledger holding ``NonPrivateDpEvent`` and a
+refused one are never tight. The answer carries it (:attr:`AccountingResult.lower_end_bounds_mechanism`, the
+``--json`` key of the same name), and :meth:`Accountant.lower_end_bounds_mechanism` says it without composing.
+
 **Directions.** A certifier returns one direction when both orders of a neighbouring pair have one privacy loss
 distribution (the Gaussian and Laplace: x ↦ Δ − x swaps the pair), or two, ``[remove, add]`` under add/remove and
 ``[(P, Q), (Q, P)]`` under replace-one. A fixed ordered pair of datasets is "remove" at every step, so each
