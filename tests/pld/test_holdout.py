@@ -170,8 +170,8 @@ def _laplace_case(b: F, eps: F, neighboring: str) -> bool:
     with mp.workdps(50):
         shift = 1 if neighboring == "add_remove" else 2
         truth = laplace_delta1(b, shift, eps)
-        enc = Accountant(neighboring=neighboring).compose(ev.LaplaceDpEvent(b), 1).delta(eps, rel_tol=1e-4,
-                                                                                          seconds=3).enclosure  # fmt: skip
+        acc = Accountant(neighboring=neighboring).compose(ev.LaplaceDpEvent(b), 1)
+        enc = acc.delta(eps, rel_tol=1e-4, seconds=3).enclosure
         return _contains(enc.lo, enc.hi, truth)
 
 
