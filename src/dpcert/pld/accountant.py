@@ -38,6 +38,7 @@ from fractions import Fraction
 from flint import arb, arb_poly
 
 from dpcert.arith.ball import Enclosure, ball, fraction_of, workprec
+from dpcert.arith.floats import quiet_floats
 from dpcert.errors import InvalidParameter
 from dpcert.pld.compose import Composed, combine, compose
 from dpcert.pld.discretise import (
@@ -147,6 +148,7 @@ class PldResult:
     limited_by: str = "width"
 
 
+@quiet_floats
 def compose_directions(
     losses: list[PrivacyLoss],
     steps: int,
@@ -217,6 +219,7 @@ def _with_groups(make: Callable, steps: list[tuple[StepMeasures, int]], report: 
     return replace(main, alt=alt)
 
 
+@quiet_floats
 def compose_directions_mixed(
     parts: list[tuple[list[PrivacyLoss], int]],
     n: int,
@@ -345,6 +348,7 @@ def eps_resolution(total: int, variance: float, rel_tol: float) -> int:
     return width_resolution(total, variance, min(max(rel_tol, FIRST_WIDTH_MIN), FIRST_WIDTH))
 
 
+@quiet_floats
 def fitting_resolution(losses: list[PrivacyLoss], n: int, tail: float, max_cells: int = MAX_CELLS) -> int:
     """The largest n / 2^j (j >= 0) at which every direction's one-step range fits ``max_cells`` cells (a coarser
     grid is valid, only wider; the refinement narrows it again).
@@ -373,6 +377,7 @@ def _hockey(meas: Measure, n: int, eps: Fraction) -> arb:
     return ball(Fraction(first, n)).exp() * high(ball(Fraction(1, n)).exp()) - ball(eps).exp() * high(arb(1))
 
 
+@quiet_floats
 def delta_of(composed: Composed | FloatComposed, eps: Fraction) -> Enclosure:
     """The certified enclosure of one direction's δ_k(ε) from a composition (lower end >= 0)."""
     if isinstance(composed, FloatComposed):
@@ -687,6 +692,7 @@ class _Twin:
         return b
 
 
+@quiet_floats
 def calibrate_located(
     compositions_at: Callable[[Fraction, int], list[Composed]],
     estimate: Callable[[float, int], float],
