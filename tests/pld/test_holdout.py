@@ -414,3 +414,12 @@ def test_calibration_brackets_hold_at_both_ends() -> None:
 if __name__ == "__main__":  # pragma: no cover
     np.seterr(all="warn")
     sys.exit(pytest.main([__file__, "-m", "slow or not slow", "-q"]))
+
+
+def test_calibration_at_delta_1e_300_is_a_valid_bracket() -> None:
+    """At δ = 1e-300 the float twin's value underflows near the target (it once divided by that 0 and raised
+    ZeroDivisionError); the calibration must fall back to certified bisection and bracket the closed form's σ."""
+    enc = dpsgd_sigma(1, 1, 1, "1e-300", rel_tol=1e-3, seconds=3).enclosure
+    with mp.workdps(50):
+        assert gauss_delta(_mu(enc.hi, 1, "add_remove"), mp.mpf(1)) <= mp.mpf("1e-300")
+        assert enc.lo == 0 or gauss_delta(_mu(enc.lo, 1, "add_remove"), mp.mpf(1)) > mp.mpf("1e-300")
