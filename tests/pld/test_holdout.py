@@ -22,6 +22,7 @@ A failure here is a certified enclosure that misses the truth (or an environment
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import subprocess
@@ -377,6 +378,8 @@ def test_randomized_holdout() -> None:
             got = _peer_case(kind, params, k, e)
             if got is not None:
                 record(f"peer_{kind}", got[0], f"{params} k={k} eps={e}", got[1])
+    print("\nhold-out cases per kind:", counts)  # the report's numbers (pytest -s)
+    print("largest relative width (gauss, sgm) or excess over the peer's bracket (peer_*):", gaps)
     assert not misses, misses
 
 
@@ -400,6 +403,15 @@ def test_calibration_brackets_hold_at_both_ends() -> None:
             d = _m(delta)
             assert gauss_delta(_mu(enc.hi, s_steps, "add_remove"), _m(eps)) <= d
             assert gauss_delta(_mu(enc.lo, s_steps, "add_remove"), _m(eps)) > d
+        rng = random.Random(5)
+        for _ in range(12):  # random settings at q = 1, both relations, both samplers, delta down to 1e-300
+            k, eps = rng.choice([1, 3, 100, 10**4, 10**5]), F(rng.choice(["0.05", "0.5", "1", "3", "10", "50"]))
+            delta = F(rng.choice(["1e-300", "1e-50", "1e-12", "1e-5", "0.01", "0.5"]))
+            nb, sa = rng.choice(["add_remove", "replace_one"]), rng.choice(["poisson", "fixed"])
+            nb = "replace_one" if sa == "fixed" else nb
+            enc = dpsgd_sigma(1, k, eps, delta, sampling=sa, neighboring=nb, rel_tol=1e-3, seconds=5).enclosure
+            assert gauss_delta(_mu(enc.hi, k, nb), _m(eps)) <= _m(delta), (k, eps, delta, nb, sa)
+            assert enc.lo == 0 or gauss_delta(_mu(enc.lo, k, nb), _m(eps)) > _m(delta), (k, eps, delta, nb, sa)
     for q, k, eps, delta in [(F("0.01"), 1000, F(2), F("1e-5")), (F("0.2"), 50, F(3), F(1, 48000))]:
         enc = dpsgd_sigma(q, k, eps, delta, rel_tol=1e-3, seconds=20).enclosure
         at_hi = dpsgd_eps(q, enc.hi, k, delta, rel_tol=1e-4, seconds=10).enclosure
@@ -423,3 +435,179 @@ def test_calibration_at_delta_1e_300_is_a_valid_bracket() -> None:
     with mp.workdps(50):
         assert gauss_delta(_mu(enc.hi, 1, "add_remove"), mp.mpf(1)) <= mp.mpf("1e-300")
         assert enc.lo == 0 or gauss_delta(_mu(enc.lo, 1, "add_remove"), mp.mpf(1)) > mp.mpf("1e-300")
+
+
+# ----------------------------------------------------------------------------------------------- survival bounds
+
+
+def _sgm_survivals(direction: str, q: mp.mpf, s: mp.mpf, t: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
+    """(Q(L >= t), P(L >= t)) of the remove or add pair, closed form."""
+    if direction == "remove":
+        if q < 1 and t <= mp.log1p(-q):
+            return mp.mpf(1), mp.mpf(1)
+        xs = _x_of("remove", q, s, t)
+        return mp.ncdf(-xs / s), (1 - q) * mp.ncdf(-xs / s) + q * mp.ncdf(-(xs - 1) / s)
+    xs = _x_of("add", q, s, t)
+    if xs is None:
+        return mp.mpf(0), mp.mpf(0)
+    return (1 - q) * mp.ncdf(xs / s) + q * mp.ncdf((xs - 1) / s), mp.ncdf(xs / s)
+
+
+def _mirror_survivals(q: mp.mpf, s: mp.mpf, t: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
+    """(Q(L >= t), P(L >= t)) of the mirror pair (1−q)N(0)+qN(±1): the threshold by bisection (L is increasing)."""
+
+    def lo(x: mp.mpf) -> mp.mpf:
+        return mp.log(
+            ((1 - q) + q * mp.exp((2 * x - 1) / (2 * s * s))) / ((1 - q) + q * mp.exp((-2 * x - 1) / (2 * s * s)))
+        )
+
+    a, b = mp.mpf(-1), mp.mpf(1)
+    while lo(a) > t:
+        a *= 2
+    while lo(b) < t:
+        b *= 2
+    for _ in range(300):
+        c = (a + b) / 2
+        a, b = (c, b) if lo(c) < t else (a, c)
+    xs = (a + b) / 2
+    return (1 - q) * mp.ncdf(-xs / s) + q * mp.ncdf(-(xs + 1) / s), (1 - q) * mp.ncdf(-xs / s) + q * mp.ncdf(
+        -(xs - 1) / s
+    )
+
+
+@pytest.mark.slow
+def test_taylor_survival_bounds_contain_the_closed_forms() -> None:
+    """The Taylor-block float bounds of the subsampled Gaussian's and the mirror pair's survivals, on random windows
+    (inside and past the grid range, around loss 0 and log(1 − q)), against mpmath at 40 digits."""
+    from dpcert.gaussian.sampling import MirrorLoss
+    from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss
+
+    rng = random.Random(7)
+    misses = []
+    with mp.workdps(40):
+        for _ in range(150):
+            kind = rng.choice(["remove", "add", "mirror"])
+            q = F(rng.choice(["1e-6", "3e-5", "1e-3", "0.01", "0.1", "0.5", "0.99", "1"]))
+            s = F(rng.choice(["0.3", "0.5", "0.8", "1", "2", "5", "20", "50"]))
+            if kind == "mirror" and q == 1:
+                q = F("0.999")
+            n = rng.choice([3, 64, 1000, 4096, 12345, 2**16, 2**20, 2**22])
+            loss = MirrorLoss(q, s) if kind == "mirror" else SubsampledGaussianLoss(kind, q, s)
+            i_lo, i_hi = loss.grid_range(n, rng.choice([1e-30, 1e-12, 1e-300]))
+            span = i_hi - i_lo
+            edge = int(math.log1p(-float(q)) * n) if q < 1 else 0
+            a = rng.choice([rng.randint(i_lo - span // 4, i_hi), -rng.randint(0, 40), edge - rng.randint(0, 20)])
+            b = min(a + rng.choice([10, 300, 5000]), i_hi + span // 4)
+            sq_lo, sq_hi, sp_lo, sp_hi = loss.survival_bounds(n, a, b)
+            for j in sorted({0, b - a, *(rng.randint(0, b - a) for _ in range(10))}):
+                t = mp.mpf(a + j) / n
+                qm, sm = _m(q), _m(s)
+                sq, sp = _mirror_survivals(qm, sm, t) if kind == "mirror" else _sgm_survivals(kind, qm, sm, t)
+                if not (sq_lo[j] <= sq <= sq_hi[j] and sp_lo[j] <= sp <= sp_hi[j]):
+                    misses.append((kind, q, s, n, a + j))
+    assert not misses, misses[:5]
+
+
+@pytest.mark.slow
+def test_fast_survival_bounds_contain_the_ball_path() -> None:
+    """The float survival bounds of randomized response, Laplace, Poisson-subsampled Laplace (both forms), discrete
+    Laplace and the symmetrised pair against their 300-bit balls (the exact value's ball within [0, 1])."""
+    from flint import arb
+
+    from dpcert.accounting.losses import DiscreteLaplaceLoss, randomized_response
+    from dpcert.accounting.subsample import PoissonLoss
+    from dpcert.arith.ball import workprec
+    from dpcert.gaussian.sampling import SymmetrisedLoss
+    from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss
+    from dpcert.laplace.loss import LaplaceLoss
+
+    rng = random.Random(11)
+    misses = []
+    for _ in range(300):
+        kind = rng.choice(["rr", "lap", "plap_r", "plap_a", "dlap", "sym"])
+        n = rng.choice([1, 3, 64, 100, 1024, 4096, 7919])
+        if kind == "rr":
+            p = F(rng.choice(["1/100", "1/10", "1/3", "1/2", "9/10", "1"]))
+            loss = randomized_response(p, rng.choice([2, 3, 10, 1000]))
+        elif kind == "lap":
+            loss = LaplaceLoss(F(rng.choice(["0.01", "0.3", "1", "7", "100"])), F(rng.choice([1, 2])))
+        elif kind.startswith("plap"):
+            base, qq = (
+                LaplaceLoss(F(rng.choice(["0.3", "1", "7"])), F(1)),
+                F(rng.choice(["1e-6", "1e-3", "0.1", "0.9"])),
+            )
+            loss = (
+                PoissonLoss(base, qq, "first", "remove") if kind == "plap_r" else PoissonLoss(base, qq, "second", "add")
+            )
+        elif kind == "dlap":
+            loss = DiscreteLaplaceLoss(F(rng.choice(["1/10", "1/2", "2"])), rng.choice([1, 2, 3]))
+        else:
+            base = SubsampledGaussianLoss(
+                "remove", F(rng.choice(["1e-4", "0.01", "0.3"])), F(rng.choice(["0.5", "1", "3"]))
+            )
+            loss = SymmetrisedLoss(base)
+        i_lo, i_hi = loss.grid_range(n, rng.choice([1e-30, 1e-12]))
+        span = max(1, i_hi - i_lo)
+        a = rng.randint(i_lo - span // 4 - 2, i_hi)
+        b = min(a + rng.choice([5, 100, 1000]), i_hi + span // 4 + 2)
+        bounds = loss.survival_bounds(n, a, b)
+        with workprec(300):
+            sq, sp = loss.survivals(n, a, b)
+        for j in range(b - a + 1):
+            for lo, hi, ref in ((bounds[0][j], bounds[1][j], sq[j]), (bounds[2][j], bounds[3][j], sp[j])):
+                if not (arb(lo) <= max(ref.lower(), arb(0)) and min(ref.upper(), arb(1)) <= arb(hi)):
+                    misses.append((kind, n, a + j))
+    assert not misses, misses[:5]
+
+
+@pytest.mark.slow
+def test_float_and_arb_paths_overlap_randomized() -> None:
+    """δ(ε) and ε(δ) from the float path (float discretisation, tilted FFT) and the arb path at the same resolution,
+    every mechanism on the engine, random steps, ε away from the tilt's: two valid enclosures of one number overlap."""
+    from dpcert.accounting.losses import randomized_response
+    from dpcert.accounting.subsample import PoissonLoss
+    from dpcert.gaussian.sampling import MirrorLoss, SymmetrisedLoss
+    from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss
+    from dpcert.laplace.loss import LaplaceLoss
+    from dpcert.pld import compose_directions, delta_enclosure, eps_enclosure
+    from dpcert.pld import floatdisc as fd
+
+    rng = random.Random(2)
+    misses = []
+    saved, fd.FLOAT_CELLS = fd.FLOAT_CELLS, 0
+    try:
+        for _ in range(45):
+            kind = rng.choice(["sgm", "mirror", "sym", "lap", "plap", "rr"])
+            q, s = F(rng.choice(["1e-4", "0.01", "0.1", "0.5", "1"])), F(rng.choice(["0.5", "0.8", "1", "2", "5"]))
+            qm = min(q, F(999, 1000))
+            if kind == "sgm":
+                losses = [SubsampledGaussianLoss(d, q, s) for d in ("remove", "add")]
+            elif kind == "mirror":
+                losses = [MirrorLoss(qm, s)]
+            elif kind == "sym":
+                losses = [SymmetrisedLoss(SubsampledGaussianLoss("remove", qm, s))]
+            elif kind == "lap":
+                losses = [LaplaceLoss(F(rng.choice(["0.5", "2", "10"])), F(1))]
+            elif kind == "plap":
+                b = LaplaceLoss(F(rng.choice(["0.5", "2"])), F(1))
+                losses = [
+                    PoissonLoss(b, min(q, F(9, 10)), "first", "remove"),
+                    PoissonLoss(b, min(q, F(9, 10)), "second", "add"),
+                ]
+            else:
+                losses = [randomized_response(F(rng.choice(["1/10", "1/2", "9/10"])), rng.choice([2, 5]))]
+            k, n = rng.choice([1, 2, 7, 50, 300]), rng.choice([32, 64, 128, 256])
+            e = F(rng.choice(["0", "0.2", "1", "3", "8", "20"]))
+            fast = compose_directions(losses, k, n, 1e-25, method="fft", eps=e)
+            slow = compose_directions(losses, k, n, 1e-25, method="arb")
+            for ee in (e, e / 2, e + 1):
+                x, y = delta_enclosure(fast, ee), delta_enclosure(slow, ee)
+                if not (x.lo <= y.hi and y.lo <= x.hi):
+                    misses.append((kind, q, s, k, n, ee))
+            d = F(1, 10 ** rng.choice([3, 5, 10, 20]))
+            x, y = eps_enclosure(fast, d, 1e-4), eps_enclosure(slow, d, 1e-4)
+            if not (x.lo <= y.hi and y.lo <= x.hi):
+                misses.append((kind, q, s, k, n, "delta", d))
+    finally:
+        fd.FLOAT_CELLS = saved
+    assert not misses, misses
