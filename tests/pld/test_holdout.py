@@ -611,3 +611,27 @@ def test_float_and_arb_paths_overlap_randomized() -> None:
     finally:
         fd.FLOAT_CELLS = saved
     assert not misses, misses
+
+
+def test_a_cell_with_no_potential_at_either_end_is_covered() -> None:
+    """The add direction of q = 1/2, σ = 50 at n = 2048: a grid cell whose two end points both get no lowering (cover
+    0) once divided by that 0 in the arb discretisation's lowerings (ZeroDivisionError, reached through
+    ``dpsgd_delta(0.5, 50, 10**5, 0.1)``); now its left end covers it, as the float path's choice does, and the lower
+    measure is still below the upper one in the convex order's first test (equal total mass, smaller mean)."""
+    from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss
+    from dpcert.pld import discretise
+
+    st = discretise(SubsampledGaussianLoss("add", F(1, 2), F(50)), 2048, 1e-27)
+    lo, up = st.lower.poly.coeffs(), st.upper.poly.coeffs()
+    assert abs(float(sum(lo).mid()) - float(sum(up).mid())) < 1e-12
+
+
+@pytest.mark.slow
+def test_the_no_potential_cell_case_meets_the_arb_path() -> None:
+    """The same setting end to end (q = 1/2, σ = 50, 10^5 steps): the float path's enclosure meets the arb path's."""
+    from dpcert.gaussian.sgm_loss import directions
+    from dpcert.pld import compose_directions, delta_enclosure
+
+    got = dpsgd_delta("0.5", "50", 10**5, "0.1", rel_tol=1e-3, seconds=4).enclosure
+    ref = delta_enclosure(compose_directions(directions(F(1, 2), F(50)), 10**5, 2048, 1e-27, method="arb"), F(1, 10))
+    assert got.lo <= ref.hi and ref.lo <= got.hi
