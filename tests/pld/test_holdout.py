@@ -635,3 +635,50 @@ def test_the_no_potential_cell_case_meets_the_arb_path() -> None:
     got = dpsgd_delta("0.5", "50", 10**5, "0.1", rel_tol=1e-3, seconds=4).enclosure
     ref = delta_enclosure(compose_directions(directions(F(1, 2), F(50)), 10**5, 2048, 1e-27, method="arb"), F(1, 10))
     assert got.lo <= ref.hi and ref.lo <= got.hi
+
+
+@pytest.mark.slow
+def test_heterogeneous_ledgers_meet_dp_accountings_bracket() -> None:
+    """Random ledgers of two or three kinds (Gaussian, Laplace, Poisson-subsampled Gaussian and Laplace; the
+    accountant's first grid from the width model and the mixed FFT composition): δ(ε) and ε(1e-5) meet dp-accounting's
+    [optimistic, pessimistic] bracket at a 1e-4 grid (δ only where the peer's truncation does not dominate)."""
+    pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import privacy_loss_distribution as pldm
+
+    from dpcert import Accountant
+    from dpcert.accounting import events as ev
+
+    rng = random.Random(3)
+    misses = []
+    for _ in range(8):
+        parts = []
+        for _ in range(rng.choice([2, 3])):
+            kind, k = rng.choice(["g", "l", "pg", "pl"]), rng.choice([1, 3, 50, 500])
+            x = {"g": ["2", "5", "20"], "l": ["5", "20", "50"], "pg": ["0.8", "1", "2"], "pl": ["1", "3"]}[kind]
+            q = {"pg": ["0.001", "0.01", "0.05"], "pl": ["0.01", "0.05"]}.get(kind, ["1"])
+            parts.append((kind, F(rng.choice(x)), F(rng.choice(q)), k))
+
+        def theirs(pess: bool, parts: list = parts) -> object:
+            kw = {"pessimistic_estimate": pess, "value_discretization_interval": 1e-4, "use_connect_dots": False}
+            acc = None
+            for kind, x, q, k in parts:
+                make = pldm.from_gaussian_mechanism if kind in ("g", "pg") else pldm.from_laplace_mechanism
+                p = make(float(x), sampling_prob=float(q), **kw).self_compose(k)
+                acc = p if acc is None else acc.compose(p)
+            return acc
+
+        ours = Accountant()
+        for kind, x, q, k in parts:
+            inner = ev.GaussianDpEvent(x) if kind in ("g", "pg") else ev.LaplaceDpEvent(x)
+            ours.compose(inner if kind in ("g", "l") else ev.PoissonSampledDpEvent(q, inner), k)
+        opt, pess = theirs(False), theirs(True)
+        eps = rng.choice([0.5, 1, 2])
+        r = ours.delta(F(eps), rel_tol=1e-3, seconds=4)
+        d_opt, d_pess = opt.get_delta_for_epsilon(eps), pess.get_delta_for_epsilon(eps)
+        if d_pess > 1e-13 and not (float(r.lo) <= d_pess * (1 + 1e-6) and float(r.hi) >= d_opt * (1 - 1e-6)):
+            misses.append((parts, "delta", eps))
+        r = ours.epsilon(F("1e-5"), rel_tol=1e-3, seconds=4)
+        e_opt, e_pess = opt.get_epsilon_for_delta(1e-5), pess.get_epsilon_for_delta(1e-5)
+        if not (float(r.lo) <= e_pess + 1e-4 and float(r.hi) >= e_opt - 1e-4):
+            misses.append((parts, "eps"))
+    assert not misses, misses
