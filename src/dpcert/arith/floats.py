@@ -5,10 +5,32 @@ These compute evidence, not certificates. They wrap numpy/scipy rather than re-i
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["log_binom", "log1mexp", "logsumexp", "log1pexp"]
+__all__ = ["log_binom", "log1mexp", "logsumexp", "log1pexp", "quiet_floats"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def quiet_floats(fn: _F) -> _F:
+    """``fn`` run with numpy's floating-point error handling set to ignore, whatever the caller set.
+
+    The float paths decide every end from IEEE values (an underflow to a subnormal or 0, an overflow to inf, a NaN
+    that a check then refuses), never from numpy's error reports; a caller's ``np.seterr(all="raise")`` would turn
+    a proved step into an exception. Ignoring changes no value (errstate only decides whether to warn or raise).
+    """
+
+    @functools.wraps(fn)
+    def quiet(*args: Any, **kwargs: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+
+    return quiet  # type: ignore[return-value]
 
 
 def log_binom(n: ArrayLike, k: ArrayLike) -> NDArray[np.float64]:

@@ -38,6 +38,7 @@ from fractions import Fraction
 from flint import arb, arb_poly
 
 from dpcert.arith.ball import Enclosure, ball, fraction_of, workprec
+from dpcert.arith.floats import quiet_floats
 from dpcert.errors import InvalidParameter
 from dpcert.pld.compose import Composed, combine, compose
 from dpcert.pld.discretise import (
@@ -147,6 +148,7 @@ class PldResult:
     limited_by: str = "width"
 
 
+@quiet_floats
 def compose_directions(
     losses: list[PrivacyLoss],
     steps: int,
@@ -217,6 +219,7 @@ def _with_groups(make: Callable, steps: list[tuple[StepMeasures, int]], report: 
     return replace(main, alt=alt)
 
 
+@quiet_floats
 def compose_directions_mixed(
     parts: list[tuple[list[PrivacyLoss], int]],
     n: int,
@@ -345,6 +348,7 @@ def eps_resolution(total: int, variance: float, rel_tol: float) -> int:
     return width_resolution(total, variance, min(max(rel_tol, FIRST_WIDTH_MIN), FIRST_WIDTH))
 
 
+@quiet_floats
 def fitting_resolution(losses: list[PrivacyLoss], n: int, tail: float, max_cells: int = MAX_CELLS) -> int:
     """The largest n / 2^j (j >= 0) at which every direction's one-step range fits ``max_cells`` cells (a coarser
     grid is valid, only wider; the refinement narrows it again).
@@ -373,6 +377,7 @@ def _hockey(meas: Measure, n: int, eps: Fraction) -> arb:
     return ball(Fraction(first, n)).exp() * high(ball(Fraction(1, n)).exp()) - ball(eps).exp() * high(arb(1))
 
 
+@quiet_floats
 def delta_of(composed: Composed | FloatComposed, eps: Fraction) -> Enclosure:
     """The certified enclosure of one direction's δ_k(ε) from a composition (lower end >= 0)."""
     if isinstance(composed, FloatComposed):
@@ -612,6 +617,25 @@ def _dyadic(x: float, up: bool) -> Fraction:
     return Fraction(k) * Fraction(2) ** (e - PROBE_BITS)
 
 
+#: log of the least normal float64: a twin's value below it has lost its relative accuracy (subnormal or 0).
+_LOG_NORMAL = math.log(2.2250738585072014e-308)
+
+
+def _ratio(x: Fraction, log_est: float) -> float:
+    """x / e^{log_est} (a certified end over the twin's value: the twin's measured error), in logs, so that a tiny x
+    or value does not underflow to a division by 0.
+
+    Raises:
+        _NoEvidence: x <= 0, the twin's value is subnormal or 0, or the ratio is not a positive finite float.
+    """
+    if not (x > 0 and log_est > _LOG_NORMAL):
+        raise _NoEvidence(f"the twin's value e^{log_est:.6g} cannot measure its error at {float(x):.3g}")
+    r = math.exp(math.log(x.numerator) - math.log(x.denominator) - log_est)
+    if not (0 < r < math.inf):
+        raise _NoEvidence(f"the twin's error ratio {r!r} is not a positive finite float")
+    return r
+
+
 class _Twin:
     """The float evidence as y = log θ ↦ log δ̂(e^y) at one resolution (non-increasing), cached, with a root finder."""
 
@@ -687,6 +711,7 @@ class _Twin:
         return b
 
 
+@quiet_floats
 def calibrate_located(
     compositions_at: Callable[[Fraction, int], list[Composed]],
     estimate: Callable[[float, int], float],
@@ -785,7 +810,7 @@ def calibrate_located(
             for _ in range(LOCATE_TRIES):
                 th = _dyadic(math.exp(y_up), up=True)
                 enc, took = probe(th, n_hi)
-                ratio = float(enc.hi) / math.exp(twin.at(math.log(th)))  # the twin's error there
+                ratio = _ratio(enc.hi, twin.at(math.log(th)))  # the twin's error there
                 if enc.hi > delta:
                     margin = min(10 * margin, 0.5)
                 else:
@@ -797,6 +822,8 @@ def calibrate_located(
                 # proved with little slack (the next probe would gain less than an eighth of the width): done
                 if proved is not None and float(proved[0]) - math.exp(y_up) <= rel_tol / 8 * float(proved[0]):
                     break
+        except _NoEvidence:  # the twin cannot measure its own error here (its value underflows): bisection
+            return None
         except GridTooLarge:
             return None if hi_best is None else result("grid")
         if proved is None:
@@ -805,22 +832,24 @@ def calibrate_located(
         runs.append(n_hi)
         hi_best = th_hi if hi_best is None else min(hi_best, th_hi)
         # where the lower probe goes: the lower end's distance, measured at θ_hi, carried to the lower resolution
-        est_hi = math.exp(twin.at(math.log(th_hi)))
+        log_est_hi = twin.at(math.log(th_hi))
+        if not log_est_hi > _LOG_NORMAL:  # the twin's value underflows: it cannot place the lower probe
+            return None
         if plan is not None and enc.lo > 0:
-            bias = float(enc.hi) / est_hi  # the twin's error at θ_hi (about 1e-9 when it is the certified path's twin)
+            bias = _ratio(enc.hi, log_est_hi)  # the twin's error at θ_hi (about 1e-9: the certified path's twin)
             u = upper_c / n_hi**2  # the upper end's relative excess over δ at n_hi (the twin's extrapolation)
             lower_c = max(0.0, 1 - float(enc.lo / enc.hi) * (1 + u)) * n_hi**2  # the lower end's: lower_c/n²
             room = 0.7 * rel_tol * -slope - m_hi - m_lo - u
             n_lo = n_hi if room <= 0 or lower_c == 0 else min(8 * n_hi, max(16, math.ceil(math.sqrt(lower_c / room))))
             ratio_lo = bias * (1 - lower_c / n_lo**2) / (1 + upper_c / n_lo**2)
             if not ratio_lo > 0:
-                n_lo, ratio_lo = n_hi, float(enc.lo) / est_hi
+                n_lo, ratio_lo = n_hi, _ratio(enc.lo, log_est_hi)
             twin_lo = twin if n_lo == n_hi else _Twin(estimate, n_lo)
             # the lower error was measured at another θ and resolution: a tenth of it is kept as margin
             margin = max(m_lo, 0.1 * lower_c / n_lo**2)
         else:
             n_lo = n_hi
-            ratio_lo = float(enc.lo) / est_hi if enc.lo > 0 else 0.5
+            ratio_lo = _ratio(enc.lo, log_est_hi) if enc.lo > 0 else 0.5
             twin_lo = twin
             margin = m_lo
         plan = None

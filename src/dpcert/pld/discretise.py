@@ -254,7 +254,9 @@ def _lowerings(m: list[float], c: list[float], d: list[float], h: list[float], u
         if c[i] > 0 and d[i] > 0:
             cover = uni[i] / c[i] + uni[i + 1] / d[i]
             if cover < 1:
-                if i + 1 < cells:
+                if cover <= 0:  # neither end lowered (no potential at either): the left end covers the cell
+                    uni[i] = c[i]
+                elif i + 1 < cells:
                     uni[i] /= cover
                     uni[i + 1] /= cover
                 else:  # the top point's lowering is fixed (v_top = 0)
