@@ -13,7 +13,7 @@ from typing import Any
 import mpmath
 import pytest
 
-from dpcert.accounting.losses import directions, why_none
+from dpcert.accounting.losses import directions, dominating_pairs, why_none
 from dpcert.accounting.subsample import PoissonLoss
 from dpcert.errors import InvalidParameter
 from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss
@@ -496,11 +496,37 @@ def _gauss_delta(mu: float, eps: float) -> float:
 def test_replace_one_subsampling_is_the_mixture_with_a_silent_branch() -> None:
     """One step, ε >= 0: the pair (1 − γ)(⊥, ⊥) ⊕ γ(N(2), N(0)) has δ = γ·δ_{N(2)}(ε) (σ = 1, shift 2)."""
     mpmath.mp.dps = 20
-    for ev, g in [
-        (PoissonSampledDpEvent(F(1, 4), GaussianDpEvent(1)), 0.25),
-        (SampledWithoutReplacementDpEvent(100, 25, GaussianDpEvent(1)), 0.25),
-    ]:
-        _holds(_delta(ev, "replace_one", F(1, 2), 1, 512), g * _gauss_delta(2.0, 0.5), rel=1e-6)
+    ev = SampledWithoutReplacementDpEvent(100, 25, GaussianDpEvent(1))
+    _holds(_delta(ev, "replace_one", F(1, 2), 1, 512), 0.25 * _gauss_delta(2.0, 0.5), rel=1e-6)
+
+
+def _mirror_delta(q: float, eps: float) -> float:
+    """δ(ε) of ((1 − q)N(0, 1) + qN(1, 1), (1 − q)N(0, 1) + qN(−1, 1)) by mpmath: the density ratio is increasing
+    in x, so δ = P(X > x*) − e^ε Q(X > x*) at the x* where the densities' ratio is e^ε."""
+    q, c = mpmath.mpf(q), mpmath.exp(eps)
+
+    def log_ratio(t):  # log of ((1 − q) + q e^{t − 1/2}) / ((1 − q) + q e^{−t − 1/2}), increasing in t
+        return mpmath.log((1 - q) + q * mpmath.exp(t - 0.5)) - mpmath.log((1 - q) + q * mpmath.exp(-t - 0.5))
+
+    def surv(x, m):
+        return (1 - q) * mpmath.ncdf(-x) + q * mpmath.ncdf(m - x)
+
+    x = mpmath.findroot(lambda t: log_ratio(t) - eps, (-60, 60), solver="illinois")
+    return float(surv(x, 1) - c * surv(x, -1))
+
+
+@pytest.mark.parametrize("q, eps", [(F(1, 4), F(1, 2)), (F(1, 10), F(0)), (F(1, 100), F(1, 10))])
+def test_poisson_sampled_gaussian_under_replace_one_is_the_tight_mirror_pair(q: F, eps: F) -> None:
+    """The mirror pair, not the silent-branch mixture: δ at one step against mpmath, and the lower end is the
+    mechanism's (the pair is attained)."""
+    mpmath.mp.dps = 30
+    ev = PoissonSampledDpEvent(q, GaussianDpEvent(1))
+    truth = _mirror_delta(float(q), float(eps))
+    _holds(_delta(ev, "replace_one", eps, 1, 512), truth, rel=1e-6)
+    assert dominating_pairs(ev, "replace_one").tight
+    mixture = float(q) * _gauss_delta(2.0, float(eps)) if eps > 0 else None
+    if mixture is not None:
+        assert truth < mixture  # the proved mixture (the former pair) is strictly looser
 
 
 def test_sampling_with_replacement_mixes_the_copy_counts() -> None:

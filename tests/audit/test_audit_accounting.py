@@ -150,11 +150,12 @@ def test_lower_end_proved_lists_the_tight_ledgers():
 
     assert ok("Gaussian", "replace_one") and ok("MixtureOfGaussians", "add_remove")
     assert ok("PoissonSampled(Laplace)", "add_remove")
-    assert not ok("PoissonSampled(Gaussian)", "replace_one")  # a proved pair that amplifies δ only
+    assert ok("PoissonSampled(Gaussian)", "replace_one")  # the mirror pair, attained
+    assert not ok("PoissonSampled(Laplace)", "replace_one")  # a proved pair that amplifies δ only
     assert not ok("SampledWithoutReplacement", "replace_one")
     assert not ok("ZCDp", "add_remove") and not ok("RepeatAndSelect", "replace_one")
     assert ok("Composed(PoissonSampled(Gaussian), Gaussian, Laplace)", "add_remove")
-    assert not ok("Composed(PoissonSampled(Gaussian), Gaussian, Laplace)", "replace_one")
+    assert ok("Composed(PoissonSampled(Gaussian), Gaussian, Laplace)", "replace_one")
     assert lower_end_proved("gaussian.eps", {})  # every other quantity's enclosure is the mechanism's
 
 
@@ -162,7 +163,8 @@ def test_an_upper_end_only_row_is_never_unsafe():
     """A peer answering far below dpcert's (non-tight) pair's lower end: inside [0, hi], with the note; the same
     answer on a tight ledger is unsafe. Needs no peer library."""
     text, _ = LEDGERS["PoissonSampled(Gaussian)"]
-    loose_pair = Case("accounting.eps", {"events": text, "delta": DELTA, "neighboring": "replace_one"})
+    loose, _ = LEDGERS["SampledWithoutReplacement"]
+    loose_pair = Case("accounting.eps", {"events": loose, "delta": DELTA, "neighboring": "replace_one"})
     tight_pair = Case("accounting.eps", {"events": text, "delta": DELTA, "neighboring": "add_remove"})
 
     def calls(case):
@@ -277,11 +279,37 @@ def test_poisson_rows(report):
     _tight_pld_rows_fair(report, "PoissonSampled(Laplace)", "add_remove", psl)
 
 
+def _mirror_eps(q, delta):
+    """ε(δ) of the mirror pair ((1 − q)N(0, 1) + qN(1, 1), (1 − q)N(0, 1) + qN(−1, 1)) (one step, σ = 1): the
+    likelihood ratio is increasing in x, so δ(ε) = P(X > x*) − e^ε Q(X > x*) where it crosses e^ε; the pair is its
+    own mirror image, so one direction."""
+    with mp.workdps(30):
+        q = mp.mpf(q)
+
+        def log_ratio(t):
+            return mp.log((1 - q) + q * mp.exp(t - 0.5)) - mp.log((1 - q) + q * mp.exp(-t - 0.5))
+
+        def surv(x, m):
+            return (1 - q) * mp.ncdf(-x) + q * mp.ncdf(m - x)
+
+        def delta_of(e):
+            x = _bisect(lambda t: log_ratio(t) - e, mp.mpf(-60), mp.mpf(60))
+            return surv(x, 1) - mp.exp(e) * surv(x, -1)
+
+        return _eps_of(delta_of, delta)
+
+
+def test_replace_one_poisson_gaussian_rows_are_two_sided(report):
+    """The mirror pair is attained: the row is placed against the whole enclosure (no upper-end-only note), which
+    holds the independent mpmath value, and dp-accounting's PLD (the same pair) is inside or loose."""
+    row = _tight_pld_rows_fair(report, "PoissonSampled(Gaussian)", "replace_one", _mirror_eps("0.125", DELTA))
+    assert row.enclosure.lo > 0 and UPPER_ONLY_NOTE not in row.note
+
+
 def test_upper_end_only_rows_accuse_nobody(report):
     """Replace-one sampling (a proved pair that is not tight) and the RDP events: placed against [0, hi], never
     unsafe, though dp-accounting's answer lies below the pair's own lower end."""
     for kind, rel, fn in (
-        ("PoissonSampled(Gaussian)", "replace_one", "PLDAccountant("),
         ("SampledWithoutReplacement", "replace_one", "RdpAccountant("),
         ("ZCDp", "add_remove", "RdpAccountant("),
         ("ZCDp", "replace_one", "RdpAccountant("),

@@ -65,8 +65,12 @@ monotone). Replace-one: the event fixes only the add/remove pair; no replace pai
 * ``PoissonSampledDpEvent``, replace-one: conditional on the others' sample, D and D′ give (1 − q)A + qB and (1 −
   q)A + qB′ with (B, B′) a replace pair of M; joint convexity over the coupling (record out / in) bounds H_α by (1
   − q)H_α(A‖A) + q·H_α(P‖Q), the disjoint union (1 − q)(⊥, ⊥) ⊕ q(P, Q) with (P, Q) the inner replace pair. Proved
-  for every inner event but **not tight**: it amplifies δ by q, not ε (the tight pairs of the literature for the
-  Gaussian are not proved here).
+  for every inner event but **not tight**: it amplifies δ by q, not ε. A Gaussian inner event (σ > 0) gets the
+  tight mirror pair ((1 − q)N(0, σ²) + qN(C, σ²), (1 − q)N(0, σ²) + qN(−C, σ²)) instead,
+  :class:`~dpcert.gaussian.sampling.MirrorLoss`: conditional on the others' sample S the outputs are (1 −
+  q)N(f(S)) + qN(f(S) + u) against the same with u′, ‖u‖, ‖u′‖ <= C (the add/remove sensitivity), which
+  :mod:`dpcert.gaussian.sampling` proves dominated by that pair (a contraction to unit vectors, then a reflection),
+  and the record C·e against −C·e with every other contribution 0 attains it.
 * ``SampledWithoutReplacementDpEvent(source_dataset_size=n, sample_size=m, event)``: **replace-one only** (the
   event fixes n and m, which an added or removed record would change: no add/remove pair). The index set is
   drawn alike for D and D′; the differing index is in it with probability γ = m/n, and the same coupling gives the
@@ -93,11 +97,12 @@ each direction. :func:`dominating_pairs` says which, decided in the same branch 
   event is its pair), a step that reveals nothing (``NoOpDpEvent``, a sensitivity 0, a rate 0, a sample of size
   0: both laws are one law), and Poisson sampling under add/remove of a tight inner pair (the first and second
   forms are the output laws when every other record is left out of the sample, so the inner pair's neighbours
-  with nobody else attain them); a rate 1 or a sample of every record is the inner event, tight as it is;
-* not tight: Poisson sampling under replace-one and sampling without replacement (the labelled disjoint union
-  over-counts: a proved pair that amplifies δ by the rate but not ε, far above the truth), sampling with
-  replacement (the copy count is labelled likewise), and ``NonPrivateDpEvent`` (it promises nothing, so the
-  mechanism's δ may be anything up to the pair's 1).
+  with nobody else attain them), the mirror pair of a Poisson-sampled Gaussian under replace-one (attained, above); a
+  rate 1 or a sample of every record is the inner event, tight as it is;
+* not tight: Poisson sampling under replace-one of a non-Gaussian inner event, and sampling without replacement
+  (the labelled disjoint union over-counts: a proved pair that amplifies δ by the rate but not ε, far above the
+  truth), sampling with replacement (the copy count is labelled likewise), and ``NonPrivateDpEvent`` (it promises
+  nothing, so the mechanism's δ may be anything up to the pair's 1).
 
 Composition keeps tightness: one fixed ordered pair of datasets realises a direction at every step, so the
 composed direction is attained too, and the accountant's answer is tight when every leaf's pair is
@@ -130,6 +135,7 @@ from dpcert.accounting.subsample import DisjointMixture, NoLoss, PoissonLoss, de
 from dpcert.arith.ball import ball, fraction_of
 from dpcert.core.vocabulary import NEIGHBORING
 from dpcert.errors import InvalidParameter
+from dpcert.gaussian.sampling import MirrorLoss
 from dpcert.gaussian.sgm_loss import SubsampledGaussianLoss
 from dpcert.laplace.loss import LaplaceLoss
 from dpcert.pld.loss import PrivacyLoss, has_survivals_at
@@ -658,7 +664,12 @@ def _poisson(event: Any, neighboring: str) -> Pairs | None:
     inner = _pairs(inner_event, neighboring)
     if inner is None or q == 1:
         return inner
-    if neighboring == "replace_one":  # proved, not attained (module docstring)
+    if neighboring == "replace_one":
+        if type(inner_event).__name__ == "GaussianDpEvent":
+            sigma = _exact(inner_event, "noise_multiplier")
+            if sigma > 0:  # the mirror pair: proved to dominate and attained (module docstring)
+                return Pairs([(MirrorLoss(q, sigma), _roles(neighboring))], True)
+        # proved, not attained (module docstring)
         return Pairs([(DisjointMixture([(1 - q, NoLoss()), (q, loss)], REPLACE), r) for loss, r in inner.items], False)
     if type(inner_event).__name__ == "GaussianDpEvent":
         sigma = _exact(inner_event, "noise_multiplier")
