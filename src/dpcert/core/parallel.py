@@ -562,8 +562,10 @@ def _startup_signals_blocked() -> Iterator[None]:
 def _death_signal(procs: list[Any]) -> int | None:
     """The signal that killed a worker (``None`` if none died of one). The pool answers a death by terminating
     the other workers (SIGTERM), so another signal names the first death better."""
-    deadline = time.monotonic() + 2
+    # the pool's own thread may be reaping a worker, or (forkserver) the fork server reporting it: its exit code
+    # appears when that is done, which a loaded machine can delay by seconds (a CI run once saw no signal after 2 s)
+    deadline = time.monotonic() + 10
     while any(p.exitcode is None for p in procs) and time.monotonic() < deadline:
-        time.sleep(0.01)  # the pool's own thread may be reaping a worker: its exit code appears when it is done
+        time.sleep(0.01)
     codes = [-p.exitcode for p in procs if p.exitcode is not None and p.exitcode < 0]
     return next((c for c in codes if c != signal.SIGTERM), codes[0] if codes else None)
