@@ -168,7 +168,9 @@ def test_a_killed_worker_is_retried_alone_and_a_second_death_is_reported_not_dro
         res = json.loads(out)
         assert res["counts"] == {"ok": 2, "failed_chunks": 2}
         assert [f["chunk"] for f in res["failed"]] == [0, 1]
-        assert all(f["reason"] == "its worker died (signal 9, SIGKILL) on each of 2 attempts" for f in res["failed"])
+        assert all(f["reason"] == "its worker died (signal 9, SIGKILL) on each of 2 attempts" for f in res["failed"]), (
+            res["failed"]
+        )
         assert _gone_within(list(seen), 3)
     finally:
         _cleanup(list(seen))
@@ -324,7 +326,9 @@ def test_a_chunk_that_kills_its_worker_is_reported_under_every_start_method(tmp_
         assert proc.returncode == 0, err
         res = json.loads(out)
         assert res["counts"] == {"ok": 2, "failed_chunks": 2}
-        assert all(f["reason"] == "its worker died (signal 9, SIGKILL) on each of 2 attempts" for f in res["failed"])
+        assert all(f["reason"] == "its worker died (signal 9, SIGKILL) on each of 2 attempts" for f in res["failed"]), (
+            res["failed"]
+        )
         assert _gone_within(list(seen), 3)
     finally:
         _cleanup(list(seen))

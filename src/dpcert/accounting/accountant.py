@@ -608,11 +608,14 @@ class Accountant:
         step, so the composition of attained pairs is attained); false for an RDP answer (its lower end is a
         conversion's, not the mechanism's), a ledger holding ``NonPrivateDpEvent`` and one no method covers.
 
-        >>> from dpcert.accounting.events import GaussianDpEvent, PoissonSampledDpEvent, ZCDpEvent
+        >>> from dpcert.accounting.events import GaussianDpEvent, LaplaceDpEvent, PoissonSampledDpEvent, ZCDpEvent
         >>> sgm = PoissonSampledDpEvent("0.01", GaussianDpEvent(1))
         >>> Accountant().compose(sgm, 100).lower_end_bounds_mechanism()
         True
-        >>> Accountant("replace_one").compose(sgm, 100).lower_end_bounds_mechanism()
+        >>> Accountant("replace_one").compose(sgm, 100).lower_end_bounds_mechanism()  # the mirror pair
+        True
+        >>> sampled_laplace = PoissonSampledDpEvent("0.01", LaplaceDpEvent(1))
+        >>> Accountant("replace_one").compose(sampled_laplace).lower_end_bounds_mechanism()  # a proved pair only
         False
         >>> Accountant().compose(sgm, 100).compose(ZCDpEvent("0.1")).lower_end_bounds_mechanism()
         False

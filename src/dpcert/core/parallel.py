@@ -513,6 +513,9 @@ def _run_pool(
             if due():
                 break
             for k, lane_lost in lost.items():
+                # the broken pool's own thread joins its processes first: under forkserver a process's exit code
+                # is read once from the fork server's pipe, and a second reader racing it gets 255 (no signal)
+                pools[k][0].shutdown(wait=True)
                 sig = _death_signal(pools[k][1])
                 reason = "its worker died" + (f" (signal {sig}, {signal.Signals(sig).name})" if sig else "")
                 for i in sorted(lane_lost):
@@ -562,9 +565,8 @@ def _startup_signals_blocked() -> Iterator[None]:
 def _death_signal(procs: list[Any]) -> int | None:
     """The signal that killed a worker (``None`` if none died of one). The pool answers a death by terminating
     the other workers (SIGTERM), so another signal names the first death better."""
-    # the pool's own thread may be reaping a worker, or (forkserver) the fork server reporting it: its exit code
-    # appears when that is done, which a loaded machine can delay by seconds (a CI run once saw no signal after 2 s)
-    deadline = time.monotonic() + 10
+    # the pool's shutdown has joined its processes; the wait is a guard for a process it did not start itself
+    deadline = time.monotonic() + 2
     while any(p.exitcode is None for p in procs) and time.monotonic() < deadline:
         time.sleep(0.01)
     codes = [-p.exitcode for p in procs if p.exitcode is not None and p.exitcode < 0]
