@@ -11,13 +11,13 @@ normal double. A deliberately wrong model shows that the containment check catch
 
 from __future__ import annotations
 
-import random
 from fractions import Fraction as F
 
 import mpmath
 import numpy as np
 import pytest
 from flint import acb, arb
+from sgm_cases import random_grid_cases
 
 from dpcert.arith.ball import ball, workprec
 from dpcert.arith.taylor import GridBoundsStats, grid_bounds
@@ -40,16 +40,7 @@ CASES = [
     (F(9, 10), F(1), 256, 1e-20),  # κ < 1
     (F(1, 100), F(1, 5), 64, 1e-20),  # small sigma: κ ~ 5e23
 ]
-_rng = random.Random(20261128)
-for _ in range(3):
-    CASES.append(
-        (
-            F(_rng.randint(1, 999), 1000),
-            F(_rng.randint(5, 60), 10),
-            _rng.choice([64, 256, 1024]),
-            10.0 ** -_rng.randint(8, 30),
-        )
-    )
+CASES += random_grid_cases(20261128)
 
 
 def _check_against(bounds: tuple, balls: tuple, label: object) -> None:
@@ -230,7 +221,7 @@ class _FixedBounds(PrivacyLoss):
         return tuple(a[i_lo : i_hi + 1] for a in self.arrays)
 
     def survivals(self, n: int, i_lo: int, i_hi: int) -> tuple:
-        raise NotImplementedError
+        raise AssertionError("the symmetrised pair must read its base's survival_bounds, never its balls")
 
     def grid_range(self, n: int, tail: float) -> tuple[int, int]:
         return 0, len(self.arrays[0]) - 1

@@ -8,13 +8,13 @@ A few points are also checked against mpmath's erfc (an independent evaluation o
 
 from __future__ import annotations
 
-import random
 from fractions import Fraction as F
 
 import mpmath
 import numpy as np
 import pytest
 from flint import arb
+from sgm_cases import random_grid_cases
 
 from dpcert.arith.ball import workprec
 from dpcert.arith.taylor import GridBoundsStats
@@ -33,16 +33,7 @@ CASES = [
     (F(1, 100), F(1, 2), 64, 1e-25),
     (F(1, 5), F(3), 512, 1e-20),
 ]
-_rng = random.Random(20261127)
-for _ in range(3):
-    CASES.append(
-        (
-            F(_rng.randint(1, 999), 1000),
-            F(_rng.randint(5, 60), 10),
-            _rng.choice([64, 256, 1024]),
-            10.0 ** -_rng.randint(8, 30),
-        )
-    )
+CASES += random_grid_cases(20261127)
 
 
 def _check(loss: SubsampledGaussianLoss, n: int, i_lo: int, i_hi: int) -> GridBoundsStats:

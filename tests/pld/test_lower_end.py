@@ -13,6 +13,7 @@ from fractions import Fraction as F
 
 import mpmath
 import pytest
+from sgm_cases import mp_of, two_steps, u_remove
 
 from dpcert.arith.ball import workprec
 from dpcert.gaussian import pld as gpld
@@ -22,28 +23,6 @@ from dpcert.pld.accountant import START_CELLS, delta_enclosure, eps_enclosure
 from dpcert.pld.discretise import mean
 
 Q, S = F(1, 100), F(1, 2)
-
-
-def _mp(x: F) -> mpmath.mpf:
-    return mpmath.mpf(x.numerator) / x.denominator
-
-
-def _u_remove(q: mpmath.mpf, s: mpmath.mpf, t: mpmath.mpf) -> mpmath.mpf:
-    """u_Y(t) = E_Q[(Y − t)₊] of one remove step, Y = 1 − q + q e^{(2x − 1)/(2σ²)}, x ~ N(0, σ²) (closed form)."""
-    if t <= 1 - q:
-        return 1 - t  # E_Q Y = 1 and Y > t everywhere
-    xs = s**2 * mpmath.log((t - (1 - q)) / q) + mpmath.mpf(1) / 2  # Y >= t iff x >= xs
-    return q * mpmath.ncdf(-(xs - 1) / s) - (t - (1 - q)) * mpmath.ncdf(-xs / s)
-
-
-def _two_steps(q: mpmath.mpf, s: mpmath.mpf, eps: mpmath.mpf) -> mpmath.mpf:
-    """δ_2(ε) = E_Q[Y_1 δ_1(ε − log Y_1)] with δ_1(ε') = u_Y(e^{ε'}) in closed form."""
-
-    def integrand(x: mpmath.mpf) -> mpmath.mpf:
-        y = (1 - q) + q * mpmath.exp((2 * x - 1) / (2 * s**2))
-        return mpmath.npdf(x, 0, s) * y * _u_remove(q, s, mpmath.exp(eps) / y)
-
-    return mpmath.quad(integrand, [-mpmath.inf, -3, -1, 0, 0.5, 1, 1.5, 2, 3, 4, mpmath.inf])
 
 
 @pytest.mark.parametrize("direction", ["remove", "add"])
@@ -66,25 +45,25 @@ def test_the_lower_potential_lies_below_the_exact_one() -> None:
     st = discretise(loss, n, 1e-24)
     atoms = [(math.exp((st.lower.off + j) / n), float(w.upper())) for j, w in enumerate(st.lower.poly.coeffs())]
     assert sum(w for _, w in atoms) <= 1 + 1e-12
-    q, s = _mp(Q), _mp(S)
+    q, s = mp_of(Q), mp_of(S)
     points = [F(i, 4 * n) for i in range(4 * (st.lower.off - 1), 4 * 40)] + [F(1, 2), F(1), F(2), F(4)]
     for lv in points:
-        t = mpmath.exp(_mp(lv))
+        t = mpmath.exp(mp_of(lv))
         u_lo = mpmath.fsum(mpmath.mpf(w) * (y - t) for y, w in atoms if y > t)
-        assert u_lo <= _u_remove(q, s, t) * (1 + mpmath.mpf(10) ** -12), (lv, u_lo, _u_remove(q, s, t))
+        assert u_lo <= u_remove(q, s, t) * (1 + mpmath.mpf(10) ** -12), (lv, u_lo, u_remove(q, s, t))
 
 
-def test_the_lower_end_is_second_order_at_an_edge_over_two_steps() -> None:
+def test_the_lower_end_is_second_order_at_an_edge_overtwo_steps() -> None:
     # before: the lower end's error was 4.9e-6 at n = 256 (245x the upper end's), now about 1.1e-7
     mpmath.mp.dps = 30
     eps = F(1, 2)
-    truth = _two_steps(_mp(Q), _mp(S), _mp(eps))
+    truth = two_steps(mp_of(Q), mp_of(S), mp_of(eps))
     err_lo, err_hi = [], []
     for n in (256, 512):
         enc = delta_of(compose(discretise(SubsampledGaussianLoss("remove", Q, S), n, 1e-30), 2, 1e-32), eps)
-        assert _mp(enc.lo) <= truth <= _mp(enc.hi), (n, enc, truth)
-        err_lo.append(truth - _mp(enc.lo))
-        err_hi.append(_mp(enc.hi) - truth)
+        assert mp_of(enc.lo) <= truth <= mp_of(enc.hi), (n, enc, truth)
+        err_lo.append(truth - mp_of(enc.lo))
+        err_hi.append(mp_of(enc.hi) - truth)
     assert err_lo[0] < 3e-7
     assert err_lo[0] / err_lo[1] > 3  # second order: about 4 per halving of the step
     assert err_lo[1] < 20 * err_hi[1]
@@ -94,7 +73,7 @@ def _delta1_sgm(q: mpmath.mpf, s: mpmath.mpf, eps: mpmath.mpf) -> mpmath.mpf:
     """max over both directions of the one-step δ(ε): remove in closed form; add is 0 once e^ε (1 − q) >= 1 (its
     loss is at most −log(1 − q)), which holds at every ε used here."""
     assert mpmath.exp(eps) * (1 - q) >= 1
-    return _u_remove(q, s, mpmath.exp(eps))
+    return u_remove(q, s, mpmath.exp(eps))
 
 
 def test_a_tiny_q_with_a_small_sigma_is_answered_against_mpmath() -> None:
@@ -105,16 +84,16 @@ def test_a_tiny_q_with_a_small_sigma_is_answered_against_mpmath() -> None:
     n = gpld.fitting_start(q, s, 1, 1e-22, START_CELLS)
     comps = gpld.both_directions(q, s, 1, n, 1e-22)
     eps = F(1, 2)
-    truth = _delta1_sgm(_mp(q), _mp(s), _mp(eps))
+    truth = _delta1_sgm(mp_of(q), mp_of(s), mp_of(eps))
     enc = delta_enclosure(comps, eps)
-    assert _mp(enc.lo) <= truth <= _mp(enc.hi), (enc, truth)
+    assert mp_of(enc.lo) <= truth <= mp_of(enc.hi), (enc, truth)
     assert enc.rel_width() < 1e-5
     # ε(δ) at δ = 1e-9 from the same compositions: the root of the closed form lies in the certified bracket
     delta = F(1, 10**9)
     a, b = mpmath.mpf(1) / 10**5, mpmath.mpf(1) / 2  # δ_1 is decreasing: bisect its root
     for _ in range(80):
         mid = (a + b) / 2
-        a, b = (mid, b) if _delta1_sgm(_mp(q), _mp(s), mid) > _mp(delta) else (a, mid)
+        a, b = (mid, b) if _delta1_sgm(mp_of(q), mp_of(s), mid) > mp_of(delta) else (a, mid)
     root = (a + b) / 2
     e_enc = eps_enclosure(comps, delta, 1e-4)
-    assert _mp(e_enc.lo) <= root <= _mp(e_enc.hi), (e_enc, root)
+    assert mp_of(e_enc.lo) <= root <= mp_of(e_enc.hi), (e_enc, root)

@@ -15,6 +15,7 @@ from fractions import Fraction as F
 
 import mpmath
 import pytest
+from sgm_cases import mp_of, two_steps, u_remove
 
 import dpcert
 from dpcert.events import GaussianDpEvent
@@ -25,28 +26,6 @@ from dpcert.pld.accountant import GROUPS_STEPS, compose_directions, delta_enclos
 dmod = importlib.import_module("dpcert.pld.discretise")
 fmod = importlib.import_module("dpcert.pld.floatdisc")
 Q, S, N = F(1, 1000), F(1, 2), 2048
-
-
-def _mp(x: F) -> mpmath.mpf:
-    return mpmath.mpf(x.numerator) / x.denominator
-
-
-def _u_remove(q: mpmath.mpf, s: mpmath.mpf, t: mpmath.mpf) -> mpmath.mpf:
-    """u_Y(t) = E_Q[(Y − t)₊] of one remove step, Y = 1 − q + q e^{(2x − 1)/(2σ²)}, x ~ N(0, σ²) (closed form)."""
-    if t <= 1 - q:
-        return 1 - t
-    xs = s**2 * mpmath.log((t - (1 - q)) / q) + mpmath.mpf(1) / 2  # Y >= t iff x >= xs
-    return q * mpmath.ncdf(-(xs - 1) / s) - (t - (1 - q)) * mpmath.ncdf(-xs / s)
-
-
-def _two_steps(q: mpmath.mpf, s: mpmath.mpf, eps: mpmath.mpf) -> mpmath.mpf:
-    """δ_2(ε) = E_Q[Y_1 δ_1(ε − log Y_1)] with δ_1(ε′) = u_Y(e^{ε′}) in closed form."""
-
-    def integrand(x: mpmath.mpf) -> mpmath.mpf:
-        y = (1 - q) + q * mpmath.exp((2 * x - 1) / (2 * s**2))
-        return mpmath.npdf(x, 0, s) * y * _u_remove(q, s, mpmath.exp(eps) / y)
-
-    return mpmath.quad(integrand, [-mpmath.inf, -3, -1, 0, 0.5, 1, 1.5, 2, 3, 4, mpmath.inf])
 
 
 def _remove() -> list:
@@ -71,13 +50,13 @@ def test_the_lower_end_at_a_pile_is_at_least_the_groups_and_below_the_truth(monk
             k: delta_enclosure(compose_directions(_remove(), k, N, 1e-24, method=method, eps=eps), eps)
             for k in (1, 2, 3)
         }
-    q, s = _mp(Q), _mp(S)
-    truth = {1: _u_remove(q, s, mpmath.mpf(1)), 2: _two_steps(q, s, mpmath.mpf(0))}
+    q, s = mp_of(Q), mp_of(S)
+    truth = {1: u_remove(q, s, mpmath.mpf(1)), 2: two_steps(q, s, mpmath.mpf(0))}
     for k in (1, 2, 3):
         assert got[k].lo >= old[k].lo, (k, float(got[k].lo), float(old[k].lo))
         assert got[k].lo <= got[k].hi
         if k in truth:
-            assert _mp(got[k].lo) <= truth[k] <= _mp(got[k].hi), (k, got[k], truth[k])
+            assert mp_of(got[k].lo) <= truth[k] <= mp_of(got[k].hi), (k, got[k], truth[k])
     # before: 0.000570 at one step (the groups' 0.000676, the truth 0.000683)
     assert float(got[1].lo) > 0.000676
 
@@ -93,7 +72,7 @@ def test_a_gaussian_through_the_accountant_keeps_the_groups_lower_end(monkeypatc
     mu, e = mpmath.mpf(1) / 2, mpmath.mpf(1)
     truth = mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
     assert res.enclosure.lo >= old.enclosure.lo * (1 - F(1, 10**12)), (res.enclosure, old.enclosure)
-    assert _mp(res.enclosure.lo) <= truth <= _mp(res.enclosure.hi)
+    assert mp_of(res.enclosure.lo) <= truth <= mp_of(res.enclosure.hi)
     assert float(res.enclosure.lo) > 0.00681907
 
 
